@@ -1,0 +1,28 @@
+# tmpprobe — see README.md.
+GO ?= go
+
+.PHONY: all build generate check-generated test bench vmtest clean
+
+all: build
+
+build:
+	$(GO) build -o tmpprobe ./cmd/tmpprobe
+
+# Rebuilds the committed bpf2go output (needs clang and libbpf headers).
+generate:
+	cd probe && $(GO) generate .
+
+# CI: the committed objects must be what the sources compile to.
+check-generated: generate
+	@git diff --exit-code -- probe/ || { echo "bpf2go output is stale: run 'make generate' and commit" >&2; exit 1; }
+
+# The whole suite. Privileged tests load real BPF: run as root.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 40m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./bench/
+
+clean:
+	rm -f tmpprobe

@@ -1,0 +1,294 @@
+//go:build linux
+
+package arms_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cilium/ebpf"
+
+	"tmpprobe/arms"
+	"tmpprobe/probe"
+	"tmpprobe/results"
+)
+
+// The Go worker is this test binary re-executed with arms.WorkerArg.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == arms.WorkerArg {
+		if err := arms.RunGoWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "__hammer" {
+		hammer(os.Args[2], os.Args[3])
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// hammer churns files in dir and issues markers with a cookie that is not
+// the run's (but differs from it in one bit), for every phase a run uses.
+func hammer(dir, cookie string) {
+	c, _ := strconv.ParseUint(cookie, 10, 64)
+	path := filepath.Join(dir, "hammer")
+	for i := 0; ; i++ {
+		fd, err := unix.Open(path, unix.O_CREAT|unix.O_EXCL|unix.O_RDWR, 0o600)
+		if err == nil {
+			unix.Close(fd)
+		}
+		unix.Unlink(path)
+		phase := i % 200
+		unix.Seek(-1, int64(c), phase<<1|1)
+		unix.Getppid()
+		unix.Seek(-1, int64(c), phase<<1)
+	}
+}
+
+func openProbe(t *testing.T) *probe.Probe {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to load BPF")
+	}
+	p, err := probe.Open()
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		t.Skipf("BPF not supported: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+func python(t *testing.T) arms.Runtime {
+	t.Helper()
+	path, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	return arms.Runtime{Name: "python", Python: path}
+}
+
+// counts are exact calls per op (per round for the buffers lab) by class,
+// as strace shows them for the same code (see the README, "Exact counts").
+type counts map[string]int
+
+// Classes the allocator of either runtime may or may not call in a given
+// batch; they are reported but have no fixed count per op.
+var memoryClasses = map[string]bool{"mmap": true, "munmap": true, "mremap": true, "brk": true, "madvise": true}
+
+// pythonTempfile is what CPython 3.11's tempfile wrapper adds around the fd:
+// io.open's fstat, the FIOCLEX and TCGETS ioctls, BufferedRandom's tells.
+func pythonWrapped(extra counts, lseeks int) counts {
+	c := counts{"ioctl": 2, "newfstatat": 1, "lseek": lseeks, "write": 1, "close": 1}
+	for k, v := range extra {
+		c[k] = v
+	}
+	return c
+}
+
+var modesPython = map[string]counts{
+	"TemporaryFile":           pythonWrapped(counts{"openat[tmpfile]": 1}, 4),
+	"NamedTemporaryFile":      pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "unlink": 1}, 4),
+	"NamedTemporaryFile-keep": pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "unlink": 1}, 4),
+	"mkstemp-unlink-open":     {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1},
+	"mkstemp-close-unlink":    {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1},
+	"mkstemp-fsync":           {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1, "fsync": 1},
+	"mkstemp-fdatasync":       {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1, "fdatasync": 1},
+	"tmpfile-linkat":          {"openat[tmpfile]": 1, "write": 1, "getpid": 1, "linkat": 1, "close": 1, "unlink": 1},
+	"atomic-replace":          pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "fsync": 1, "rename": 1}, 4),
+}
+
+var modesGo = map[string]counts{
+	"TemporaryFile":           {"openat[tmpfile]": 1, "write": 1, "close": 1},
+	"NamedTemporaryFile":      {"openat[create]": 1, "write": 1, "close": 1, "unlink": 1},
+	"NamedTemporaryFile-keep": {"openat[create]": 1, "write": 1, "close": 1, "unlink": 1},
+	"mkstemp-unlink-open":     {"openat[create]": 1, "unlink": 1, "write": 1, "close": 1},
+	"mkstemp-close-unlink":    {"openat[create]": 1, "write": 1, "close": 1, "unlink": 1},
+	"mkstemp-fsync":           {"openat[create]": 1, "write": 1, "fsync": 1, "close": 1, "unlink": 1},
+	"mkstemp-fdatasync":       {"openat[create]": 1, "write": 1, "fdatasync": 1, "close": 1, "unlink": 1},
+	"tmpfile-linkat":          {"openat[tmpfile]": 1, "write": 1, "linkat": 1, "close": 1, "unlink": 1},
+	"atomic-replace":          {"openat[create]": 1, "write": 1, "fsync": 1, "close": 1, "rename": 1},
+}
+
+const (
+	chunk    = 64 << 10
+	spoolMax = 1 << 20
+)
+
+// buffersCounts are per round for size bytes in 64 KiB chunks with a 1 MiB
+// spool threshold: n chunks; the spooled file takes the first 17 chunks in
+// one write (the rollover) and the other n-17 one each.
+func buffersCounts(runtime, arm string, size int) counts {
+	n := size / chunk
+	spilled := size > spoolMax
+	switch runtime + "/" + arm {
+	case "python/NamedTemporaryFile":
+		return counts{"getpid": 1, "openat[create]": 1, "ioctl": 2, "newfstatat": 1,
+			"write": n, "lseek": n + 5, "read": n + 1, "close": 1, "unlink": 1}
+	case "python/SpooledTemporaryFile":
+		if !spilled {
+			return counts{}
+		}
+		return counts{"openat[tmpfile]": 1, "ioctl": 2, "newfstatat": 1,
+			"write": n - 16, "lseek": n + 6, "read": n + 1, "close": 1}
+	case "go/NamedTemporaryFile":
+		return counts{"openat[create]": 1, "write": n, "lseek": 1, "read": n + 1, "close": 1, "unlink": 1}
+	case "go/SpooledTemporaryFile":
+		if !spilled {
+			return counts{}
+		}
+		return counts{"openat[tmpfile]": 1, "write": n - 16, "lseek": 1, "read": n + 1, "close": 1}
+	}
+	return counts{} // BytesIO: memory only
+}
+
+func expected(rt string, a results.ArmResult) counts {
+	if a.Lab == arms.LabBuffers {
+		return buffersCounts(rt, a.Arm, a.SizeBytes)
+	}
+	if rt == "python" {
+		return modesPython[a.Arm]
+	}
+	return modesGo[a.Arm]
+}
+
+func allArmsPlan(t *testing.T, rt arms.Runtime, ops int) *arms.Plan {
+	return &arms.Plan{
+		Arms: arms.Catalog, Runtimes: []arms.Runtime{rt}, Dirs: []string{t.TempDir()},
+		Payloads: []int{400}, Sizes: []int{256 << 10, 4 << 20}, Chunk: chunk, SpoolMax: spoolMax,
+		Ops: ops, Repeats: 2, ArmTimeout: 2 * time.Minute,
+	}
+}
+
+// checkExact asserts, for every traced batch, the exact calls of every
+// syscall class, that kernel time ≤ wall time, and that nothing failed.
+func checkExact(t *testing.T, res []results.ArmResult, wantCases int) {
+	t.Helper()
+	if len(res) != wantCases {
+		t.Fatalf("got %d results, want %d", len(res), wantCases)
+	}
+	for _, a := range res {
+		name := fmt.Sprintf("%s/%s/%s/%s", a.Runtime, a.Lab, a.Arm, a.Param())
+		if a.Error != "" {
+			t.Errorf("%s failed: %s\n%s", name, a.Error, a.Stderr)
+			continue
+		}
+		want := expected(a.Runtime, a)
+		if want == nil {
+			t.Errorf("%s: no expectation", name)
+			continue
+		}
+		traced := 0
+		for _, b := range a.Batches {
+			if !b.Traced {
+				continue
+			}
+			traced++
+			got := map[string]uint64{}
+			var kernel uint64
+			for _, r := range b.Records {
+				if r.Stage != "" || r.Class == "user" {
+					continue
+				}
+				got[r.Class] = r.Calls
+				kernel += r.TotalNs
+			}
+			for class, n := range want {
+				if got[class] != uint64(n*a.Ops) {
+					t.Errorf("%s batch %d: %s = %d calls, want %d (%d/op)", name, b.Phase, class, got[class], n*a.Ops, n)
+				}
+			}
+			var extra []string
+			for class, n := range got {
+				if _, ok := want[class]; !ok && !memoryClasses[class] {
+					extra = append(extra, fmt.Sprintf("%s=%d", class, n))
+				}
+			}
+			if len(extra) > 0 {
+				sort.Strings(extra)
+				t.Errorf("%s batch %d: unexpected classes %s", name, b.Phase, strings.Join(extra, " "))
+			}
+			if kernel > uint64(b.WallNs) {
+				t.Errorf("%s batch %d: kernel %d ns > wall %d ns", name, b.Phase, kernel, b.WallNs)
+			}
+		}
+		if traced == 0 {
+			t.Errorf("%s: no traced batch", name)
+		}
+	}
+}
+
+func runPlan(t *testing.T, p *probe.Probe, plan *arms.Plan) []results.ArmResult {
+	t.Helper()
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
+	res, err := r.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drops, err := p.Drops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range drops {
+		if v != 0 {
+			t.Errorf("probe dropped %d events (%s)", v, k)
+		}
+	}
+	return res
+}
+
+func TestExactCountsPython(t *testing.T) {
+	p := openProbe(t)
+	plan := allArmsPlan(t, python(t), 200)
+	checkExact(t, runPlan(t, p, plan), len(plan.Cases()))
+}
+
+func TestExactCountsGo(t *testing.T) {
+	p := openProbe(t)
+	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	checkExact(t, runPlan(t, p, plan), len(plan.Cases()))
+}
+
+// Another process churning files in the same directory and issuing markers
+// with a wrong cookie changes no count.
+func TestOtherProcessesDoNotCount(t *testing.T) {
+	p := openProbe(t)
+	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hammers []*exec.Cmd
+	for _, wrong := range []uint64{p.Cookie ^ 1, p.Cookie ^ (1 << 40)} {
+		h := exec.Command(exe, "__hammer", plan.Dirs[0], strconv.FormatUint(wrong, 10))
+		if err := h.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hammers = append(hammers, h)
+	}
+	defer func() {
+		for _, h := range hammers {
+			h.Process.Kill()
+			h.Wait()
+		}
+	}()
+	checkExact(t, runPlan(t, p, plan), len(plan.Cases()))
+}

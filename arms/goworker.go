@@ -1,0 +1,320 @@
+//go:build linux
+
+package arms
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Go runtime: native mirrors of the Python arms. Every file syscall is
+// a RawSyscall, so the runtime never hands the P off around it, and the
+// parent runs the worker with GOMAXPROCS=1: the one M that holds the one P
+// runs the whole batch, and sysmon's every-10ms preemption reschedules the
+// goroutine onto that same M without a syscall. (runtime.LockOSThread
+// would cost futex calls there: a locked M parks and is woken instead.)
+// GODEBUG=asyncpreemptoff=1 keeps SIGURG and its rt_sigreturn out too.
+
+const (
+	oTmpfile = unix.O_TMPFILE
+	modeRW   = 0o600
+)
+
+// AT_FDCWD is negative; as a raw syscall argument it is its two's complement.
+var fdcwd = unix.AT_FDCWD
+var atFdcwd = uintptr(fdcwd)
+
+type goWorker struct {
+	cfg      Config
+	dir      []byte // NUL-terminated
+	dirFd    uintptr
+	payload  []byte
+	chunk    []byte
+	readBuf  []byte
+	path     []byte // dir + "/tmpXXXXXXXX\0"
+	nameOff  int
+	dest     []byte
+	procPath []byte
+	rng      uint64
+}
+
+// RunGoWorker is the body of the hidden "__worker" subcommand: it speaks
+// the same line protocol as driver.py on in/out.
+func RunGoWorker(in io.Reader, out io.Writer) error {
+	debug.SetGCPercent(-1)
+	r := bufio.NewReader(in)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("reading config: %w", err)
+	}
+	var cfg Config
+	if err := json.Unmarshal(line, &cfg); err != nil {
+		return fmt.Errorf("bad config: %w", err)
+	}
+	w, err := newGoWorker(cfg)
+	if err != nil {
+		return err
+	}
+	op, err := w.op()
+	if err != nil {
+		fmt.Fprintf(out, "error %v\n", err)
+		return err
+	}
+	if err := op(); err != nil {
+		return fmt.Errorf("%s: %w", cfg.Arm, err)
+	}
+	fmt.Fprintln(out, "ready")
+	for {
+		line, err := r.ReadString('\n')
+		words := strings.Fields(line)
+		if err != nil || len(words) == 0 || words[0] == "quit" {
+			break
+		}
+		if len(words) != 3 || words[0] != "batch" {
+			return fmt.Errorf("bad command %q", line)
+		}
+		phase, _ := strconv.ParseUint(words[1], 10, 31)
+		traced := words[2] == "1"
+		if traced {
+			marker(cfg.Cookie, uint32(phase), true)
+		}
+		t0 := time.Now()
+		for i := 0; i < cfg.Ops; i++ {
+			if err := op(); err != nil {
+				return fmt.Errorf("%s: %w", cfg.Arm, err)
+			}
+		}
+		wall := time.Since(t0)
+		if traced {
+			marker(cfg.Cookie, uint32(phase), false)
+		}
+		fmt.Fprintf(out, "done %d\n", wall.Nanoseconds())
+	}
+	unix.Unlink(string(w.dest[:len(w.dest)-1]))
+	return nil
+}
+
+// marker issues lseek(-1, cookie, phase<<1|begin); it fails with EBADF.
+func marker(cookie uint64, phase uint32, begin bool) {
+	whence := uintptr(phase) << 1
+	if begin {
+		whence |= 1
+	}
+	unix.RawSyscall(unix.SYS_LSEEK, ^uintptr(0), uintptr(cookie), whence)
+}
+
+func newGoWorker(cfg Config) (*goWorker, error) {
+	w := &goWorker{cfg: cfg, rng: uint64(time.Now().UnixNano()) | 1}
+	w.dir = cstr(cfg.Dir)
+	fd, err := unix.Open(cfg.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	w.dirFd = uintptr(fd)
+	w.payload = bytes.Repeat([]byte("x"), cfg.Payload)
+	chunk := cfg.Chunk
+	if chunk <= 0 {
+		chunk = 64 << 10
+	}
+	w.chunk = bytes.Repeat([]byte("y"), chunk)
+	w.readBuf = make([]byte, chunk)
+	w.path = append([]byte(cfg.Dir+"/tmp"), "XXXXXXXX\x00"...)
+	w.nameOff = len(cfg.Dir) + 1
+	w.dest = cstr(cfg.Dir + "/destination")
+	return w, nil
+}
+
+func cstr(s string) []byte { return append([]byte(s), 0) }
+
+func ptr(b []byte) uintptr { return uintptr(unsafe.Pointer(&b[0])) }
+
+// nextName fills the XXXXXXXX of w.path from a xorshift generator, as
+// tempfile draws names from its own PRNG: no syscall per name.
+func (w *goWorker) nextName() {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789_"
+	b := w.path[w.nameOff+3 : w.nameOff+11]
+	for i := range b {
+		w.rng ^= w.rng << 13
+		w.rng ^= w.rng >> 7
+		w.rng ^= w.rng << 17
+		b[i] = letters[w.rng%uint64(len(letters))]
+	}
+}
+
+func sys(trap, a1, a2, a3, a4, a5 uintptr) (uintptr, error) {
+	r, _, e := unix.RawSyscall6(trap, a1, a2, a3, a4, a5, 0)
+	if e != 0 {
+		return r, e
+	}
+	return r, nil
+}
+
+func (w *goWorker) openTmpfile(excl bool) (uintptr, error) {
+	flags := unix.O_RDWR | unix.O_CLOEXEC | oTmpfile
+	if excl {
+		flags |= unix.O_EXCL | unix.O_NOFOLLOW
+	}
+	return sys(unix.SYS_OPENAT, atFdcwd, ptr(w.dir), uintptr(flags), modeRW, 0)
+}
+
+// openCreate is mkstemp's open: a fresh random name, O_CREAT|O_EXCL.
+func (w *goWorker) openCreate() (uintptr, error) {
+	w.nextName()
+	flags := unix.O_RDWR | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	return sys(unix.SYS_OPENAT, atFdcwd, ptr(w.path), uintptr(flags), modeRW, 0)
+}
+
+func (w *goWorker) write(fd uintptr, b []byte) error {
+	n, err := sys(unix.SYS_WRITE, fd, ptr(b), uintptr(len(b)), 0, 0)
+	if err == nil && int(n) != len(b) {
+		err = io.ErrShortWrite
+	}
+	return err
+}
+
+func (w *goWorker) call(trap uintptr, args ...uintptr) error {
+	var a [5]uintptr
+	copy(a[:], args)
+	_, err := sys(trap, a[0], a[1], a[2], a[3], a[4])
+	return err
+}
+
+func (w *goWorker) unlinkPath() error { return w.call(unix.SYS_UNLINK, ptr(w.path)) }
+
+// firstErr runs steps in order and stops at the first error.
+func firstErr(steps ...func() error) error {
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *goWorker) op() (func() error, error) {
+	payloadWrite := func(fd uintptr) func() error {
+		return func() error {
+			if len(w.payload) == 0 {
+				return nil
+			}
+			return w.write(fd, w.payload)
+		}
+	}
+	var fd uintptr
+	open := func() (err error) { fd, err = w.openCreate(); return }
+	write := func() error { return payloadWrite(fd)() }
+	closeFd := func() error { return w.call(unix.SYS_CLOSE, fd) }
+	fsync := func() error { return w.call(unix.SYS_FSYNC, fd) }
+	fdatasync := func() error { return w.call(unix.SYS_FDATASYNC, fd) }
+	switch w.cfg.Lab + "/" + w.cfg.Arm {
+	case "modes/TemporaryFile":
+		return func() error {
+			return firstErr(func() (err error) { fd, err = w.openTmpfile(true); return }, write, closeFd)
+		}, nil
+	case "modes/NamedTemporaryFile", "modes/NamedTemporaryFile-keep", "modes/mkstemp-close-unlink":
+		return func() error { return firstErr(open, write, closeFd, w.unlinkPath) }, nil
+	case "modes/mkstemp-unlink-open":
+		return func() error { return firstErr(open, w.unlinkPath, write, closeFd) }, nil
+	case "modes/mkstemp-fsync":
+		return func() error { return firstErr(open, write, fsync, closeFd, w.unlinkPath) }, nil
+	case "modes/mkstemp-fdatasync":
+		return func() error { return firstErr(open, write, fdatasync, closeFd, w.unlinkPath) }, nil
+	case "modes/tmpfile-linkat":
+		link := func() error {
+			w.procPath = append(strconv.AppendUint(append(w.procPath[:0], "/proc/self/fd/"...), uint64(fd), 10), 0)
+			w.nextName()
+			name := w.path[w.nameOff:]
+			return w.call(unix.SYS_LINKAT, atFdcwd, ptr(w.procPath), w.dirFd, ptr(name), unix.AT_SYMLINK_FOLLOW)
+		}
+		return func() error {
+			return firstErr(func() (err error) { fd, err = w.openTmpfile(false); return }, write, link, closeFd, w.unlinkPath)
+		}, nil
+	case "modes/atomic-replace":
+		rename := func() error { return w.call(unix.SYS_RENAME, ptr(w.path), ptr(w.dest)) }
+		return func() error { return firstErr(open, write, fsync, closeFd, rename) }, nil
+	case "buffers/BytesIO":
+		return w.memoryRound, nil
+	case "buffers/SpooledTemporaryFile":
+		return w.spooledRound, nil
+	case "buffers/NamedTemporaryFile":
+		return func() error {
+			if err := open(); err != nil {
+				return err
+			}
+			return firstErr(func() error { return w.fileRound(fd, 0) }, closeFd, w.unlinkPath)
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown arm %s/%s", w.cfg.Lab, w.cfg.Arm)
+}
+
+func (w *goWorker) chunks() int { return w.cfg.Size / len(w.chunk) }
+
+func (w *goWorker) memoryRound() error {
+	var b bytes.Buffer
+	for i := 0; i < w.chunks(); i++ {
+		b.Write(w.chunk)
+	}
+	for {
+		if n, _ := b.Read(w.readBuf); n == 0 {
+			return nil
+		}
+	}
+}
+
+// spooledRound mirrors SpooledTemporaryFile: bytes stay in memory until a
+// write leaves more than SpoolMax buffered, then the buffer moves to an
+// O_TMPFILE file in one write and later chunks go straight to the file.
+func (w *goWorker) spooledRound() error {
+	var b bytes.Buffer
+	n := w.chunks()
+	for i := 0; i < n; i++ {
+		b.Write(w.chunk)
+		if b.Len() > w.cfg.SpoolMax {
+			fd, err := w.openTmpfile(true)
+			if err != nil {
+				return err
+			}
+			err = firstErr(func() error { return w.write(fd, b.Bytes()) },
+				func() error { return w.fileRound(fd, i+1) },
+				func() error { return w.call(unix.SYS_CLOSE, fd) })
+			return err
+		}
+	}
+	for {
+		if k, _ := b.Read(w.readBuf); k == 0 {
+			return nil
+		}
+	}
+}
+
+// fileRound writes the chunks from the from-th on, seeks to 0 and reads the
+// file back until EOF.
+func (w *goWorker) fileRound(fd uintptr, from int) error {
+	for i := from; i < w.chunks(); i++ {
+		if err := w.write(fd, w.chunk); err != nil {
+			return err
+		}
+	}
+	if err := w.call(unix.SYS_LSEEK, fd, 0, 0); err != nil {
+		return err
+	}
+	for {
+		n, err := sys(unix.SYS_READ, fd, ptr(w.readBuf), uintptr(len(w.readBuf)), 0, 0)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}

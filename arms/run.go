@@ -1,0 +1,223 @@
+//go:build linux
+
+package arms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"tmpprobe/results"
+)
+
+// Tracer is the probe as the runner sees it: attach for traced batches,
+// detach for untraced ones, collect each traced batch's records by phase.
+type Tracer interface {
+	Attach() error
+	Detach()
+	Collect() (map[uint32][]results.ClassRecord, error)
+	ForgetThreads()
+}
+
+// Plan is what to run: every arm × runtime × dir × parameter is one case,
+// run by its own worker process.
+type Plan struct {
+	Arms       []Arm
+	Runtimes   []Runtime
+	Dirs       []string
+	Payloads   []int // modes lab
+	Sizes      []int // buffers lab
+	Chunk      int
+	SpoolMax   int
+	Ops        int // ops per batch, modes lab
+	Repeats    int // traced batches per case (modes), rounds per size (buffers)
+	Baseline   bool
+	ArmTimeout time.Duration
+}
+
+// Case is one arm × runtime × dir × parameter.
+type Case struct {
+	Arm     Arm
+	Runtime Runtime
+	Dir     string
+	Payload int
+	Size    int
+}
+
+// Cases lists the plan's cases in run order.
+func (p *Plan) Cases() []Case {
+	var out []Case
+	for _, dir := range p.Dirs {
+		for _, rt := range p.Runtimes {
+			for _, a := range p.Arms {
+				params := p.Payloads
+				if a.Lab == LabBuffers {
+					params = p.Sizes
+				}
+				for _, v := range params {
+					c := Case{Arm: a, Runtime: rt, Dir: dir}
+					if a.Lab == LabBuffers {
+						c.Size = v
+					} else {
+						c.Payload = v
+					}
+					out = append(out, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Runner runs cases, one worker process each.
+type Runner struct {
+	Tracer   Tracer // nil: throughput only
+	Cookie   uint64
+	Progress func(c Case, done, total int)
+	phase    uint32
+}
+
+// ErrInterrupted marks a run cut short by its context.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run runs every case of the plan. A failing case is recorded in its result
+// and the run goes on; only an interrupt or a tracer failure stops it. The
+// results of the cases that finished are returned either way.
+func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) {
+	work := map[string]string{}
+	defer func() {
+		for _, d := range work {
+			os.RemoveAll(d)
+		}
+	}()
+	for _, d := range p.Dirs {
+		// MkdirTemp makes it 0700: files of the run are private.
+		w, err := os.MkdirTemp(d, "tmpprobe-")
+		if err != nil {
+			return nil, fmt.Errorf("work dir: %w", err)
+		}
+		work[d] = w
+	}
+	var out []results.ArmResult
+	for _, c := range p.Cases() {
+		if ctx.Err() != nil {
+			return out, ErrInterrupted
+		}
+		res, err := r.runCase(ctx, p, c, work[c.Dir])
+		if ctx.Err() != nil {
+			return out, ErrInterrupted
+		}
+		out = append(out, res)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// runCase returns an error only for what must stop the run (the tracer);
+// a worker failure is recorded in the result.
+func (r *Runner) runCase(ctx context.Context, p *Plan, c Case, work string) (results.ArmResult, error) {
+	res := results.ArmResult{
+		Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
+		PayloadBytes: c.Payload, SizeBytes: c.Size, Ops: p.Ops,
+	}
+	if c.Arm.Lab == LabBuffers {
+		res.Ops = 1
+	}
+	caseDir, err := os.MkdirTemp(work, "arm-")
+	if err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	defer os.RemoveAll(caseDir)
+	if p.ArmTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.ArmTimeout)
+		defer cancel()
+	}
+	cfg := Config{
+		Lab: c.Arm.Lab, Arm: c.Arm.Name, Dir: caseDir, Ops: res.Ops,
+		Payload: c.Payload, Size: c.Size, Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
+	}
+	w, err := Start(ctx, c.Runtime, cfg)
+	if err != nil {
+		res.Error = describe(ctx, err, p.ArmTimeout)
+		if w != nil {
+			res.Stderr = w.Stderr()
+		}
+		return res, nil
+	}
+	defer w.Kill()
+	total := p.Repeats
+	if p.Baseline && r.Tracer != nil {
+		total *= 2
+	}
+	for i := 0; i < total; i++ {
+		// Interleave untraced and traced batches so drift in the machine
+		// hits both alike.
+		traced := r.Tracer != nil && (!p.Baseline || i%2 == 1)
+		b, err := r.batch(w, traced)
+		if err != nil {
+			if errors.Is(err, errTracer) {
+				return res, err
+			}
+			res.Error = describe(ctx, err, p.ArmTimeout)
+			res.Stderr = w.Stderr()
+			if r.Tracer != nil {
+				r.Tracer.ForgetThreads()
+			}
+			return res, nil
+		}
+		res.Batches = append(res.Batches, b)
+		if r.Progress != nil {
+			r.Progress(c, i+1, total)
+		}
+	}
+	if err := w.Close(); err != nil {
+		res.Error = "worker exit: " + err.Error()
+		res.Stderr = w.Stderr()
+	}
+	return res, nil
+}
+
+var errTracer = errors.New("tracer")
+
+func (r *Runner) batch(w *Worker, traced bool) (results.Batch, error) {
+	b := results.Batch{Traced: traced}
+	if r.Tracer != nil {
+		if traced {
+			if err := r.Tracer.Attach(); err != nil {
+				return b, fmt.Errorf("%w: %v", errTracer, err)
+			}
+		} else {
+			r.Tracer.Detach()
+		}
+	}
+	if traced {
+		r.phase++
+		b.Phase = r.phase
+	}
+	wall, err := w.Batch(b.Phase, traced)
+	if err != nil {
+		return b, err
+	}
+	b.WallNs = wall
+	if traced {
+		recs, err := r.Tracer.Collect()
+		if err != nil {
+			return b, fmt.Errorf("%w: %v", errTracer, err)
+		}
+		b.Records = recs[b.Phase]
+	}
+	return b, nil
+}
+
+func describe(ctx context.Context, err error, timeout time.Duration) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("timed out after %s (--arm-timeout)", timeout)
+	}
+	return err.Error()
+}

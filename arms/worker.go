@@ -1,0 +1,198 @@
+//go:build linux
+
+package arms
+
+import (
+	"bufio"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+//go:embed driver.py
+var driverSource string
+
+// Config is what a worker needs to run one arm; it is sent to the worker
+// as one JSON line.
+type Config struct {
+	Lab      string `json:"lab"`
+	Arm      string `json:"arm"`
+	Dir      string `json:"dir"`
+	Ops      int    `json:"ops"`
+	Payload  int    `json:"payload"`
+	Size     int    `json:"size"`
+	Chunk    int    `json:"chunk"`
+	SpoolMax int    `json:"spool_max"`
+	Cookie   uint64 `json:"cookie"`
+}
+
+// Runtime says how a worker is started.
+type Runtime struct {
+	Name   string // "python" or "go"
+	Python string // interpreter path for "python"
+}
+
+// WorkerArg is the hidden subcommand that runs the Go worker in a child.
+const WorkerArg = "__worker"
+
+// Worker is one running worker process.
+type Worker struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr *tail
+	done   chan struct{}
+	waitMu sync.Once
+	err    error
+}
+
+// Start launches a worker for cfg and waits until it has run its untimed
+// warm-up op and said "ready". A worker that started and then failed is
+// returned with the error, for its stderr.
+func Start(ctx context.Context, rt Runtime, cfg Config) (*Worker, error) {
+	var cmd *exec.Cmd
+	switch rt.Name {
+	case "python":
+		// -I: no user site-packages, no PYTHON* variables: the stock tempfile.
+		cmd = exec.CommandContext(ctx, rt.Python, "-I", "-c", driverSource)
+	case "go":
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.CommandContext(ctx, exe, WorkerArg)
+		cmd.Env = append(os.Environ(), "GODEBUG=asyncpreemptoff=1", "GOMAXPROCS=1")
+	default:
+		return nil, fmt.Errorf("unknown runtime %q", rt.Name)
+	}
+	cmd.Cancel = func() error { return cmd.Process.Kill() }
+	// Own process group: a terminal's Ctrl-C reaches tmpprobe, which then
+	// stops workers itself, in order.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	w := &Worker{cmd: cmd, stderr: &tail{max: 4096}, done: make(chan struct{})}
+	cmd.Stderr = w.stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	w.in = in
+	w.out = bufio.NewScanner(out)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s worker: %w", rt.Name, err)
+	}
+	line, _ := json.Marshal(cfg)
+	if _, err := fmt.Fprintf(in, "%s\n", line); err != nil {
+		return w, w.fail(err)
+	}
+	reply, err := w.reply()
+	if err != nil {
+		return w, err
+	}
+	if reply != "ready" {
+		return w, w.fail(fmt.Errorf("unexpected reply %q", reply))
+	}
+	return w, nil
+}
+
+// Batch runs one batch; with traced set the worker wraps it in markers for
+// phase. It returns the wall time the worker measured.
+func (w *Worker) Batch(phase uint32, traced bool) (int64, error) {
+	t := 0
+	if traced {
+		t = 1
+	}
+	if _, err := fmt.Fprintf(w.in, "batch %d %d\n", phase, t); err != nil {
+		return 0, w.fail(err)
+	}
+	reply, err := w.reply()
+	if err != nil {
+		return 0, err
+	}
+	ns, ok := strings.CutPrefix(reply, "done ")
+	if !ok {
+		return 0, w.fail(fmt.Errorf("unexpected reply %q", reply))
+	}
+	v, err := strconv.ParseInt(ns, 10, 64)
+	if err != nil || v <= 0 {
+		return 0, w.fail(fmt.Errorf("bad wall time %q", reply))
+	}
+	return v, nil
+}
+
+func (w *Worker) reply() (string, error) {
+	if !w.out.Scan() {
+		return "", w.fail(errors.New("worker exited"))
+	}
+	line := w.out.Text()
+	if msg, ok := strings.CutPrefix(line, "error "); ok {
+		return "", w.fail(errors.New(msg))
+	}
+	return line, nil
+}
+
+// fail kills the worker, reaps it and returns cause with how it ended.
+func (w *Worker) fail(cause error) error {
+	w.cmd.Process.Kill()
+	err := w.wait()
+	if err != nil && !strings.Contains(cause.Error(), err.Error()) {
+		return fmt.Errorf("%v (%v)", cause, err)
+	}
+	return cause
+}
+
+func (w *Worker) wait() error {
+	w.waitMu.Do(func() {
+		w.in.Close()
+		w.err = w.cmd.Wait()
+		close(w.done)
+	})
+	return w.err
+}
+
+// Stderr is the tail of what the worker wrote to stderr.
+func (w *Worker) Stderr() string { return strings.TrimSpace(w.stderr.String()) }
+
+// Close asks the worker to quit and reaps it.
+func (w *Worker) Close() error {
+	fmt.Fprintln(w.in, "quit")
+	return w.wait()
+}
+
+// Kill stops the worker at once.
+func (w *Worker) Kill() { w.fail(errors.New("killed")) }
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,82 @@
+/* The few kernel types tmpprobe reads, declared for CO-RE: with
+ * preserve_access_index every field offset is relocated against the running
+ * kernel's BTF at load time, so these need only name the fields we touch,
+ * not mirror the kernel's layout. */
+#ifndef __VMLINUX_MIN_H__
+#define __VMLINUX_MIN_H__
+
+typedef unsigned char __u8;
+typedef unsigned short __u16;
+typedef unsigned int __u32;
+typedef unsigned long long __u64;
+typedef signed char __s8;
+typedef short __s16;
+typedef int __s32;
+typedef long long __s64;
+typedef __u16 __be16;
+typedef __u32 __be32;
+typedef __u32 __wsum;
+typedef _Bool bool;
+typedef __u32 dev_t;
+typedef __u32 blk_opf_t;
+typedef __u64 sector_t;
+enum { false = 0, true = 1 };
+
+enum bpf_map_type {
+	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_HASH = 5,
+	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+};
+enum { BPF_ANY = 0, BPF_NOEXIST = 1, BPF_EXIST = 2 };
+enum { BPF_F_NO_PREALLOC = 1 };
+
+#pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
+
+struct pt_regs {
+	unsigned long r10;
+	unsigned long r8;
+	unsigned long dx;
+	unsigned long si;
+	unsigned long di;
+	unsigned long orig_ax;
+};
+
+struct task_struct {
+	int pid;
+	int tgid;
+	unsigned int flags;
+	char comm[16];
+};
+
+struct block_device {
+	dev_t bd_dev;
+};
+
+struct bvec_iter {
+	sector_t bi_sector;
+	unsigned int bi_size;
+};
+
+struct bio {
+	struct block_device *bi_bdev;
+	blk_opf_t bi_opf;
+	struct bvec_iter bi_iter;
+};
+
+struct request {
+	struct block_device *part;
+	blk_opf_t cmd_flags;
+	unsigned int __data_len;
+	sector_t __sector;
+};
+
+struct journal_s {
+	struct block_device *j_fs_dev;
+	struct block_device *j_dev;
+};
+typedef struct journal_s journal_t;
+
+#pragma clang attribute pop
+
+#endif

@@ -1,0 +1,366 @@
+//go:build ignore
+
+/* tmpprobe kernel side: per (phase, syscall class) calls, time, off-CPU time
+ * and latency histograms for threads inside a marked region.
+ *
+ * A worker marks each timed batch with lseek(-1, cookie, phase<<1 | begin),
+ * which fails with EBADF before the kernel looks at the offset. Only the
+ * thread that issued a begin marker is traced until its end marker, so the
+ * fast path of every hook is one hash lookup on the current tid. */
+
+#include "vmlinux_min.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "tmpprobe.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define NR_LSEEK 8
+#define NR_OPENAT 257
+#define O_CREAT 0100
+#define O_EXCL 0200
+#define O_TMPFILE (020000000 | 0200000)
+#define TASK_RUNNING 0
+#define TASK_INTERRUPTIBLE 1
+#define PF_KTHREAD 0x00200000
+#define MAX_ERRNO 4095
+
+/* Set before load: a random 63-bit value per run, so another process (or a
+ * second tmpprobe) cannot start or stop our regions. */
+const volatile __u64 cookie = 0;
+
+struct thread_state {
+	__u32 phase;
+	__u32 nr;         /* syscall in progress; valid when in_syscall */
+	__u16 class;
+	__u8 in_syscall;
+	__u8 in_marker;   /* the begin marker's own sys_exit is not counted */
+	__u8 off_state;   /* why it was switched out (OFF_STATES) */
+	__u8 waker;       /* who woke it (OFF_WAKERS) */
+	__u16 pad;
+	__u64 enter_ns;
+	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tid */
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct class_key);
+	__type(value, struct class_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, DROP_REASONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+static __always_inline void count_drop(__u32 reason)
+{
+	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
+	if (n)
+		(*n)++;
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	shift = (v > 0xFFFFFFFFULL) << 5; v >>= shift; r |= shift;
+	shift = (v > 0xFFFF) << 4; v >>= shift; r |= shift;
+	shift = (v > 0xFF) << 3; v >>= shift; r |= shift;
+	shift = (v > 0xF) << 2; v >>= shift; r |= shift;
+	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline __u32 hist_slot(__u64 v)
+{
+	__u32 l, slot;
+
+	if (v < 4)
+		return v;
+	l = log2_u64(v);
+	slot = 4 * (l - 1) + ((v >> (l - HIST_SUB_BITS)) & 3);
+	return slot < HIST_SLOTS ? slot : HIST_SLOTS - 1;
+}
+
+static __always_inline struct class_stats *stats_for(__u32 phase, __u16 class, __u16 stage)
+{
+	struct class_key key = { .phase = phase, .class = class, .stage = stage };
+	static const struct class_stats zero;
+	struct class_stats *s;
+
+	s = bpf_map_lookup_elem(&stats, &key);
+	if (s)
+		return s;
+	if (bpf_map_update_elem(&stats, &key, &zero, BPF_NOEXIST) && bpf_map_lookup_elem(&stats, &key) == 0) {
+		count_drop(DROP_STATS_FULL);
+		return 0;
+	}
+	return bpf_map_lookup_elem(&stats, &key);
+}
+
+static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
+{
+	__u64 flags;
+
+	if (nr != NR_OPENAT)
+		return nr;
+	flags = BPF_CORE_READ(regs, dx);
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return CLASS_OPENAT_TMPFILE;
+	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
+		return CLASS_OPENAT_CREATE;
+	return nr;
+}
+
+/* Returns 1 when the syscall was one of our markers (and handled it). */
+static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
+{
+	__u32 fd = BPF_CORE_READ(regs, di);
+	__u64 off = BPF_CORE_READ(regs, si);
+	__u32 whence = BPF_CORE_READ(regs, dx);
+	struct thread_state st = {};
+
+	if (fd != (__u32)-1 || off != cookie || cookie == 0)
+		return 0;
+	if (!(whence & 1)) {
+		bpf_map_delete_elem(&threads, &tid);
+		return 1;
+	}
+	st.phase = whence >> 1;
+	st.in_marker = 1;
+	if (bpf_map_update_elem(&threads, &tid, &st, BPF_ANY))
+		count_drop(DROP_THREADS_FULL);
+	return 1;
+}
+
+static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st;
+
+	if (id == NR_LSEEK && handle_marker(tid, regs))
+		return 0;
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	st->nr = id;
+	st->class = classify(id, regs);
+	st->in_syscall = 1;
+	st->enter_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st;
+	struct class_stats *s;
+	__u64 delta, nr;
+	__u32 slot;
+
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	if (st->in_marker) {
+		st->in_marker = 0;
+		return 0;
+	}
+	if (!st->in_syscall) {
+		count_drop(DROP_NO_START);
+		return 0;
+	}
+	st->in_syscall = 0;
+	/* rt_sigreturn restores the signal frame's registers, so its exit
+	 * shows orig_ax = -1: that is still the syscall we saw enter. */
+	nr = BPF_CORE_READ(regs, orig_ax);
+	if (nr != st->nr && nr != (__u64)-1) {
+		count_drop(DROP_NR_MISMATCH);
+		return 0;
+	}
+	delta = bpf_ktime_get_ns() - st->enter_ns;
+	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
+	if (!s)
+		return 0;
+	s->calls++;
+	if (ret < 0 && ret >= -MAX_ERRNO)
+		s->errors++;
+	s->total_ns += delta;
+	slot = hist_slot(delta);
+	/* hist_slot clamps already, but clang drops a repeated bound check
+	 * and the verifier needs to see one. */
+	asm volatile("" : "+r"(slot));
+	if (slot < HIST_SLOTS)
+		s->hist[slot]++;
+	return 0;
+}
+
+/* Interrupt nesting per CPU. BPF cannot read the preempt count portably
+ * (it moved between __preempt_count and pcpu_hot across kernels, and typed
+ * per-CPU ksyms need loader support), so the irq/softirq entry and exit
+ * tracepoints keep this count instead. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} irq_depth SEC(".maps");
+
+static __always_inline int on_irq(int delta)
+{
+	__u32 zero = 0;
+	__s64 *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	/* Attaching mid-interrupt sees an exit without its entry. */
+	if (d && (delta > 0 || *d > 0))
+		*d += delta;
+	return 0;
+}
+
+static __always_inline int bpf_in_interrupt_ctx(void)
+{
+	__u32 zero = 0;
+	__s64 *d = bpf_map_lookup_elem(&irq_depth, &zero);
+
+	return d && *d > 0;
+}
+
+static __always_inline __u8 waker_kind(void)
+{
+	char comm[8];
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	if (comm[0] == 'j' && comm[1] == 'b' && comm[2] == 'd' && comm[3] == '2')
+		return 1;
+	if (comm[0] == 'k' && comm[1] == 'w' && comm[2] == 'o' && comm[3] == 'r' && comm[4] == 'k')
+		return 3;
+	return 4;
+}
+
+static __always_inline int on_sched_switch(bool preempt, struct task_struct *prev,
+					   struct task_struct *next, unsigned int prev_state)
+{
+	__u32 prev_tid = BPF_CORE_READ(prev, pid);
+	__u32 next_tid = BPF_CORE_READ(next, pid);
+	struct thread_state *st;
+	struct class_stats *s;
+	__u64 now, delta;
+	__u32 label;
+
+	st = bpf_map_lookup_elem(&threads, &prev_tid);
+	if (st && st->in_syscall) {
+		st->off_since = bpf_ktime_get_ns();
+		if (preempt || prev_state == TASK_RUNNING)
+			st->off_state = 0;
+		else if (prev_state & TASK_INTERRUPTIBLE)
+			st->off_state = 1;
+		else
+			st->off_state = 2;
+		st->waker = 0;
+	}
+	st = bpf_map_lookup_elem(&threads, &next_tid);
+	if (!st || !st->off_since)
+		return 0;
+	now = bpf_ktime_get_ns();
+	delta = now - st->off_since;
+	st->off_since = 0;
+	if (!st->in_syscall)
+		return 0;
+	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
+	if (!s)
+		return 0;
+	label = (st->off_state * OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
+	s->offcpu_ns += delta;
+	s->off_ns[label] += delta;
+	return 0;
+}
+
+static __always_inline int on_sched_waking(struct task_struct *p)
+{
+	__u32 tid = BPF_CORE_READ(p, pid);
+	struct thread_state *st;
+
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st || !st->off_since || st->waker)
+		return 0;
+	/* Hard and soft IRQ handlers run on whatever task they interrupted,
+	 * so the context, not the comm, says "device completion". */
+	st->waker = bpf_in_interrupt_ctx() ? 2 : waker_kind();
+	return 0;
+}
+
+static __always_inline int on_page_fault(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st;
+	struct class_stats *s;
+
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st)
+		return 0;
+	s = stats_for(st->phase, st->in_syscall ? st->class : CLASS_USER, STAGE_PAGE_FAULT);
+	if (s)
+		s->calls++;
+	return 0;
+}
+
+static __always_inline int on_task_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	/* A worker killed inside a region must not leave its tid active for
+	 * the next task that gets the same tid. */
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}
+
+/* Thin per-hook wrappers. tp_btf and raw_tp receive the same u64 args; the
+ * loader picks one family (tp_btf where the kernel has BTF for the
+ * tracepoint, raw_tp otherwise) and never loads the other. */
+#define HOOKS(kind)                                                            \
+SEC(#kind "/sys_enter")                                                        \
+int kind##_sys_enter(__u64 *ctx)                                               \
+{ return on_sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]); }               \
+SEC(#kind "/sys_exit")                                                         \
+int kind##_sys_exit(__u64 *ctx)                                                \
+{ return on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1]); }                \
+SEC(#kind "/sched_switch")                                                     \
+int kind##_sched_switch(__u64 *ctx)                                            \
+{ return on_sched_switch((bool)ctx[0], (struct task_struct *)ctx[1],           \
+			 (struct task_struct *)ctx[2], (unsigned int)ctx[3]); }   \
+SEC(#kind "/sched_waking")                                                     \
+int kind##_sched_waking(__u64 *ctx)                                            \
+{ return on_sched_waking((struct task_struct *)ctx[0]); }                      \
+SEC(#kind "/sched_process_exit")                                               \
+int kind##_sched_process_exit(__u64 *ctx)                                      \
+{ return on_task_exit(); }                                                     \
+SEC(#kind "/page_fault_user")                                                  \
+int kind##_page_fault_user(__u64 *ctx)                                         \
+{ return on_page_fault(); }                                                    \
+SEC(#kind "/page_fault_kernel")                                                \
+int kind##_page_fault_kernel(__u64 *ctx)                                       \
+{ return on_page_fault(); }                                                    \
+SEC(#kind "/irq_handler_entry")                                                \
+int kind##_irq_handler_entry(__u64 *ctx) { return on_irq(1); }                \
+SEC(#kind "/irq_handler_exit")                                                 \
+int kind##_irq_handler_exit(__u64 *ctx) { return on_irq(-1); }                \
+SEC(#kind "/softirq_entry")                                                    \
+int kind##_softirq_entry(__u64 *ctx) { return on_irq(1); }                    \
+SEC(#kind "/softirq_exit")                                                     \
+int kind##_softirq_exit(__u64 *ctx) { return on_irq(-1); }
+
+HOOKS(tp_btf)
+HOOKS(raw_tp)

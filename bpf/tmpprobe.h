@@ -1,0 +1,49 @@
+/* Types shared by the BPF programs and Go (bpf2go -type). */
+#ifndef __TMPPROBE_H__
+#define __TMPPROBE_H__
+
+/* Latency histogram: log2 buckets split in 4 sub-buckets (±12% resolution),
+ * slot = v for v < 4, else 4*(log2(v)-1) + next two bits. 192 slots cover
+ * 1 ns .. 2^48 ns (3 days). */
+#define HIST_SUB_BITS 2
+#define HIST_SLOTS 192
+
+/* Off-CPU label = state * OFF_WAKERS + waker. */
+#define OFF_STATES 3 /* 0 preempted (runnable), 1 sleeping (S), 2 blocked (D) */
+#define OFF_WAKERS 5 /* 0 none, 1 jbd2, 2 irq/softirq, 3 kworker, 4 other */
+#define OFF_LABELS 16
+
+/* Syscall classes are syscall numbers, except these pseudo classes. */
+#define CLASS_OPENAT_TMPFILE 1024 /* openat with O_TMPFILE */
+#define CLASS_OPENAT_CREATE 1025  /* openat with O_CREAT|O_EXCL */
+#define CLASS_USER 1100           /* outside any syscall (user space) */
+
+/* Stage 0 is the syscall itself; others are inner stages or events seen
+ * while the thread was inside that class. */
+#define STAGE_SYSCALL 0
+#define STAGE_PAGE_FAULT 1 /* exceptions:page_fault_user, class CLASS_USER */
+
+/* Drop reasons, counted rather than silently lost. */
+#define DROP_NO_START 0     /* sys_exit of an active thread with no sys_enter seen */
+#define DROP_NR_MISMATCH 1  /* sys_exit for another nr than the recorded start */
+#define DROP_STATS_FULL 2   /* stats map full */
+#define DROP_THREADS_FULL 3 /* thread map full: begin marker lost */
+#define DROP_REASONS 4
+
+struct class_key {
+	__u32 phase;
+	__u16 class;
+	__u16 stage;
+};
+
+struct class_stats {
+	__u64 calls;
+	__u64 errors;
+	__u64 total_ns;
+	__u64 offcpu_ns;
+	__u64 bytes;
+	__u64 off_ns[OFF_LABELS];
+	__u32 hist[HIST_SLOTS];
+};
+
+#endif

@@ -1,0 +1,137 @@
+//go:build linux
+
+// Command tmpprobe runs the temp-file labs under eBPF and explains where
+// each operation's time goes. This package only wires flags to the
+// packages that do the work.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"tmpprobe/arms"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitArmFailed = 1 // a worker failed; the other arms still ran
+	exitUsage     = 2 // bad input, or the kernel/privileges refused the probe
+	exitSIGINT    = 130
+	exitSIGTERM   = 143
+)
+
+// usageError is bad input: one line, a hint, exit 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// exitError carries an exit code chosen deeper down (an interrupt, a failed
+// arm) with an optional message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+const topUsage = `tmpprobe — where does the time of a temp-file operation go?
+
+Runs the temp-file labs ("arms") in worker processes and, with eBPF,
+attributes every op's time to its syscalls, time on and off the CPU, and
+user space.
+
+Usage:
+  tmpprobe all  [flags]          run every arm of every lab
+  tmpprobe run  ARM... [flags]   run some arms (name, lab/name, or a lab)
+  tmpprobe list                  list labs and arms
+
+Examples:
+  sudo tmpprobe all
+  sudo tmpprobe all --csv syscalls.csv
+  sudo tmpprobe run mkstemp-fsync TemporaryFile --runtime go --ops 200
+  sudo tmpprobe all --lab modes --payload 64,400,65536 --dir /tmp,/dev/shm
+
+Run 'tmpprobe COMMAND --help' for a command's flags.
+`
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == arms.WorkerArg {
+		if err := arms.RunGoWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "go worker:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topUsage)
+		return exitUsage
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "all", "run":
+		err = cmdRun(cmd, rest, stdout, stderr)
+	case "list":
+		err = cmdList(rest, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, topUsage)
+		return exitOK
+	default:
+		err = usagef("unknown command %q", cmd)
+	}
+	return report(err, stderr)
+}
+
+// report prints err as one line and maps it to the exit code.
+func report(err error, stderr io.Writer) int {
+	var ue usageError
+	var ee exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "tmpprobe: %s\nTry 'tmpprobe --help'.\n", ue.msg)
+		return exitUsage
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "tmpprobe: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "tmpprobe: %s\n", oneLine(err.Error()))
+	return exitUsage
+}
+
+func oneLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func cmdList(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return usagef("list takes no arguments")
+	}
+	for _, lab := range arms.Labs {
+		fmt.Fprintf(stdout, "%s lab (baseline %s)\n", lab, arms.Baseline[lab])
+		for _, a := range arms.Catalog {
+			if a.Lab == lab {
+				fmt.Fprintf(stdout, "  %-24s %s\n", a.Name, a.Desc)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,397 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"tmpprobe/arms"
+	"tmpprobe/probe"
+	"tmpprobe/results"
+)
+
+var errHelp = errors.New("help shown")
+
+// runFlags are the flags of 'all' and 'run'.
+type runFlags struct {
+	labs       []string
+	ops        int
+	repeats    int
+	payloads   string
+	sizes      string
+	chunk      string
+	spoolMax   string
+	dirs       []string
+	runtime    string
+	python     string
+	attach     string
+	csv        string
+	noBaseline bool
+	armTimeout time.Duration
+	quiet      bool
+}
+
+const runUsage = `Usage: tmpprobe %s %s[flags]
+
+Runs the arms in worker processes (one per arm × runtime × dir × payload
+or size), each batch timed by the worker and, while traced, attributed to
+syscalls by eBPF. Headline ops/s and ratios come from untraced batches
+interleaved with the traced ones; the TRACED column is traced ÷ untraced.
+
+Examples:
+  sudo tmpprobe %s
+  sudo tmpprobe %s --csv syscalls.csv --runtime python
+  sudo tmpprobe %s --lab buffers --sizes 256K,4M --spool-max 1M
+  sudo tmpprobe %s --payload 64,400,65536 --dir /tmp,/dev/shm
+
+Flags:
+%s`
+
+func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
+	f := &runFlags{}
+	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.StringSliceVar(&f.labs, "lab", nil, "labs to run: modes, buffers (default all)")
+	fs.IntVar(&f.ops, "ops", 1000, "ops per batch (modes lab)")
+	fs.IntVar(&f.repeats, "repeats", 5, "traced batches per arm (modes) / rounds per size (buffers: default 7)")
+	fs.StringVar(&f.payloads, "payload", "400", "payload bytes per op, a list (modes lab), e.g. 64,400,64K")
+	fs.StringVar(&f.sizes, "sizes", "256K,1M,4M,16M", "payload sizes (buffers lab)")
+	fs.StringVar(&f.chunk, "chunk", "64K", "write/read chunk (buffers lab)")
+	fs.StringVar(&f.spoolMax, "spool-max", "1M", "SpooledTemporaryFile max_size (buffers lab)")
+	fs.StringSliceVar(&f.dirs, "dir", []string{os.TempDir()}, "directories to run in, a list; a private 0700 dir is made in each")
+	fs.StringVar(&f.runtime, "runtime", "auto", "python, go, or auto (both when python3 is found)")
+	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
+	fs.StringVar(&f.attach, "attach", "auto", "auto, tracepoint, or none (throughput only)")
+	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
+	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker that runs longer than this")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	return fs, f
+}
+
+func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
+	fs, f := newRunFlags(cmd)
+	fs.Usage = func() {
+		armArg := ""
+		if cmd == "run" {
+			armArg = "ARM... "
+		}
+		fmt.Fprintf(stdout, runUsage, cmd, armArg, cmd, cmd, cmd, cmd, fs.FlagUsages())
+	}
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return errHelp
+		}
+		return usagef("%s", err)
+	}
+	names := fs.Args()
+	if cmd == "all" && len(names) > 0 {
+		return usagef("'all' takes no arms (did you mean 'tmpprobe run %s'?)", strings.Join(names, " "))
+	}
+	if cmd == "run" && len(names) == 0 {
+		return usagef("'run' needs at least one arm (see 'tmpprobe list')")
+	}
+	if !fs.Changed("repeats") && onlyBuffers(f.labs, names) {
+		f.repeats = 7
+	}
+	plan, err := f.plan(names, fs.Changed("repeats"))
+	if err != nil {
+		return err
+	}
+	runtimes, note, err := f.runtimes()
+	if err != nil {
+		return err
+	}
+	plan.Runtimes = runtimes
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:]}
+	run.Meta = hostFacts(f.python, runtimes)
+	if note != "" {
+		run.Meta.Notes = append(run.Meta.Notes, note)
+		fmt.Fprintln(stderr, "tmpprobe:", note)
+	}
+	runner := &arms.Runner{}
+	if f.attach != "none" {
+		p, err := probe.Open()
+		if err != nil {
+			return exitError{exitUsage, privilegeHint(err)}
+		}
+		defer p.Close()
+		if err := p.Attach(); err != nil {
+			return exitError{exitUsage, privilegeHint(err)}
+		}
+		runner.Tracer, runner.Cookie = p, p.Cookie
+		run.Meta.Backend = "tracepoint"
+		run.Meta.BackendDetail = string(p.Family)
+		run.Meta.MissingHooks = append([]string(nil), p.Missing...)
+		defer func() { run.Drops, _ = p.Drops() }()
+	} else {
+		run.Meta.Backend = "none"
+		plan.Baseline = false
+	}
+	if !f.quiet {
+		runner.Progress = progress(stderr, len(plan.Cases()))
+	}
+
+	res, runErr := runner.Run(ctx, plan)
+	run.Arms = res
+	run.Finished = time.Now().UTC()
+	run.Complete = runErr == nil
+	if p, ok := runner.Tracer.(*probe.Probe); ok {
+		run.Drops, _ = p.Drops()
+	}
+	sums := results.SummarizeAll(run.Arms, arms.Baseline)
+	results.WriteTable(stdout, sums)
+	writeFooter(stdout, run)
+	if f.csv != "" {
+		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
+			return results.WriteSyscallCSV(w, run, sums)
+		}); err != nil {
+			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
+		}
+	}
+	switch {
+	case errors.Is(runErr, arms.ErrInterrupted):
+		code := exitSIGINT
+		select {
+		case s := <-sig:
+			if s == syscall.SIGTERM {
+				code = exitSIGTERM
+			}
+		default:
+		}
+		return exitError{code, "interrupted: the results above cover the arms that finished"}
+	case runErr != nil:
+		return exitError{exitUsage, runErr.Error()}
+	}
+	for _, a := range run.Arms {
+		if a.Error != "" {
+			return exitError{exitArmFailed, "some arms failed (see FAILED above)"}
+		}
+	}
+	return nil
+}
+
+func onlyBuffers(labs, names []string) bool {
+	if len(labs) == 1 && labs[0] == arms.LabBuffers {
+		return true
+	}
+	sel, err := arms.Select(names, labs)
+	if err != nil || len(sel) == 0 {
+		return false
+	}
+	for _, a := range sel {
+		if a.Lab != arms.LabBuffers {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *runFlags) plan(names []string, repeatsSet bool) (*arms.Plan, error) {
+	sel, err := arms.Select(names, f.labs)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	p := &arms.Plan{Arms: sel, Ops: f.ops, Repeats: f.repeats, Baseline: !f.noBaseline, ArmTimeout: f.armTimeout}
+	if f.ops < 1 || f.ops > 100_000_000 {
+		return nil, usagef("--ops %d: want 1..100000000", f.ops)
+	}
+	if f.repeats < 1 || f.repeats > 1000 {
+		return nil, usagef("--repeats %d: want 1..1000", f.repeats)
+	}
+	if f.armTimeout <= 0 {
+		return nil, usagef("--arm-timeout must be positive")
+	}
+	if p.Payloads, err = sizeList("--payload", f.payloads, 0, 1<<30); err != nil {
+		return nil, err
+	}
+	if p.Sizes, err = sizeList("--sizes", f.sizes, 1, 1<<32); err != nil {
+		return nil, err
+	}
+	if p.Chunk, err = size("--chunk", f.chunk, 1, 1<<30); err != nil {
+		return nil, err
+	}
+	if p.SpoolMax, err = size("--spool-max", f.spoolMax, 0, 1<<32); err != nil {
+		return nil, err
+	}
+	for _, s := range p.Sizes {
+		if s%p.Chunk != 0 {
+			return nil, usagef("--sizes %s is not a multiple of --chunk %s", results.Bytes(int64(s)), results.Bytes(int64(p.Chunk)))
+		}
+	}
+	if p.Dirs, err = checkDirs(f.dirs); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// size parses 400, 64K, 1M, 2G (binary units).
+func size(flag, s string, lo, hi int64) (int, error) {
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	if n := len(t); n > 0 {
+		switch t[n-1] {
+		case 'K', 'k':
+			mult, t = 1<<10, t[:n-1]
+		case 'M', 'm':
+			mult, t = 1<<20, t[:n-1]
+		case 'G', 'g':
+			mult, t = 1<<30, t[:n-1]
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 {
+		return 0, usagef("%s %q: want a byte count like 400, 64K or 1M", flag, s)
+	}
+	if v*mult < lo || v*mult > hi {
+		return 0, usagef("%s %q: want %s..%s bytes", flag, s, results.Bytes(lo), results.Bytes(hi))
+	}
+	return int(v * mult), nil
+}
+
+func sizeList(flag, s string, lo, hi int64) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		v, err := size(flag, part, lo, hi)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// checkDirs refuses what would make the run write somewhere unexpected.
+func checkDirs(dirs []string) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, usagef("--dir needs at least one directory")
+	}
+	var out []string
+	for _, d := range dirs {
+		lst, err := os.Lstat(d)
+		if err != nil {
+			return nil, usagef("--dir %s: %s", d, errText(err))
+		}
+		if lst.Mode()&os.ModeSymlink != 0 {
+			return nil, usagef("--dir %s is a symlink; pass the directory it points to", d)
+		}
+		if !lst.IsDir() {
+			return nil, usagef("--dir %s is not a directory", d)
+		}
+		if err := syscall.Access(d, 2|1); err != nil {
+			return nil, usagef("--dir %s is not writable: %s", d, errText(err))
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// runtimes resolves --runtime; auto takes both when Python 3 is there.
+func (f *runFlags) runtimes() ([]arms.Runtime, string, error) {
+	goRT := arms.Runtime{Name: "go"}
+	pyRT := func() (arms.Runtime, error) {
+		path, err := exec.LookPath(f.python)
+		if err != nil {
+			return arms.Runtime{}, fmt.Errorf("--python %s: not found", f.python)
+		}
+		if v := pythonVersion(path); !strings.HasPrefix(v, "3.") {
+			return arms.Runtime{}, fmt.Errorf("--python %s is not Python 3", f.python)
+		}
+		return arms.Runtime{Name: "python", Python: path}, nil
+	}
+	switch f.runtime {
+	case "go":
+		return []arms.Runtime{goRT}, "", nil
+	case "python":
+		rt, err := pyRT()
+		if err != nil {
+			return nil, "", usageError{err.Error()}
+		}
+		return []arms.Runtime{rt}, "", nil
+	case "auto":
+		rt, err := pyRT()
+		if err != nil {
+			return []arms.Runtime{goRT}, err.Error() + "; running the go runtime only", nil
+		}
+		return []arms.Runtime{rt, goRT}, "", nil
+	}
+	return nil, "", usagef("--runtime %q: want python, go or auto", f.runtime)
+}
+
+func pythonVersion(path string) string {
+	out, err := exec.Command(path, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func privilegeHint(err error) string {
+	msg := oneLine(err.Error())
+	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
+		return "loading BPF needs root (or CAP_BPF and CAP_PERFMON): run it with sudo, or pass --attach none for throughput only"
+	}
+	return msg
+}
+
+// progress reports each finished batch: a rewritten line on a terminal,
+// one line per case otherwise.
+func progress(w io.Writer, total int) func(arms.Case, int, int) {
+	tty := isTerminal(w)
+	n := 0
+	return func(c arms.Case, done, batches int) {
+		label := fmt.Sprintf("[%d/%d] %s %s/%s", n+1, total, c.Runtime.Name, c.Arm.Lab, c.Arm.Name)
+		if tty {
+			fmt.Fprintf(w, "\r\033[K%s  batch %d/%d", label, done, batches)
+			if done == batches {
+				n++
+				if n == total {
+					fmt.Fprint(w, "\r\033[K")
+				}
+			}
+			return
+		}
+		if done == batches {
+			n++
+			fmt.Fprintf(w, "%s done\n", label)
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,110 @@
+//go:build linux
+
+package probe
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/cilium/ebpf"
+	"golang.org/x/sys/unix"
+
+	"tmpprobe/results"
+)
+
+// openProbe skips only when the kernel or privileges rule BPF out; any other
+// failure is a test failure.
+func openProbe(t *testing.T) *Probe {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to load BPF")
+	}
+	p, err := Open()
+	if errors.Is(err, ebpf.ErrNotSupported) {
+		t.Skipf("BPF not supported: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func marker(cookie uint64, phase uint32, begin bool) {
+	whence := int(phase << 1)
+	if begin {
+		whence |= 1
+	}
+	unix.Seek(-1, int64(cookie), whence)
+}
+
+func byClass(recs []results.ClassRecord) map[string]results.ClassRecord {
+	m := map[string]results.ClassRecord{}
+	for _, r := range recs {
+		if r.Stage == "" {
+			m[r.Class] = r
+		}
+	}
+	return m
+}
+
+// A marked region counts exactly the syscalls the thread made inside it and
+// nothing outside it or from a marker with another cookie.
+func TestMarkedRegionCountsExactly(t *testing.T) {
+	p := openProbe(t)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	const n = 1000
+	unix.Getppid() // outside any region: not counted
+	marker(p.Cookie, 7, true)
+	for i := 0; i < n; i++ {
+		unix.Getppid()
+	}
+	marker(p.Cookie^1, 7, false) // wrong cookie: ignored, region goes on
+	unix.Close(-1)               // one failing close
+	marker(p.Cookie, 7, false)
+	unix.Getppid()
+
+	got, err := p.Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := byClass(got[7])
+	if c := recs["getppid"].Calls; c != n {
+		t.Errorf("getppid calls = %d, want %d", c, n)
+	}
+	if c := recs["lseek"]; c.Calls != 1 || c.Errors != 1 {
+		t.Errorf("lseek (wrong-cookie marker) = %d calls %d errors, want 1, 1", c.Calls, c.Errors)
+	}
+	if c := recs["close"]; c.Calls != 1 || c.Errors != 1 {
+		t.Errorf("close = %d calls %d errors, want 1, 1", c.Calls, c.Errors)
+	}
+	for name, r := range recs {
+		var h uint64
+		for _, b := range r.Hist {
+			h += b.Count
+		}
+		if h != r.Calls {
+			t.Errorf("%s: histogram holds %d, calls %d", name, h, r.Calls)
+		}
+	}
+	drops, err := p.Drops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range drops {
+		if v != 0 {
+			t.Errorf("drop %s = %d (classes %v)", k, v, recs)
+		}
+	}
+	again, _ := p.Collect()
+	if len(again) != 0 {
+		t.Errorf("Collect did not clear the map: %v", again)
+	}
+}

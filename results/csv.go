@@ -1,0 +1,61 @@
+package results
+
+import (
+	"encoding/csv"
+	"io"
+	"math"
+	"strconv"
+)
+
+// SyscallColumns are the columns of the syscall breakdown CSV, one row an
+// arm × runtime × dir × parameter × syscall class (× stage). Arm-level
+// figures repeat on each of an arm's rows, so one file answers everything.
+var SyscallColumns = []string{
+	"lab", "arm", "runtime", "dir", "payload_bytes", "size_bytes", "ops",
+	"ops_per_s", "traced_ops_per_s", "wall_ns_per_op", "user_ns_per_op",
+	"syscall", "stage", "calls", "calls_per_op", "errors",
+	"kernel_ns", "kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
+	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release",
+}
+
+// WriteSyscallCSV writes the breakdown of every traced arm.
+func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SyscallColumns); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		if s.Traced == nil {
+			continue
+		}
+		recs := map[string]ClassRecord{}
+		for _, r := range s.Traced.Records {
+			recs[r.Class+"\x00"+r.Stage] = r
+		}
+		for _, c := range s.Classes {
+			r := recs[c.Class+"\x00"+c.Stage]
+			row := []string{
+				s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
+				ftoa(s.OpsPerS), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), nsInt(s.UserNsPerOp),
+				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
+				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
+				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease,
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func itoa(v int64) string  { return strconv.FormatInt(v, 10) }
+func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
+func ftoa(v float64) string {
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// nsInt renders a per-op time as integer ns: finer is below the clock's
+// and the probe's resolution.
+func nsInt(v float64) string { return strconv.FormatInt(int64(math.Round(v)), 10) }

@@ -1,0 +1,120 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteTable prints the terminal report: per group (lab × runtime × dir ×
+// parameter) one line an arm, then each arm's syscall breakdown. Lines stay
+// under 80 columns.
+func WriteTable(w io.Writer, sums []*Summary) {
+	for _, g := range groups(sums) {
+		first := g[0]
+		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", first.Lab, first.Runtime, first.Dir, paramTitle(first.ArmResult))
+		buffers := first.SizeBytes > 0
+		if buffers {
+			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", "ARM", "MB/s p50 (min–max)", "RATIO", "µs/round", "KERNEL", "TRACED")
+		} else {
+			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", "ARM", "ops/s p50 (min–max)", "RATIO", "µs/op", "KERNEL", "TRACED")
+		}
+		for _, s := range g {
+			if s.Error != "" && len(s.Batches) == 0 {
+				fmt.Fprintf(w, "%-24s FAILED: %s\n", trunc(s.Arm, 24), firstLine(s.Error))
+				continue
+			}
+			rate, lo, hi := s.OpsPerS, s.OpsMin, s.OpsMax
+			if buffers {
+				mb := float64(s.SizeBytes) / (1 << 20)
+				rate, lo, hi = rate*mb, lo*mb, hi*mb
+			}
+			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", trunc(s.Arm, 24),
+				fmt.Sprintf("%.0f (%.0f–%.0f)", rate, lo, hi), ratio(s.Ratio),
+				Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp), ratio(s.Observer))
+			if s.Error != "" {
+				fmt.Fprintf(w, "%-24s FAILED after %d batches: %s\n", "", len(s.Batches), firstLine(s.Error))
+			}
+		}
+		for _, s := range g {
+			writeBreakdown(w, s)
+		}
+	}
+}
+
+func writeBreakdown(w io.Writer, s *Summary) {
+	if s.Traced == nil {
+		return
+	}
+	unit := "op"
+	if s.SizeBytes > 0 {
+		unit = "round"
+	}
+	fmt.Fprintf(w, "\n  %s: %s µs/%s = kernel %s + user %s\n", s.Arm, Micros(s.WallNsPerOp), unit,
+		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, "µs/"+unit, "OFFCPU µs", "p50 µs", "p99 µs")
+	for _, c := range s.Classes {
+		name := c.Class
+		if c.Stage != "" {
+			name = "  > " + c.Stage
+		}
+		if c.NsPerOp == 0 && c.Stage != "" {
+			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), calls(c.CallsPerOp))
+			continue
+		}
+		fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), calls(c.CallsPerOp),
+			Micros(c.NsPerOp), Micros(c.OffNsPerOp), Micros(float64(c.P50)), Micros(float64(c.P99)))
+	}
+}
+
+// groups splits summaries (kept in run order) by lab, runtime, dir and
+// parameter.
+func groups(sums []*Summary) [][]*Summary {
+	var out [][]*Summary
+	idx := map[string]int{}
+	for _, s := range sums {
+		k := peerKey(s.ArmResult)
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], s)
+	}
+	return out
+}
+
+func paramTitle(a *ArmResult) string {
+	if a.SizeBytes > 0 {
+		return "size " + Bytes(int64(a.SizeBytes)) + "B"
+	}
+	return "payload " + Bytes(int64(a.PayloadBytes)) + "B"
+}
+
+func ratio(v float64) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func calls(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
