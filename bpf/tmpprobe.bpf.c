@@ -41,6 +41,8 @@ struct thread_state {
 	__u16 pad;
 	__u64 enter_ns;
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
+	__u64 sync_file_ns; /* inside ext4_sync_file since */
+	__u64 unlink_ns;    /* inside ext4_unlink since */
 };
 
 struct {
@@ -57,6 +59,50 @@ struct {
 	__type(key, struct class_key);
 	__type(value, struct class_stats);
 } stats SEC(".maps");
+
+/* Block requests and journal commits run in kworker, jbd2 and irq context,
+ * so they are matched to a traced thread by time, not by pid: the last
+ * active thread that entered a syscall is the window; work on a watched
+ * device issued while that thread is still inside the syscall is its. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32); /* tid */
+} window SEC(".maps");
+
+/* Devices of the work directories (whole disk and partition), set from
+ * user space; match_any_dev watches every device. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32); /* dev_t, kernel encoding */
+	__type(value, __u8);
+} watched_devs SEC(".maps");
+
+const volatile bool match_any_dev = false;
+
+struct rq_start {
+	__u64 ts;
+	__u64 bytes;
+	__u32 phase;
+	__u16 class;
+	__u16 stage;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* struct request * */
+	__type(value, struct rq_start);
+} rq_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64); /* journal_t * */
+	__type(value, __u64);
+} commit_starts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -147,6 +193,15 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	return 1;
 }
 
+static __always_inline void set_window(__u32 tid)
+{
+	__u32 zero = 0;
+	__u32 *w = bpf_map_lookup_elem(&window, &zero);
+
+	if (w && *w != tid)
+		*w = tid;
+}
+
 static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
@@ -161,6 +216,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 	st->class = classify(id, regs);
 	st->in_syscall = 1;
 	st->enter_ns = bpf_ktime_get_ns();
+	set_window(tid);
 	return 0;
 }
 
@@ -327,6 +383,195 @@ static __always_inline int on_task_exit(void)
 	return 0;
 }
 
+/* The active thread currently inside a syscall, if the window has one. */
+static __always_inline struct thread_state *window_thread(void)
+{
+	__u32 zero = 0;
+	__u32 *tid = bpf_map_lookup_elem(&window, &zero);
+	struct thread_state *st;
+
+	if (!tid || !*tid)
+		return 0;
+	st = bpf_map_lookup_elem(&threads, tid);
+	return st && st->in_syscall ? st : 0;
+}
+
+static __always_inline bool watched(dev_t dev)
+{
+	return match_any_dev || bpf_map_lookup_elem(&watched_devs, &dev);
+}
+
+/* 0 write, 1 read, 2 discard, 3 flush (added to a STAGE_BIO_ or STAGE_DEV_
+ * base); -1 for other ops. REQ_OP_* values are stable since v4.10; the
+ * flag bits are not, hence CO-RE enum relocations. */
+static __always_inline int io_kind(__u32 opf)
+{
+	__u32 op = opf & 0xff;
+	__u32 fua = 1U << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA);
+	__u32 preflush = 1U << bpf_core_enum_value(enum req_flag_bits, __REQ_PREFLUSH);
+
+	if (op == 3)
+		return 2;
+	if (op == 2 || (opf & (fua | preflush)))
+		return 3;
+	if (op == 1)
+		return 0;
+	if (op == 0)
+		return 1;
+	return -1;
+}
+
+static __always_inline void count_event(struct thread_state *st, __u16 stage, __u64 ns, __u64 bytes)
+{
+	struct class_stats *s;
+
+	s = stats_for(st->phase, st->in_syscall ? st->class : CLASS_USER, stage);
+	if (!s)
+		return;
+	s->calls++;
+	s->total_ns += ns;
+	s->bytes += bytes;
+}
+
+static __always_inline struct thread_state *current_state(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline int on_bio_queue(struct bio *bio)
+{
+	struct thread_state *st = current_state();
+	int kind;
+
+	if (!st)
+		return 0;
+	kind = io_kind(BPF_CORE_READ(bio, bi_opf));
+	if (kind >= 0)
+		count_event(st, STAGE_BIO_WRITE + kind, 0, BPF_CORE_READ(bio, bi_iter.bi_size));
+	return 0;
+}
+
+static __always_inline dev_t request_dev(struct request *rq)
+{
+	struct block_device *part = BPF_CORE_READ(rq, part);
+
+	/* Flush requests made by the flush state machine carry no part. */
+	if (part)
+		return BPF_CORE_READ(part, bd_dev);
+	return BPF_CORE_READ(rq, q, disk, part0, bd_dev);
+}
+
+static __always_inline int on_rq_issue(struct request *rq)
+{
+	struct thread_state *st = window_thread();
+	struct rq_start start = {};
+	__u64 key = (__u64)rq;
+	int kind;
+
+	if (!st || !watched(request_dev(rq)))
+		return 0;
+	kind = io_kind(BPF_CORE_READ(rq, cmd_flags));
+	if (kind < 0)
+		return 0;
+	start.ts = bpf_ktime_get_ns();
+	start.bytes = BPF_CORE_READ(rq, __data_len);
+	start.phase = st->phase;
+	start.class = st->class;
+	start.stage = STAGE_DEV_WRITE + kind;
+	bpf_map_update_elem(&rq_starts, &key, &start, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_rq_complete(struct request *rq)
+{
+	__u64 key = (__u64)rq;
+	struct rq_start *start = bpf_map_lookup_elem(&rq_starts, &key);
+	struct class_stats *s;
+
+	if (!start)
+		return 0;
+	s = stats_for(start->phase, start->class, start->stage);
+	if (s) {
+		s->calls++;
+		s->total_ns += bpf_ktime_get_ns() - start->ts;
+		s->bytes += start->bytes;
+	}
+	bpf_map_delete_elem(&rq_starts, &key);
+	return 0;
+}
+
+static __always_inline int on_commit_start(journal_t *journal)
+{
+	__u64 key = (__u64)journal, now;
+
+	if (!watched(BPF_CORE_READ(journal, j_fs_dev, bd_dev)))
+		return 0;
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&commit_starts, &key, &now, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int on_commit_end(journal_t *journal)
+{
+	__u64 key = (__u64)journal;
+	__u64 *start = bpf_map_lookup_elem(&commit_starts, &key);
+	struct thread_state *st;
+	__u64 ns;
+
+	if (!start)
+		return 0;
+	ns = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&commit_starts, &key);
+	st = window_thread();
+	if (st)
+		count_event(st, STAGE_JBD2_COMMIT, ns, 0);
+	return 0;
+}
+
+static __always_inline int on_event(__u16 stage)
+{
+	struct thread_state *st = current_state();
+
+	if (st)
+		count_event(st, stage, 0, 0);
+	return 0;
+}
+
+/* ext4 stage windows: enter stamps, exit records. They nest in one syscall
+ * and never recurse, so one timestamp each is enough. */
+static __always_inline int on_stage_enter(int unlink)
+{
+	struct thread_state *st = current_state();
+
+	if (!st || !st->in_syscall)
+		return 0;
+	if (unlink)
+		st->unlink_ns = bpf_ktime_get_ns();
+	else
+		st->sync_file_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+static __always_inline int on_stage_exit(int unlink)
+{
+	struct thread_state *st = current_state();
+	__u64 since;
+
+	if (!st)
+		return 0;
+	since = unlink ? st->unlink_ns : st->sync_file_ns;
+	if (!since || !st->in_syscall)
+		return 0;
+	count_event(st, unlink ? STAGE_EXT4_UNLINK : STAGE_EXT4_SYNC_FILE, bpf_ktime_get_ns() - since, 0);
+	if (unlink)
+		st->unlink_ns = 0;
+	else
+		st->sync_file_ns = 0;
+	return 0;
+}
+
 /* Thin per-hook wrappers. tp_btf and raw_tp receive the same u64 args; the
  * loader picks one family (tp_btf where the kernel has BTF for the
  * tracepoint, raw_tp otherwise) and never loads the other. */
@@ -360,7 +605,36 @@ int kind##_irq_handler_exit(__u64 *ctx) { return on_irq(-1); }                \
 SEC(#kind "/softirq_entry")                                                    \
 int kind##_softirq_entry(__u64 *ctx) { return on_irq(1); }                    \
 SEC(#kind "/softirq_exit")                                                     \
-int kind##_softirq_exit(__u64 *ctx) { return on_irq(-1); }
+int kind##_softirq_exit(__u64 *ctx) { return on_irq(-1); }                    \
+SEC(#kind "/block_bio_queue")                                                  \
+int kind##_block_bio_queue(__u64 *ctx)                                         \
+{ return on_bio_queue((struct bio *)ctx[0]); }                                 \
+SEC(#kind "/block_rq_issue")                                                   \
+int kind##_block_rq_issue(__u64 *ctx)                                          \
+{ return on_rq_issue((struct request *)ctx[0]); }                              \
+SEC(#kind "/block_rq_complete")                                                \
+int kind##_block_rq_complete(__u64 *ctx)                                       \
+{ return on_rq_complete((struct request *)ctx[0]); }                           \
+SEC(#kind "/jbd2_start_commit")                                                \
+int kind##_jbd2_start_commit(__u64 *ctx)                                       \
+{ return on_commit_start((journal_t *)ctx[0]); }                               \
+SEC(#kind "/jbd2_end_commit")                                                  \
+int kind##_jbd2_end_commit(__u64 *ctx)                                         \
+{ return on_commit_end((journal_t *)ctx[0]); }                                 \
+SEC(#kind "/jbd2_handle_start")                                                \
+int kind##_jbd2_handle_start(__u64 *ctx) { return on_event(STAGE_JBD2_HANDLE); } \
+SEC(#kind "/ext4_sync_file_enter")                                             \
+int kind##_ext4_sync_file_enter(__u64 *ctx) { return on_stage_enter(0); }     \
+SEC(#kind "/ext4_sync_file_exit")                                              \
+int kind##_ext4_sync_file_exit(__u64 *ctx) { return on_stage_exit(0); }       \
+SEC(#kind "/ext4_unlink_enter")                                                \
+int kind##_ext4_unlink_enter(__u64 *ctx) { return on_stage_enter(1); }        \
+SEC(#kind "/ext4_unlink_exit")                                                 \
+int kind##_ext4_unlink_exit(__u64 *ctx) { return on_stage_exit(1); }          \
+SEC(#kind "/ext4_evict_inode")                                                 \
+int kind##_ext4_evict_inode(__u64 *ctx) { return on_event(STAGE_EXT4_EVICT_INODE); } \
+SEC(#kind "/ext4_free_inode")                                                  \
+int kind##_ext4_free_inode(__u64 *ctx) { return on_event(STAGE_EXT4_FREE_INODE); }
 
 HOOKS(tp_btf)
 HOOKS(raw_tp)

@@ -21,7 +21,25 @@
 /* Stage 0 is the syscall itself; others are inner stages or events seen
  * while the thread was inside that class. */
 #define STAGE_SYSCALL 0
-#define STAGE_PAGE_FAULT 1 /* exceptions:page_fault_user, class CLASS_USER */
+#define STAGE_PAGE_FAULT 1 /* exceptions:page_fault_{user,kernel} */
+/* bios the thread queued itself (block_bio_queue runs in its context). */
+#define STAGE_BIO_WRITE 2
+#define STAGE_BIO_READ 3
+#define STAGE_BIO_DISCARD 4
+#define STAGE_BIO_FLUSH 5 /* REQ_PREFLUSH or REQ_FUA, or a flush op */
+/* Requests on a watched device issued while the thread was in a syscall:
+ * total_ns is device time (block_rq_issue .. block_rq_complete). */
+#define STAGE_DEV_WRITE 6
+#define STAGE_DEV_READ 7
+#define STAGE_DEV_DISCARD 8
+#define STAGE_DEV_FLUSH 9
+#define STAGE_JBD2_COMMIT 10 /* commits that ended while it was in a syscall */
+#define STAGE_JBD2_HANDLE 11 /* journal handles it started */
+#define STAGE_EXT4_SYNC_FILE 12
+#define STAGE_EXT4_UNLINK 13
+#define STAGE_EXT4_EVICT_INODE 14
+#define STAGE_EXT4_FREE_INODE 15
+/* 32 and up: stages of the kprobe/fentry backends. */
 
 /* Drop reasons, counted rather than silently lost. */
 #define DROP_NO_START 0     /* sys_exit of an active thread with no sys_enter seen */

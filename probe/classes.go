@@ -25,9 +25,26 @@ func ClassName(c uint16) string {
 	return fmt.Sprintf("syscall_%d", c)
 }
 
+// stageNames follow bpf/tmpprobe.h. "bio_*" are bios the thread queued;
+// "dev_*" requests on a work dir's device issued while it was inside the
+// syscall, with device time.
 var stageNames = map[uint16]string{
-	0: "",
-	1: "page_fault",
+	0:  "",
+	1:  "page_fault",
+	2:  "bio_write",
+	3:  "bio_read",
+	4:  "bio_discard",
+	5:  "bio_flush",
+	6:  "dev_write",
+	7:  "dev_read",
+	8:  "dev_discard",
+	9:  "dev_flush",
+	10: "jbd2_commit",
+	11: "jbd2_handle",
+	12: "ext4_sync_file",
+	13: "ext4_unlink",
+	14: "ext4_evict_inode",
+	15: "ext4_free_inode",
 }
 
 // StageName names a stage inside a class; "" is the syscall itself.

@@ -39,6 +39,18 @@ var Hooks = []Hook{
 	{"sched_process_exit", false, "forget threads that exit inside a region"},
 	{"page_fault_user", false, "page faults in user space"},
 	{"page_fault_kernel", false, "page faults inside syscalls"},
+	{"block_bio_queue", false, "bios a thread queued"},
+	{"block_rq_complete", false, "device time of requests"},
+	{"block_rq_issue", false, "device time of requests"},
+	{"jbd2_end_commit", false, "journal commits"},
+	{"jbd2_start_commit", false, "journal commits"},
+	{"jbd2_handle_start", false, "journal handles a thread started"},
+	{"ext4_sync_file_exit", false, "ext4 fsync stage"},
+	{"ext4_sync_file_enter", false, "ext4 fsync stage"},
+	{"ext4_unlink_exit", false, "ext4 unlink stage"},
+	{"ext4_unlink_enter", false, "ext4 unlink stage"},
+	{"ext4_evict_inode", false, "which syscall evicts the inode"},
+	{"ext4_free_inode", false, "which syscall frees the inode"},
 	{"sys_enter", true, "syscall time and markers"},
 }
 
@@ -195,6 +207,21 @@ func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
 	}
 	return out, nil
 }
+
+// WatchDevices sets the block devices whose requests and journal commits
+// are matched to traced syscalls (kernel dev_t encoding, see KernelDev).
+func (p *Probe) WatchDevices(devs []uint32) error {
+	for _, d := range devs {
+		if err := p.coll.Maps["watched_devs"].Put(d, uint8(1)); err != nil {
+			return fmt.Errorf("watching device %d:%d: %w", d>>20, d&0xfffff, err)
+		}
+	}
+	return nil
+}
+
+// KernelDev turns a user-space dev_t (stat's st_dev) into the kernel's
+// MKDEV encoding (major << 20 | minor) that tracepoints carry.
+func KernelDev(major, minor uint32) uint32 { return major<<20 | minor }
 
 // ForgetThreads drops every thread state, e.g. after a worker died inside a
 // region.

@@ -31,51 +31,91 @@ type tmpprobeClassStats struct {
 	Hist     [192]uint32
 }
 
+type tmpprobeRqStart struct {
+	_     structs.HostLayout
+	Ts    uint64
+	Bytes uint64
+	Phase uint32
+	Class uint16
+	Stage uint16
+}
+
 type tmpprobeThreadState struct {
-	_         structs.HostLayout
-	Phase     uint32
-	Nr        uint32
-	Class     uint16
-	InSyscall uint8
-	InMarker  uint8
-	OffState  uint8
-	Waker     uint8
-	Pad       uint16
-	EnterNs   uint64
-	OffSince  uint64
+	_          structs.HostLayout
+	Phase      uint32
+	Nr         uint32
+	Class      uint16
+	InSyscall  uint8
+	InMarker   uint8
+	OffState   uint8
+	Waker      uint8
+	Pad        uint16
+	EnterNs    uint64
+	OffSince   uint64
+	SyncFileNs uint64
+	UnlinkNs   uint64
 }
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	tmpprobeMapDrops                  = "drops"
-	tmpprobeMapIrqDepth               = "irq_depth"
-	tmpprobeMapStats                  = "stats"
-	tmpprobeMapThreads                = "threads"
-	tmpprobeProgRawTpIrqHandlerEntry  = "raw_tp_irq_handler_entry"
-	tmpprobeProgRawTpIrqHandlerExit   = "raw_tp_irq_handler_exit"
-	tmpprobeProgRawTpPageFaultKernel  = "raw_tp_page_fault_kernel"
-	tmpprobeProgRawTpPageFaultUser    = "raw_tp_page_fault_user"
-	tmpprobeProgRawTpSchedProcessExit = "raw_tp_sched_process_exit"
-	tmpprobeProgRawTpSchedSwitch      = "raw_tp_sched_switch"
-	tmpprobeProgRawTpSchedWaking      = "raw_tp_sched_waking"
-	tmpprobeProgRawTpSoftirqEntry     = "raw_tp_softirq_entry"
-	tmpprobeProgRawTpSoftirqExit      = "raw_tp_softirq_exit"
-	tmpprobeProgRawTpSysEnter         = "raw_tp_sys_enter"
-	tmpprobeProgRawTpSysExit          = "raw_tp_sys_exit"
-	tmpprobeProgTpBtfIrqHandlerEntry  = "tp_btf_irq_handler_entry"
-	tmpprobeProgTpBtfIrqHandlerExit   = "tp_btf_irq_handler_exit"
-	tmpprobeProgTpBtfPageFaultKernel  = "tp_btf_page_fault_kernel"
-	tmpprobeProgTpBtfPageFaultUser    = "tp_btf_page_fault_user"
-	tmpprobeProgTpBtfSchedProcessExit = "tp_btf_sched_process_exit"
-	tmpprobeProgTpBtfSchedSwitch      = "tp_btf_sched_switch"
-	tmpprobeProgTpBtfSchedWaking      = "tp_btf_sched_waking"
-	tmpprobeProgTpBtfSoftirqEntry     = "tp_btf_softirq_entry"
-	tmpprobeProgTpBtfSoftirqExit      = "tp_btf_softirq_exit"
-	tmpprobeProgTpBtfSysEnter         = "tp_btf_sys_enter"
-	tmpprobeProgTpBtfSysExit          = "tp_btf_sys_exit"
-	tmpprobeVarCookie                 = "cookie"
+	tmpprobeMapCommitStarts            = "commit_starts"
+	tmpprobeMapDrops                   = "drops"
+	tmpprobeMapIrqDepth                = "irq_depth"
+	tmpprobeMapRqStarts                = "rq_starts"
+	tmpprobeMapStats                   = "stats"
+	tmpprobeMapThreads                 = "threads"
+	tmpprobeMapWatchedDevs             = "watched_devs"
+	tmpprobeMapWindow                  = "window"
+	tmpprobeProgRawTpBlockBioQueue     = "raw_tp_block_bio_queue"
+	tmpprobeProgRawTpBlockRqComplete   = "raw_tp_block_rq_complete"
+	tmpprobeProgRawTpBlockRqIssue      = "raw_tp_block_rq_issue"
+	tmpprobeProgRawTpExt4EvictInode    = "raw_tp_ext4_evict_inode"
+	tmpprobeProgRawTpExt4FreeInode     = "raw_tp_ext4_free_inode"
+	tmpprobeProgRawTpExt4SyncFileEnter = "raw_tp_ext4_sync_file_enter"
+	tmpprobeProgRawTpExt4SyncFileExit  = "raw_tp_ext4_sync_file_exit"
+	tmpprobeProgRawTpExt4UnlinkEnter   = "raw_tp_ext4_unlink_enter"
+	tmpprobeProgRawTpExt4UnlinkExit    = "raw_tp_ext4_unlink_exit"
+	tmpprobeProgRawTpIrqHandlerEntry   = "raw_tp_irq_handler_entry"
+	tmpprobeProgRawTpIrqHandlerExit    = "raw_tp_irq_handler_exit"
+	tmpprobeProgRawTpJbd2EndCommit     = "raw_tp_jbd2_end_commit"
+	tmpprobeProgRawTpJbd2HandleStart   = "raw_tp_jbd2_handle_start"
+	tmpprobeProgRawTpJbd2StartCommit   = "raw_tp_jbd2_start_commit"
+	tmpprobeProgRawTpPageFaultKernel   = "raw_tp_page_fault_kernel"
+	tmpprobeProgRawTpPageFaultUser     = "raw_tp_page_fault_user"
+	tmpprobeProgRawTpSchedProcessExit  = "raw_tp_sched_process_exit"
+	tmpprobeProgRawTpSchedSwitch       = "raw_tp_sched_switch"
+	tmpprobeProgRawTpSchedWaking       = "raw_tp_sched_waking"
+	tmpprobeProgRawTpSoftirqEntry      = "raw_tp_softirq_entry"
+	tmpprobeProgRawTpSoftirqExit       = "raw_tp_softirq_exit"
+	tmpprobeProgRawTpSysEnter          = "raw_tp_sys_enter"
+	tmpprobeProgRawTpSysExit           = "raw_tp_sys_exit"
+	tmpprobeProgTpBtfBlockBioQueue     = "tp_btf_block_bio_queue"
+	tmpprobeProgTpBtfBlockRqComplete   = "tp_btf_block_rq_complete"
+	tmpprobeProgTpBtfBlockRqIssue      = "tp_btf_block_rq_issue"
+	tmpprobeProgTpBtfExt4EvictInode    = "tp_btf_ext4_evict_inode"
+	tmpprobeProgTpBtfExt4FreeInode     = "tp_btf_ext4_free_inode"
+	tmpprobeProgTpBtfExt4SyncFileEnter = "tp_btf_ext4_sync_file_enter"
+	tmpprobeProgTpBtfExt4SyncFileExit  = "tp_btf_ext4_sync_file_exit"
+	tmpprobeProgTpBtfExt4UnlinkEnter   = "tp_btf_ext4_unlink_enter"
+	tmpprobeProgTpBtfExt4UnlinkExit    = "tp_btf_ext4_unlink_exit"
+	tmpprobeProgTpBtfIrqHandlerEntry   = "tp_btf_irq_handler_entry"
+	tmpprobeProgTpBtfIrqHandlerExit    = "tp_btf_irq_handler_exit"
+	tmpprobeProgTpBtfJbd2EndCommit     = "tp_btf_jbd2_end_commit"
+	tmpprobeProgTpBtfJbd2HandleStart   = "tp_btf_jbd2_handle_start"
+	tmpprobeProgTpBtfJbd2StartCommit   = "tp_btf_jbd2_start_commit"
+	tmpprobeProgTpBtfPageFaultKernel   = "tp_btf_page_fault_kernel"
+	tmpprobeProgTpBtfPageFaultUser     = "tp_btf_page_fault_user"
+	tmpprobeProgTpBtfSchedProcessExit  = "tp_btf_sched_process_exit"
+	tmpprobeProgTpBtfSchedSwitch       = "tp_btf_sched_switch"
+	tmpprobeProgTpBtfSchedWaking       = "tp_btf_sched_waking"
+	tmpprobeProgTpBtfSoftirqEntry      = "tp_btf_softirq_entry"
+	tmpprobeProgTpBtfSoftirqExit       = "tp_btf_softirq_exit"
+	tmpprobeProgTpBtfSysEnter          = "tp_btf_sys_enter"
+	tmpprobeProgTpBtfSysExit           = "tp_btf_sys_exit"
+	tmpprobeVarCookie                  = "cookie"
+	tmpprobeVarMatchAnyDev             = "match_any_dev"
 )
 
 // loadTmpprobe returns the embedded CollectionSpec for tmpprobe.
@@ -120,45 +160,74 @@ type tmpprobeSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeProgramSpecs struct {
-	RawTpIrqHandlerEntry  *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_entry"`
-	RawTpIrqHandlerExit   *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_exit"`
-	RawTpPageFaultKernel  *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
-	RawTpPageFaultUser    *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
-	RawTpSchedProcessExit *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
-	RawTpSchedSwitch      *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
-	RawTpSchedWaking      *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
-	RawTpSoftirqEntry     *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
-	RawTpSoftirqExit      *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
-	RawTpSysEnter         *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
-	RawTpSysExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
-	TpBtfIrqHandlerEntry  *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_entry"`
-	TpBtfIrqHandlerExit   *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_exit"`
-	TpBtfPageFaultKernel  *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
-	TpBtfPageFaultUser    *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
-	TpBtfSchedProcessExit *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
-	TpBtfSchedSwitch      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
-	TpBtfSchedWaking      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
-	TpBtfSoftirqEntry     *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
-	TpBtfSoftirqExit      *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
-	TpBtfSysEnter         *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
-	TpBtfSysExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
+	RawTpBlockBioQueue     *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockRqComplete   *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
+	RawTpBlockRqIssue      *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
+	RawTpExt4EvictInode    *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_evict_inode"`
+	RawTpExt4FreeInode     *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_free_inode"`
+	RawTpExt4SyncFileEnter *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_enter"`
+	RawTpExt4SyncFileExit  *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_exit"`
+	RawTpExt4UnlinkEnter   *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_enter"`
+	RawTpExt4UnlinkExit    *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_exit"`
+	RawTpIrqHandlerEntry   *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_entry"`
+	RawTpIrqHandlerExit    *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_exit"`
+	RawTpJbd2EndCommit     *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_end_commit"`
+	RawTpJbd2HandleStart   *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_handle_start"`
+	RawTpJbd2StartCommit   *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_start_commit"`
+	RawTpPageFaultKernel   *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
+	RawTpPageFaultUser     *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExit  *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedSwitch       *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedWaking       *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
+	RawTpSoftirqEntry      *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
+	RawTpSoftirqExit       *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
+	RawTpSysEnter          *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
+	RawTpSysExit           *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
+	TpBtfBlockBioQueue     *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockRqComplete   *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
+	TpBtfBlockRqIssue      *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfExt4EvictInode    *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_evict_inode"`
+	TpBtfExt4FreeInode     *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_free_inode"`
+	TpBtfExt4SyncFileEnter *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_enter"`
+	TpBtfExt4SyncFileExit  *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_exit"`
+	TpBtfExt4UnlinkEnter   *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_enter"`
+	TpBtfExt4UnlinkExit    *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_exit"`
+	TpBtfIrqHandlerEntry   *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_entry"`
+	TpBtfIrqHandlerExit    *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_exit"`
+	TpBtfJbd2EndCommit     *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_end_commit"`
+	TpBtfJbd2HandleStart   *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_handle_start"`
+	TpBtfJbd2StartCommit   *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_start_commit"`
+	TpBtfPageFaultKernel   *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
+	TpBtfPageFaultUser     *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExit  *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedSwitch       *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedWaking       *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
+	TpBtfSoftirqEntry      *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
+	TpBtfSoftirqExit       *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
+	TpBtfSysEnter          *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysExit           *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
 }
 
 // tmpprobeMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeMapSpecs struct {
-	Drops    *ebpf.MapSpec `ebpf:"drops"`
-	IrqDepth *ebpf.MapSpec `ebpf:"irq_depth"`
-	Stats    *ebpf.MapSpec `ebpf:"stats"`
-	Threads  *ebpf.MapSpec `ebpf:"threads"`
+	CommitStarts *ebpf.MapSpec `ebpf:"commit_starts"`
+	Drops        *ebpf.MapSpec `ebpf:"drops"`
+	IrqDepth     *ebpf.MapSpec `ebpf:"irq_depth"`
+	RqStarts     *ebpf.MapSpec `ebpf:"rq_starts"`
+	Stats        *ebpf.MapSpec `ebpf:"stats"`
+	Threads      *ebpf.MapSpec `ebpf:"threads"`
+	WatchedDevs  *ebpf.MapSpec `ebpf:"watched_devs"`
+	Window       *ebpf.MapSpec `ebpf:"window"`
 }
 
 // tmpprobeVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeVariableSpecs struct {
-	Cookie *ebpf.VariableSpec `ebpf:"cookie"`
+	Cookie      *ebpf.VariableSpec `ebpf:"cookie"`
+	MatchAnyDev *ebpf.VariableSpec `ebpf:"match_any_dev"`
 }
 
 // tmpprobeObjects contains all objects after they have been loaded into the kernel.
@@ -181,18 +250,26 @@ func (o *tmpprobeObjects) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeMaps struct {
-	Drops    *ebpf.Map `ebpf:"drops"`
-	IrqDepth *ebpf.Map `ebpf:"irq_depth"`
-	Stats    *ebpf.Map `ebpf:"stats"`
-	Threads  *ebpf.Map `ebpf:"threads"`
+	CommitStarts *ebpf.Map `ebpf:"commit_starts"`
+	Drops        *ebpf.Map `ebpf:"drops"`
+	IrqDepth     *ebpf.Map `ebpf:"irq_depth"`
+	RqStarts     *ebpf.Map `ebpf:"rq_starts"`
+	Stats        *ebpf.Map `ebpf:"stats"`
+	Threads      *ebpf.Map `ebpf:"threads"`
+	WatchedDevs  *ebpf.Map `ebpf:"watched_devs"`
+	Window       *ebpf.Map `ebpf:"window"`
 }
 
 func (m *tmpprobeMaps) Close() error {
 	return _TmpprobeClose(
+		m.CommitStarts,
 		m.Drops,
 		m.IrqDepth,
+		m.RqStarts,
 		m.Stats,
 		m.Threads,
+		m.WatchedDevs,
+		m.Window,
 	)
 }
 
@@ -200,41 +277,78 @@ func (m *tmpprobeMaps) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeVariables struct {
-	Cookie *ebpf.Variable `ebpf:"cookie"`
+	Cookie      *ebpf.Variable `ebpf:"cookie"`
+	MatchAnyDev *ebpf.Variable `ebpf:"match_any_dev"`
 }
 
 // tmpprobePrograms contains all programs after they have been loaded into the kernel.
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobePrograms struct {
-	RawTpIrqHandlerEntry  *ebpf.Program `ebpf:"raw_tp_irq_handler_entry"`
-	RawTpIrqHandlerExit   *ebpf.Program `ebpf:"raw_tp_irq_handler_exit"`
-	RawTpPageFaultKernel  *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
-	RawTpPageFaultUser    *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
-	RawTpSchedProcessExit *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
-	RawTpSchedSwitch      *ebpf.Program `ebpf:"raw_tp_sched_switch"`
-	RawTpSchedWaking      *ebpf.Program `ebpf:"raw_tp_sched_waking"`
-	RawTpSoftirqEntry     *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
-	RawTpSoftirqExit      *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
-	RawTpSysEnter         *ebpf.Program `ebpf:"raw_tp_sys_enter"`
-	RawTpSysExit          *ebpf.Program `ebpf:"raw_tp_sys_exit"`
-	TpBtfIrqHandlerEntry  *ebpf.Program `ebpf:"tp_btf_irq_handler_entry"`
-	TpBtfIrqHandlerExit   *ebpf.Program `ebpf:"tp_btf_irq_handler_exit"`
-	TpBtfPageFaultKernel  *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
-	TpBtfPageFaultUser    *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
-	TpBtfSchedProcessExit *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
-	TpBtfSchedSwitch      *ebpf.Program `ebpf:"tp_btf_sched_switch"`
-	TpBtfSchedWaking      *ebpf.Program `ebpf:"tp_btf_sched_waking"`
-	TpBtfSoftirqEntry     *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
-	TpBtfSoftirqExit      *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
-	TpBtfSysEnter         *ebpf.Program `ebpf:"tp_btf_sys_enter"`
-	TpBtfSysExit          *ebpf.Program `ebpf:"tp_btf_sys_exit"`
+	RawTpBlockBioQueue     *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockRqComplete   *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
+	RawTpBlockRqIssue      *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
+	RawTpExt4EvictInode    *ebpf.Program `ebpf:"raw_tp_ext4_evict_inode"`
+	RawTpExt4FreeInode     *ebpf.Program `ebpf:"raw_tp_ext4_free_inode"`
+	RawTpExt4SyncFileEnter *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_enter"`
+	RawTpExt4SyncFileExit  *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_exit"`
+	RawTpExt4UnlinkEnter   *ebpf.Program `ebpf:"raw_tp_ext4_unlink_enter"`
+	RawTpExt4UnlinkExit    *ebpf.Program `ebpf:"raw_tp_ext4_unlink_exit"`
+	RawTpIrqHandlerEntry   *ebpf.Program `ebpf:"raw_tp_irq_handler_entry"`
+	RawTpIrqHandlerExit    *ebpf.Program `ebpf:"raw_tp_irq_handler_exit"`
+	RawTpJbd2EndCommit     *ebpf.Program `ebpf:"raw_tp_jbd2_end_commit"`
+	RawTpJbd2HandleStart   *ebpf.Program `ebpf:"raw_tp_jbd2_handle_start"`
+	RawTpJbd2StartCommit   *ebpf.Program `ebpf:"raw_tp_jbd2_start_commit"`
+	RawTpPageFaultKernel   *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
+	RawTpPageFaultUser     *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExit  *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedSwitch       *ebpf.Program `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedWaking       *ebpf.Program `ebpf:"raw_tp_sched_waking"`
+	RawTpSoftirqEntry      *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
+	RawTpSoftirqExit       *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
+	RawTpSysEnter          *ebpf.Program `ebpf:"raw_tp_sys_enter"`
+	RawTpSysExit           *ebpf.Program `ebpf:"raw_tp_sys_exit"`
+	TpBtfBlockBioQueue     *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockRqComplete   *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
+	TpBtfBlockRqIssue      *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfExt4EvictInode    *ebpf.Program `ebpf:"tp_btf_ext4_evict_inode"`
+	TpBtfExt4FreeInode     *ebpf.Program `ebpf:"tp_btf_ext4_free_inode"`
+	TpBtfExt4SyncFileEnter *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_enter"`
+	TpBtfExt4SyncFileExit  *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_exit"`
+	TpBtfExt4UnlinkEnter   *ebpf.Program `ebpf:"tp_btf_ext4_unlink_enter"`
+	TpBtfExt4UnlinkExit    *ebpf.Program `ebpf:"tp_btf_ext4_unlink_exit"`
+	TpBtfIrqHandlerEntry   *ebpf.Program `ebpf:"tp_btf_irq_handler_entry"`
+	TpBtfIrqHandlerExit    *ebpf.Program `ebpf:"tp_btf_irq_handler_exit"`
+	TpBtfJbd2EndCommit     *ebpf.Program `ebpf:"tp_btf_jbd2_end_commit"`
+	TpBtfJbd2HandleStart   *ebpf.Program `ebpf:"tp_btf_jbd2_handle_start"`
+	TpBtfJbd2StartCommit   *ebpf.Program `ebpf:"tp_btf_jbd2_start_commit"`
+	TpBtfPageFaultKernel   *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
+	TpBtfPageFaultUser     *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExit  *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedSwitch       *ebpf.Program `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedWaking       *ebpf.Program `ebpf:"tp_btf_sched_waking"`
+	TpBtfSoftirqEntry      *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
+	TpBtfSoftirqExit       *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
+	TpBtfSysEnter          *ebpf.Program `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysExit           *ebpf.Program `ebpf:"tp_btf_sys_exit"`
 }
 
 func (p *tmpprobePrograms) Close() error {
 	return _TmpprobeClose(
+		p.RawTpBlockBioQueue,
+		p.RawTpBlockRqComplete,
+		p.RawTpBlockRqIssue,
+		p.RawTpExt4EvictInode,
+		p.RawTpExt4FreeInode,
+		p.RawTpExt4SyncFileEnter,
+		p.RawTpExt4SyncFileExit,
+		p.RawTpExt4UnlinkEnter,
+		p.RawTpExt4UnlinkExit,
 		p.RawTpIrqHandlerEntry,
 		p.RawTpIrqHandlerExit,
+		p.RawTpJbd2EndCommit,
+		p.RawTpJbd2HandleStart,
+		p.RawTpJbd2StartCommit,
 		p.RawTpPageFaultKernel,
 		p.RawTpPageFaultUser,
 		p.RawTpSchedProcessExit,
@@ -244,8 +358,20 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpSoftirqExit,
 		p.RawTpSysEnter,
 		p.RawTpSysExit,
+		p.TpBtfBlockBioQueue,
+		p.TpBtfBlockRqComplete,
+		p.TpBtfBlockRqIssue,
+		p.TpBtfExt4EvictInode,
+		p.TpBtfExt4FreeInode,
+		p.TpBtfExt4SyncFileEnter,
+		p.TpBtfExt4SyncFileExit,
+		p.TpBtfExt4UnlinkEnter,
+		p.TpBtfExt4UnlinkExit,
 		p.TpBtfIrqHandlerEntry,
 		p.TpBtfIrqHandlerExit,
+		p.TpBtfJbd2EndCommit,
+		p.TpBtfJbd2HandleStart,
+		p.TpBtfJbd2StartCommit,
 		p.TpBtfPageFaultKernel,
 		p.TpBtfPageFaultUser,
 		p.TpBtfSchedProcessExit,

@@ -28,6 +28,24 @@ type Meta struct {
 	Python        string   `json:"python,omitempty"`
 	Backend       string   `json:"backend"`
 	BackendDetail string   `json:"backend_detail,omitempty"`
-	MissingHooks  []string `json:"missing_hooks,omitempty"`
-	Notes         []string `json:"notes,omitempty"`
+	MissingHooks  []string   `json:"missing_hooks,omitempty"`
+	Dirs          []DirFacts `json:"dirs,omitempty"`
+	LoadAvg       float64    `json:"loadavg_1m"`
+	Notes         []string   `json:"notes,omitempty"`
+	Warnings      []string   `json:"warnings,omitempty"`
+}
+
+// DirFacts describe the filesystem a work directory lives on.
+type DirFacts struct {
+	Dir        string `json:"dir"`
+	FSType     string `json:"fs_type"`
+	Source     string `json:"source,omitempty"`
+	MountPoint string `json:"mount_point,omitempty"`
+	Options    string `json:"mount_options,omitempty"`
+	Dev        string `json:"dev,omitempty"`     // major:minor
+	Journal    string `json:"journal,omitempty"` // yes, no, or "" when not known / not ext4
+	FastCommit string `json:"fast_commit,omitempty"`
+	Disk       string `json:"disk,omitempty"`
+	WriteCache string `json:"write_cache,omitempty"` // "write back" or "write through"
+	FUA        string `json:"fua,omitempty"`
 }

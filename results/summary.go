@@ -18,6 +18,9 @@ type Summary struct {
 	KernelNsPerOp float64 // Σ syscall time per op, same batch
 	UserNsPerOp   float64 // wall − kernel
 	Classes       []ClassSummary
+	// Spread is, per syscall class and for "user" and "wall", max − min of
+	// ns/op across the traced batches: the run-to-run noise of that term.
+	Spread map[string]float64
 }
 
 // ClassSummary is one syscall class (or stage) per op of the traced p50
@@ -119,6 +122,7 @@ func Summarize(a *ArmResult) *Summary {
 		s.Classes = append(s.Classes, c)
 	}
 	s.UserNsPerOp = s.WallNsPerOp - s.KernelNsPerOp
+	s.Spread = spread(traced, ops)
 	sort.SliceStable(s.Classes, func(i, j int) bool {
 		a, b := s.Classes[i], s.Classes[j]
 		if a.IsSyscall() != b.IsSyscall() {
@@ -132,15 +136,59 @@ func Summarize(a *ArmResult) *Summary {
 	return s
 }
 
-// Class returns the syscall-level row of a class, or a zero row.
-func (s *Summary) Class(name string) ClassSummary {
+// spread computes Summary.Spread over the traced batches.
+func spread(traced []*Batch, ops float64) map[string]float64 {
+	lo, hi := map[string]float64{}, map[string]float64{}
+	see := func(k string, v float64) {
+		if l, ok := lo[k]; !ok || v < l {
+			lo[k] = v
+		}
+		if v > hi[k] {
+			hi[k] = v
+		}
+	}
+	names := map[string]bool{}
+	for _, b := range traced {
+		for _, r := range b.Records {
+			if r.Stage == "" && r.Class != "user" {
+				names[r.Class] = true
+			}
+		}
+	}
+	for _, b := range traced {
+		per := map[string]float64{}
+		var kernel float64
+		for _, r := range b.Records {
+			if r.Stage == "" && r.Class != "user" {
+				per[r.Class] = float64(r.TotalNs) / ops
+				kernel += float64(r.TotalNs)
+			}
+		}
+		for n := range names {
+			see(n, per[n]) // a class absent from a batch counts as 0 there
+		}
+		see("wall", float64(b.WallNs)/ops)
+		see("user", (float64(b.WallNs)-kernel)/ops)
+	}
+	out := map[string]float64{}
+	for k := range hi {
+		out[k] = hi[k] - lo[k]
+	}
+	return out
+}
+
+// Stage returns the row of a stage inside a class, or a zero row.
+func (s *Summary) Stage(class, stage string) ClassSummary {
 	for _, c := range s.Classes {
-		if c.Class == name && c.Stage == "" {
+		if c.Class == class && c.Stage == stage {
 			return c
 		}
 	}
-	return ClassSummary{Class: name}
+	return ClassSummary{Class: class, Stage: stage}
 }
+
+// Class returns the syscall-level row of a class, or a zero row.
+func (s *Summary) Class(name string) ClassSummary { return s.Stage(name, "") }
 
 // SummarizeAll summarizes every result and fills each one's ratio to its
 // lab's baseline arm with the same runtime, dir and parameter.

@@ -27,6 +27,7 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_LRU_HASH = 9,
 };
 enum { BPF_ANY = 0, BPF_NOEXIST = 1, BPF_EXIST = 2 };
 enum { BPF_F_NO_PREALLOC = 1 };
@@ -64,18 +65,43 @@ struct bio {
 	struct bvec_iter bi_iter;
 };
 
+struct gendisk {
+	struct block_device *part0;
+};
+
+struct request_queue {
+	struct gendisk *disk;
+};
+
 struct request {
+	struct request_queue *q;
 	struct block_device *part;
 	blk_opf_t cmd_flags;
 	unsigned int __data_len;
-	sector_t __sector;
 };
 
 struct journal_s {
 	struct block_device *j_fs_dev;
-	struct block_device *j_dev;
 };
 typedef struct journal_s journal_t;
+
+struct super_block {
+	dev_t s_dev;
+};
+
+struct inode {
+	struct super_block *i_sb;
+};
+
+/* Values are placeholders: bpf_core_enum_value() relocates them against
+ * the running kernel (the flag bits moved across releases). */
+enum req_flag_bits {
+	__REQ_FAILFAST_DEV = 8,
+	__REQ_SYNC = 11,
+	__REQ_META = 12,
+	__REQ_FUA = 17,
+	__REQ_PREFLUSH = 18,
+};
 
 #pragma clang attribute pop
 

@@ -59,6 +59,19 @@ func writeFooter(w io.Writer, run *results.Run) {
 		fmt.Fprintf(w, " · Python %s", m.Python)
 	}
 	fmt.Fprintln(w)
+	for _, d := range m.Dirs {
+		fmt.Fprintf(w, "dir %s: %s on %s (%s)", d.Dir, d.FSType, d.Source, d.Options)
+		if d.Journal != "" {
+			fmt.Fprintf(w, " · journal %s", d.Journal)
+		}
+		if d.WriteCache != "" {
+			fmt.Fprintf(w, " · %s cache, FUA %s", d.WriteCache, d.FUA)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, warn := range m.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
 	for _, h := range m.MissingHooks {
 		fmt.Fprintf(w, "note: hook not attached: %s\n", h)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"tmpprobe/arms"
+	"tmpprobe/preflight"
 	"tmpprobe/probe"
 	"tmpprobe/results"
 )
@@ -41,6 +42,7 @@ type runFlags struct {
 	noBaseline bool
 	armTimeout time.Duration
 	quiet      bool
+	hist       bool
 }
 
 const runUsage = `Usage: tmpprobe %s %s[flags]
@@ -77,6 +79,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker that runs longer than this")
+	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	return fs, f
 }
@@ -126,6 +129,17 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:]}
 	run.Meta = hostFacts(f.python, runtimes)
+	var devs []uint32
+	for _, d := range plan.Dirs {
+		facts, dd, err := preflight.Dir(d)
+		if err != nil {
+			return usagef("--dir %s: %v", d, err)
+		}
+		run.Meta.Dirs = append(run.Meta.Dirs, facts)
+		devs = append(devs, dd...)
+	}
+	run.Meta.LoadAvg = preflight.LoadAvg()
+	run.Meta.Warnings = preflight.Warnings(&run.Meta)
 	if note != "" {
 		run.Meta.Notes = append(run.Meta.Notes, note)
 		fmt.Fprintln(stderr, "tmpprobe:", note)
@@ -137,6 +151,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 			return exitError{exitUsage, privilegeHint(err)}
 		}
 		defer p.Close()
+		if err := p.WatchDevices(devs); err != nil {
+			return exitError{exitUsage, err.Error()}
+		}
 		if err := p.Attach(); err != nil {
 			return exitError{exitUsage, privilegeHint(err)}
 		}
@@ -162,6 +179,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	sums := results.SummarizeAll(run.Arms, arms.Baseline)
 	results.WriteTable(stdout, sums)
+	if f.hist {
+		results.WriteHistograms(stdout, sums)
+	}
+	results.WriteExplanations(stdout, sums)
 	writeFooter(stdout, run)
 	if f.csv != "" {
 		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {

@@ -1,0 +1,206 @@
+//go:build linux
+
+// Package preflight gathers the facts that change what the numbers mean:
+// the filesystem under each work directory, its journal, the device's
+// write cache, and how busy the host is.
+package preflight
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"tmpprobe/results"
+)
+
+// Dir inspects the filesystem dir lives on. Devs are the kernel dev_t
+// values (partition and whole disk) whose block I/O belongs to it.
+func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
+	f.Dir = dir
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return f, nil, err
+	}
+	major, minor := unix.Major(st.Dev), unix.Minor(st.Dev)
+	f.Dev = fmt.Sprintf("%d:%d", major, minor)
+	abs, _ := filepath.Abs(dir)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	readMount(&f, abs)
+	if major == 0 {
+		return f, nil, nil // tmpfs, overlay, …: no block device
+	}
+	devs = append(devs, major<<20|minor)
+	if disk, dmaj, dmin, ok := wholeDisk(major, minor); ok {
+		f.Disk = disk
+		if dmaj != major || dmin != minor {
+			devs = append(devs, dmaj<<20|dmin)
+		}
+		f.WriteCache = readTrim("/sys/block/" + disk + "/queue/write_cache")
+		switch readTrim("/sys/block/" + disk + "/queue/fua") {
+		case "1":
+			f.FUA = "yes"
+		case "0":
+			f.FUA = "no"
+		}
+	}
+	if f.FSType == "ext4" || f.FSType == "ext3" {
+		f.Journal, f.FastCommit = ext4Journal(f.Source)
+		if f.Journal == "" {
+			f.Journal = jbd2Journal(f.Source)
+		}
+	}
+	return f, devs, nil
+}
+
+// readMount finds the mount of path in mountinfo: the longest mount point
+// that is a prefix of path.
+func readMount(f *results.DirFacts, path string) {
+	mi, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return
+	}
+	defer mi.Close()
+	best := -1
+	sc := bufio.NewScanner(mi)
+	for sc.Scan() {
+		// id parent maj:min root mountpoint options [optional...] - fstype source superopts
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		a, b := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(a) < 6 || len(b) < 2 {
+			continue
+		}
+		mp := unescape(a[4])
+		if !under(path, mp) || len(mp) <= best {
+			continue
+		}
+		best = len(mp)
+		f.MountPoint, f.Options, f.FSType, f.Source = mp, a[5], b[0], b[1]
+		if len(b) > 2 {
+			f.Options += "," + b[2]
+		}
+	}
+}
+
+func under(path, mp string) bool {
+	return mp == "/" || path == mp || strings.HasPrefix(path, mp+"/")
+}
+
+// unescape undoes mountinfo's octal escapes (\040 for a space).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// wholeDisk resolves a partition to its disk through sysfs.
+func wholeDisk(major, minor uint32) (string, uint32, uint32, bool) {
+	sys, err := filepath.EvalSymlinks(fmt.Sprintf("/sys/dev/block/%d:%d", major, minor))
+	if err != nil {
+		return "", 0, 0, false
+	}
+	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
+		sys = filepath.Dir(sys)
+	}
+	var ma, mi uint32
+	if _, err := fmt.Sscanf(readTrim(filepath.Join(sys, "dev")), "%d:%d", &ma, &mi); err != nil {
+		return "", 0, 0, false
+	}
+	return filepath.Base(sys), ma, mi, true
+}
+
+// ext4Journal reads the superblock's compat features: has_journal (0x4)
+// and fast_commit (0x400). Mount options cannot tell; sysfs shows neither.
+func ext4Journal(dev string) (journal, fastCommit string) {
+	f, err := os.Open(dev)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	sb := make([]byte, 1024)
+	if _, err := f.ReadAt(sb, 1024); err != nil {
+		return "", ""
+	}
+	if binary.LittleEndian.Uint16(sb[0x38:]) != 0xEF53 {
+		return "", ""
+	}
+	compat := binary.LittleEndian.Uint32(sb[0x5C:])
+	yes := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	return yes(compat&0x4 != 0), yes(compat&0x400 != 0)
+}
+
+// jbd2Journal is the fallback when the device cannot be read (a device
+// cgroup may refuse even root): jbd2 lists each journal it runs in
+// /proc/fs/jbd2 as <dev>-<inode>, inode 8 being ext4's internal journal.
+func jbd2Journal(source string) string {
+	if !strings.HasPrefix(source, "/dev/") {
+		return ""
+	}
+	if _, err := os.Stat("/proc/fs/jbd2/" + filepath.Base(source) + "-8"); err == nil {
+		return "yes"
+	}
+	return "no"
+}
+
+func readTrim(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// LoadAvg is the 1-minute load average.
+func LoadAvg() float64 {
+	var v float64
+	fmt.Sscanf(readTrim("/proc/loadavg"), "%f", &v)
+	return v
+}
+
+// Warnings names the facts that change what the numbers mean.
+func Warnings(m *results.Meta) []string {
+	var out []string
+	for _, d := range m.Dirs {
+		opts := "," + d.Options + ","
+		switch {
+		case d.FSType == "tmpfs":
+			out = append(out, d.Dir+": tmpfs: fsync returns at once and there is no block I/O")
+		case d.FSType == "ext4" && d.Journal == "no":
+			out = append(out, d.Dir+": ext4 without a journal: jbd2 stays silent (no commits to wait for), and creates slow down as recently freed inodes pile up")
+		}
+		if strings.Contains(opts, ",discard,") {
+			out = append(out, d.Dir+": mounted with discard: freeing a written file's blocks issues discards to the device inside unlink/close")
+		}
+		if d.WriteCache == "write through" {
+			out = append(out, d.Dir+": the device has no volatile write cache: fsync needs no cache flush")
+		}
+	}
+	if m.CPUs > 0 && m.LoadAvg > float64(m.CPUs)/2 {
+		out = append(out, fmt.Sprintf("host busy (load %.1f on %d CPUs): expect run-queue waits, seen as preempted off-CPU time", m.LoadAvg, m.CPUs))
+	}
+	return out
+}

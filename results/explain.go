@@ -1,0 +1,467 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Term is one named share of the gap between two arms, per op.
+type Term struct {
+	Name      string
+	DeltaNs   float64
+	Noise     bool   // |Δ| within the run-to-run spread of the term
+	Mechanism string // what the measurements show about it
+}
+
+// Gap decomposes Δwall/op between two arms of one peer group (A − B) into
+// Σ Δ(syscall class) + Δ(user space). The terms sum to DeltaNs exactly,
+// because user space is wall − kernel in each arm.
+type Gap struct {
+	A, B    *Summary
+	DeltaNs float64
+	Terms   []Term // largest |Δ| first; noise terms last
+}
+
+// Decompose builds the gap A − B from the traced p50 batches.
+func Decompose(a, b *Summary) Gap {
+	g := Gap{A: a, B: b, DeltaNs: a.WallNsPerOp - b.WallNsPerOp}
+	names := map[string]bool{}
+	for _, s := range []*Summary{a, b} {
+		for _, c := range s.Classes {
+			if c.IsSyscall() {
+				names[c.Class] = true
+			}
+		}
+	}
+	paired := pairFamilies(a, b, names)
+	for _, p := range paired {
+		delete(names, p[0])
+		delete(names, p[1])
+		ca, cb := a.Class(p[0]), b.Class(p[1])
+		d := ca.NsPerOp - cb.NsPerOp
+		noise := math.Abs(d) <= math.Max(a.Spread[p[0]], b.Spread[p[1]])
+		mech := classMechanism(a, nil, p[0])
+		if mb := classMechanism(b, nil, p[1]); mb != "" {
+			mech = strings.TrimPrefix(mech+"; vs "+mb, "; ")
+		}
+		g.Terms = append(g.Terms, Term{Name: p[0] + " vs " + p[1], DeltaNs: d, Noise: noise, Mechanism: mech})
+	}
+	for n := range names {
+		ca, cb := a.Class(n), b.Class(n)
+		d := ca.NsPerOp - cb.NsPerOp
+		noise := math.Abs(d) <= math.Max(a.Spread[n], b.Spread[n])
+		g.Terms = append(g.Terms, Term{Name: n, DeltaNs: d, Noise: noise, Mechanism: deltaMechanism(a, b, n)})
+	}
+	du := a.UserNsPerOp - b.UserNsPerOp
+	g.Terms = append(g.Terms, Term{Name: "user space", DeltaNs: du,
+		Noise: math.Abs(du) <= math.Max(a.Spread["user"], b.Spread["user"]), Mechanism: userMechanism(a, b)})
+	sort.SliceStable(g.Terms, func(i, j int) bool {
+		ti, tj := g.Terms[i], g.Terms[j]
+		if ti.Noise != tj.Noise {
+			return !ti.Noise
+		}
+		if math.Abs(ti.DeltaNs) != math.Abs(tj.DeltaNs) {
+			return math.Abs(ti.DeltaNs) > math.Abs(tj.DeltaNs)
+		}
+		return ti.Name < tj.Name
+	})
+	return g
+}
+
+// pairFamilies pairs variants of one syscall (openat[create] in A,
+// openat[tmpfile] in B) when each side makes exactly one of them, so the
+// gap says "openat[create] vs openat[tmpfile] +3" rather than +100 −97.
+func pairFamilies(a, b *Summary, names map[string]bool) [][2]string {
+	fam := func(n string) string { f, _, _ := strings.Cut(n, "["); return f }
+	members := func(s *Summary, f string) []string {
+		var out []string
+		for _, c := range s.Classes {
+			if c.IsSyscall() && c.Calls > 0 && fam(c.Class) == f {
+				out = append(out, c.Class)
+			}
+		}
+		return out
+	}
+	var out [][2]string
+	seen := map[string]bool{}
+	for n := range names {
+		f := fam(n)
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		ma, mb := members(a, f), members(b, f)
+		if len(ma) == 1 && len(mb) == 1 && ma[0] != mb[0] {
+			out = append(out, [2]string{ma[0], mb[0]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
+// deltaMechanism says what changed in one class between A and B.
+func deltaMechanism(a, b *Summary, class string) string {
+	ca, cb := a.Class(class), b.Class(class)
+	var parts []string
+	switch {
+	case cb.Calls == 0 && ca.Calls > 0:
+		parts = append(parts, fmt.Sprintf("new syscall, %s/op", calls(ca.CallsPerOp)))
+	case ca.Calls == 0 && cb.Calls > 0:
+		parts = append(parts, fmt.Sprintf("not made, was %s/op", calls(cb.CallsPerOp)))
+	case math.Abs(ca.CallsPerOp-cb.CallsPerOp) > 0.005:
+		parts = append(parts, fmt.Sprintf("calls/op %s → %s", calls(cb.CallsPerOp), calls(ca.CallsPerOp)))
+	}
+	base := b
+	if cb.Calls == 0 {
+		base = nil
+	}
+	if m := classMechanism(a, base, class); m != "" {
+		parts = append(parts, m)
+	}
+	if ca.Calls > 0 && cb.Calls > 0 {
+		if moved := inodeMove(a, b, class); moved != "" {
+			parts = append(parts, moved)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// inodeMove notes when inode eviction moved into or out of this class.
+func inodeMove(a, b *Summary, class string) string {
+	ea := a.Stage(class, "ext4_evict_inode").CallsPerOp
+	eb := b.Stage(class, "ext4_evict_inode").CallsPerOp
+	switch {
+	case ea > 0.5 && eb < 0.5:
+		return "the inode is evicted here instead"
+	case eb > 0.5 && ea < 0.5:
+		return "the inode is no longer evicted here"
+	}
+	return ""
+}
+
+// offReason turns the dominant off-CPU label into words.
+var offReason = map[string]string{
+	"preempted":       "preempted (run-queue wait)",
+	"blocked/jbd2":    "waiting for the journal commit",
+	"blocked/irq":     "waiting for the device (woken from irq)",
+	"blocked/kworker": "waiting for writeback (woken by a kworker)",
+	"blocked/other":   "blocked",
+	"blocked":         "blocked",
+	"sleep/jbd2":      "sleeping until the journal commit",
+	"sleep/irq":       "sleeping until the device answered",
+	"sleep/kworker":   "sleeping until a kworker woke it",
+	"sleep/other":     "sleeping",
+	"sleep":           "sleeping",
+}
+
+// ioStages are the stages that explain a syscall's time, in the order
+// sentences name them, with what they count.
+var ioStages = []struct{ stage, what string }{
+	{"jbd2_commit", "journal commits"},
+	{"dev_flush", "cache flushes"},
+	{"dev_write", "device writes"},
+	{"dev_discard", "discards"},
+	{"ext4_free_inode", "inodes freed"},
+}
+
+// classMechanism describes one class of one arm from its measurements:
+// off-CPU share and why, and the I/O, journal and inode work inside it.
+// With a base arm, stage counts that differ are shown as "base → s".
+func classMechanism(s, base *Summary, class string) string {
+	c := s.Class(class)
+	if c.Calls == 0 {
+		return ""
+	}
+	var parts []string
+	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
+		label, ns := dominant(c.OffByLabel)
+		why := offReason[label]
+		if why == "" {
+			why = label
+		}
+		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, why, Micros(ns)))
+	}
+	for _, io := range ioStages {
+		st := s.Stage(class, io.stage)
+		was := -1.0
+		if base != nil {
+			was = base.Stage(class, io.stage).CallsPerOp
+		}
+		if st.CallsPerOp < 0.05 && (was < 0.05 || math.Abs(was-st.CallsPerOp) < 0.05) {
+			continue
+		}
+		p := fmt.Sprintf("%s/op %s", io.what, calls1(st.CallsPerOp))
+		if was >= 0 {
+			if math.Abs(was-st.CallsPerOp) < 0.05 {
+				continue // unchanged: not part of the difference
+			}
+			p = fmt.Sprintf("%s/op %s → %s", io.what, calls1(was), calls1(st.CallsPerOp))
+		}
+		switch {
+		case io.stage == "jbd2_commit" && st.CallsPerOp > 0:
+			p += fmt.Sprintf(" (%s µs each)", Micros(st.NsPerOp/st.CallsPerOp))
+		case strings.HasPrefix(io.stage, "dev_") && st.NsPerOp > 0:
+			p += fmt.Sprintf(" (device %s µs/op)", Micros(st.NsPerOp))
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func dominant(m map[string]float64) (string, float64) {
+	best, bv := "", -1.0
+	for k, v := range m {
+		if v > bv || (v == bv && k < best) {
+			best, bv = k, v
+		}
+	}
+	return best, bv
+}
+
+func userMechanism(a, b *Summary) string {
+	pa, pb := a.Stage("user", "page_fault").CallsPerOp, b.Stage("user", "page_fault").CallsPerOp
+	var parts []string
+	if a.Runtime == "python" {
+		parts = append(parts, "interpreter and tempfile wrapper work between syscalls")
+	}
+	if math.Abs(pa-pb) >= 0.05 {
+		parts = append(parts, fmt.Sprintf("page faults/op %s → %s", calls1(pb), calls1(pa)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func calls1(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	if v >= 10 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func percent(f float64) string {
+	if f < 0 {
+		return fmt.Sprintf("−%.0f%%", -100*f)
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
+}
+
+func signed(ns float64) string {
+	if ns >= 0 {
+		return "+" + Micros(ns)
+	}
+	return "−" + Micros(-ns)
+}
+
+// Sentence renders the gap as prose, numbers from the run.
+func (g Gap) Sentence() string {
+	var b strings.Builder
+	unit := "op"
+	if g.A.SizeBytes > 0 {
+		unit = "round"
+	}
+	fmt.Fprintf(&b, "%s − %s = %s µs/%s", g.A.Arm, g.B.Arm, signed(g.DeltaNs), unit)
+	if g.A.Ratio > 0 && g.B.Ratio > 0 {
+		fmt.Fprintf(&b, " (throughput %.2f×)", g.A.OpsPerS/g.B.OpsPerS)
+	}
+	b.WriteString(": ")
+	// Shares of Δ mean something only when the terms mostly pull one way;
+	// when they cancel (a +22 and a −14 around a −1.5), say so instead.
+	var gross float64
+	for _, t := range g.Terms {
+		if !t.Noise {
+			gross += math.Abs(t.DeltaNs)
+		}
+	}
+	shares := g.DeltaNs != 0 && math.Abs(g.DeltaNs) >= gross/2
+	var main, noise []string
+	for _, t := range g.Terms {
+		if t.Noise {
+			if math.Abs(t.DeltaNs) >= 50 { // quieter terms are not worth a word
+				noise = append(noise, t.Name+" "+signed(t.DeltaNs))
+			}
+			continue
+		}
+		s := t.Name + " " + signed(t.DeltaNs)
+		var ann []string
+		if shares {
+			ann = append(ann, percent(t.DeltaNs/g.DeltaNs))
+		}
+		if t.Mechanism != "" {
+			ann = append(ann, t.Mechanism)
+		}
+		if len(ann) > 0 {
+			s += " (" + strings.Join(ann, "; ") + ")"
+		}
+		main = append(main, s)
+	}
+	switch {
+	case len(main) == 0:
+		b.WriteString("no term stands out of the run-to-run spread")
+	case !shares:
+		b.WriteString("terms that largely cancel: " + strings.Join(main, ", "))
+	default:
+		b.WriteString(strings.Join(main, ", "))
+	}
+	if len(noise) > 0 {
+		b.WriteString(". Within noise: " + strings.Join(noise, ", "))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// ArmSentence explains one arm on its own: where its time goes.
+func ArmSentence(s *Summary) string {
+	unit := "op"
+	if s.SizeBytes > 0 {
+		unit = "round"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s µs/%s = kernel %s + user %s", s.Arm, Micros(s.WallNsPerOp), unit,
+		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	var parts []string
+	for _, c := range s.Classes {
+		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
+			continue
+		}
+		p := fmt.Sprintf("%s %s µs (%.0f%%)", c.Class, Micros(c.NsPerOp), 100*c.NsPerOp/s.WallNsPerOp)
+		if m := classMechanism(s, nil, c.Class); m != "" {
+			p += ": " + m
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		b.WriteString(". " + strings.Join(parts, ". "))
+	}
+	return b.String() + "."
+}
+
+// Comparisons lists the pairs the labs compare within each peer group:
+// every modes arm vs TemporaryFile, mkstemp-fsync vs mkstemp-close-unlink,
+// and per size Spooled vs BytesIO and vs Named.
+func Comparisons(sums []*Summary) []Gap {
+	var out []Gap
+	for _, g := range groups(sums) {
+		find := func(arm string) *Summary {
+			for _, s := range g {
+				if s.Arm == arm && s.Traced != nil {
+					return s
+				}
+			}
+			return nil
+		}
+		add := func(a, b string) {
+			if sa, sb := find(a), find(b); sa != nil && sb != nil {
+				out = append(out, Decompose(sa, sb))
+			}
+		}
+		if g[0].SizeBytes > 0 {
+			add("SpooledTemporaryFile", "BytesIO")
+			add("NamedTemporaryFile", "SpooledTemporaryFile")
+			continue
+		}
+		for _, s := range g {
+			if s.Arm != "TemporaryFile" {
+				add(s.Arm, "TemporaryFile")
+			}
+		}
+		add("mkstemp-fsync", "mkstemp-close-unlink")
+	}
+	return out
+}
+
+// SpillSentence says where SpooledTemporaryFile rolled over to a file, from
+// the openat calls it made per size.
+func SpillSentence(sums []*Summary, runtime, dir string) string {
+	var below, above []*Summary
+	for _, s := range sums {
+		if s.Arm != "SpooledTemporaryFile" || s.Runtime != runtime || s.Dir != dir || s.Traced == nil {
+			continue
+		}
+		opened := s.Class("openat[tmpfile]").CallsPerOp + s.Class("openat[create]").CallsPerOp
+		if opened > 0 {
+			above = append(above, s)
+		} else {
+			below = append(below, s)
+		}
+	}
+	if len(below)+len(above) == 0 {
+		return ""
+	}
+	bySize := func(l []*Summary) {
+		sort.Slice(l, func(i, j int) bool { return l[i].SizeBytes < l[j].SizeBytes })
+	}
+	bySize(below)
+	bySize(above)
+	var b strings.Builder
+	fmt.Fprintf(&b, "SpooledTemporaryFile (%s): ", runtime)
+	if len(below) > 0 {
+		last := below[len(below)-1]
+		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
+			Bytes(int64(last.SizeBytes)), calls1(last.Class("write").CallsPerOp))
+	}
+	if len(above) > 0 {
+		first := above[0]
+		if len(below) > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
+			Bytes(int64(first.SizeBytes)), calls1(first.Class("openat[tmpfile]").CallsPerOp+first.Class("openat[create]").CallsPerOp),
+			calls1(first.Class("write").CallsPerOp))
+	} else {
+		b.WriteString("; it never rolled over")
+	}
+	return b.String() + "."
+}
+
+// WriteExplanations prints the "Why" section: one sentence per arm, one per
+// compared pair, and where the spooled buffer spilled.
+func WriteExplanations(w io.Writer, sums []*Summary) {
+	gaps := Comparisons(sums)
+	fmt.Fprintln(w, "\nWHY")
+	for _, g := range groups(sums) {
+		if g[0].Traced == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", g[0].Lab, g[0].Runtime, g[0].Dir, paramTitle(g[0].ArmResult))
+		for _, s := range g {
+			if s.Traced != nil {
+				wrap(w, "  ", ArmSentence(s))
+			}
+		}
+		for _, gap := range gaps {
+			if peerKey(gap.A.ArmResult) == peerKey(g[0].ArmResult) {
+				wrap(w, "  ", gap.Sentence())
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range sums {
+		k := s.Runtime + "\x00" + s.Dir
+		if s.Arm == "SpooledTemporaryFile" && !seen[k] {
+			seen[k] = true
+			if line := SpillSentence(sums, s.Runtime, s.Dir); line != "" {
+				fmt.Fprintln(w)
+				wrap(w, "  ", line)
+			}
+		}
+	}
+}
+
+// wrap prints text in lines under 80 columns, continuation lines indented.
+func wrap(w io.Writer, indent, text string) {
+	const width = 78
+	line := indent + "•"
+	for _, word := range strings.Fields(text) {
+		if len([]rune(line))+1+len([]rune(word)) > width {
+			fmt.Fprintln(w, line)
+			line = indent + " "
+		}
+		line += " " + word
+	}
+	fmt.Fprintln(w, line)
+}
