@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
-	"strings"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

@@ -21,13 +21,13 @@ type Run struct {
 
 // Meta are the facts that decide what the numbers mean.
 type Meta struct {
-	KernelRelease string   `json:"kernel_release"`
-	Machine       string   `json:"machine"`
-	CPU           string   `json:"cpu,omitempty"`
-	CPUs          int      `json:"cpus"`
-	Python        string   `json:"python,omitempty"`
-	Backend       string   `json:"backend"`
-	BackendDetail string   `json:"backend_detail,omitempty"`
+	KernelRelease string     `json:"kernel_release"`
+	Machine       string     `json:"machine"`
+	CPU           string     `json:"cpu,omitempty"`
+	CPUs          int        `json:"cpus"`
+	Python        string     `json:"python,omitempty"`
+	Backend       string     `json:"backend"`
+	BackendDetail string     `json:"backend_detail,omitempty"`
 	MissingHooks  []string   `json:"missing_hooks,omitempty"`
 	Dirs          []DirFacts `json:"dirs,omitempty"`
 	LoadAvg       float64    `json:"loadavg_1m"`

@@ -26,15 +26,15 @@ type Summary struct {
 // ClassSummary is one syscall class (or stage) per op of the traced p50
 // batch, with percentiles of single calls.
 type ClassSummary struct {
-	Class      string
-	Stage      string
-	Calls      uint64
-	CallsPerOp float64
-	NsPerOp    float64
-	OffNsPerOp float64
-	ErrPerOp   float64
-	BytesPerOp float64
-	OffByLabel map[string]float64 // ns per op
+	Class         string
+	Stage         string
+	Calls         uint64
+	CallsPerOp    float64
+	NsPerOp       float64
+	OffNsPerOp    float64
+	ErrPerOp      float64
+	BytesPerOp    float64
+	OffByLabel    map[string]float64 // ns per op
 	P50, P95, P99 uint64
 }
 
