@@ -171,7 +171,7 @@ func allArmsPlan(t *testing.T, rt arms.Runtime, ops int) *arms.Plan {
 	return &arms.Plan{
 		Arms: arms.Catalog, Runtimes: []arms.Runtime{rt}, Dirs: []string{t.TempDir()},
 		Payloads: []int{400}, Sizes: []int{256 << 10, 4 << 20}, Chunk: chunk, SpoolMax: spoolMax,
-		Ops: ops, Repeats: 2, ArmTimeout: 2 * time.Minute,
+		Ops: ops, Repeats: 2, Rounds: 2, ArmTimeout: 2 * time.Minute,
 	}
 }
 

@@ -20,25 +20,26 @@ var Labs = []string{LabModes, LabBuffers}
 // life cycle and a batch is Ops ops; for the buffers lab an op is one
 // write+read round trip of Size bytes and a batch is one round.
 type Arm struct {
-	Lab  string
-	Name string
-	Desc string
+	Lab   string
+	Name  string
+	Desc  string
+	Syncs bool // waits for the device every op (fsync, fdatasync)
 }
 
 // Catalog lists every arm, in report order.
 var Catalog = []Arm{
-	{LabModes, "TemporaryFile", "tempfile.TemporaryFile(): O_TMPFILE open, write, flush, close"},
-	{LabModes, "NamedTemporaryFile", "NamedTemporaryFile(delete=True): O_CREAT|O_EXCL open, write, flush, close+unlink"},
-	{LabModes, "NamedTemporaryFile-keep", "NamedTemporaryFile(delete=False), write, flush, close, os.unlink"},
-	{LabModes, "mkstemp-unlink-open", "mkstemp, unlink while open, write, close"},
-	{LabModes, "mkstemp-close-unlink", "mkstemp, write, close, unlink"},
-	{LabModes, "mkstemp-fsync", "mkstemp, write, os.fsync, close, unlink"},
-	{LabModes, "tmpfile-linkat", "O_TMPFILE open (no O_EXCL), write, linkat to a fresh name, close, unlink"},
-	{LabModes, "atomic-replace", "NamedTemporaryFile(delete=False), write, fsync, close, os.replace onto one name"},
-	{LabModes, "mkstemp-fdatasync", "mkstemp, write, os.fdatasync, close, unlink"},
-	{LabBuffers, "BytesIO", "io.BytesIO: write size bytes in chunks, seek 0, read back"},
-	{LabBuffers, "SpooledTemporaryFile", "SpooledTemporaryFile(max_size): in memory until max_size, then a file"},
-	{LabBuffers, "NamedTemporaryFile", "NamedTemporaryFile: the same trip through a named file"},
+	{LabModes, "TemporaryFile", "tempfile.TemporaryFile(): O_TMPFILE open, write, flush, close", false},
+	{LabModes, "NamedTemporaryFile", "NamedTemporaryFile(delete=True): O_CREAT|O_EXCL open, write, flush, close+unlink", false},
+	{LabModes, "NamedTemporaryFile-keep", "NamedTemporaryFile(delete=False), write, flush, close, os.unlink", false},
+	{LabModes, "mkstemp-unlink-open", "mkstemp, unlink while open, write, close", false},
+	{LabModes, "mkstemp-close-unlink", "mkstemp, write, close, unlink", false},
+	{LabModes, "mkstemp-fsync", "mkstemp, write, os.fsync, close, unlink", true},
+	{LabModes, "tmpfile-linkat", "O_TMPFILE open (no O_EXCL), write, linkat to a fresh name, close, unlink", false},
+	{LabModes, "atomic-replace", "NamedTemporaryFile(delete=False), write, fsync, close, os.replace onto one name", true},
+	{LabModes, "mkstemp-fdatasync", "mkstemp, write, os.fdatasync, close, unlink", true},
+	{LabBuffers, "BytesIO", "io.BytesIO: write size bytes in chunks, seek 0, read back", false},
+	{LabBuffers, "SpooledTemporaryFile", "SpooledTemporaryFile(max_size): in memory until max_size, then a file", false},
+	{LabBuffers, "NamedTemporaryFile", "NamedTemporaryFile: the same trip through a named file", false},
 }
 
 // Baseline is the arm each lab's ratios are taken against.

@@ -32,7 +32,9 @@ type Plan struct {
 	Chunk      int
 	SpoolMax   int
 	Ops        int // ops per batch, modes lab
-	Repeats    int // traced batches per case (modes), rounds per size (buffers)
+	SyncOps    int // ops per batch of the arms that sync every op
+	Repeats    int // batches per case, modes lab
+	Rounds     int // rounds per size, buffers lab
 	Baseline   bool
 	ArmTimeout time.Duration
 }
@@ -124,8 +126,12 @@ func (r *Runner) runCase(ctx context.Context, p *Plan, c Case, work string) (res
 		Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
 		PayloadBytes: c.Payload, SizeBytes: c.Size, Ops: p.Ops,
 	}
-	if c.Arm.Lab == LabBuffers {
-		res.Ops = 1
+	repeats := p.Repeats
+	switch {
+	case c.Arm.Lab == LabBuffers:
+		res.Ops, repeats = 1, p.Rounds
+	case c.Arm.Syncs && p.SyncOps > 0:
+		res.Ops = p.SyncOps
 	}
 	caseDir, err := os.MkdirTemp(work, "arm-")
 	if err != nil {
@@ -151,7 +157,7 @@ func (r *Runner) runCase(ctx context.Context, p *Plan, c Case, work string) (res
 		return res, nil
 	}
 	defer w.Kill()
-	total := p.Repeats
+	total := repeats
 	if p.Baseline && r.Tracer != nil {
 		total *= 2
 	}

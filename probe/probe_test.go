@@ -35,14 +35,6 @@ func openProbe(t *testing.T) *Probe {
 	return p
 }
 
-func marker(cookie uint64, phase uint32, begin bool) {
-	whence := int(phase << 1)
-	if begin {
-		whence |= 1
-	}
-	unix.Seek(-1, int64(cookie), whence)
-}
-
 func byClass(recs []results.ClassRecord) map[string]results.ClassRecord {
 	m := map[string]results.ClassRecord{}
 	for _, r := range recs {
@@ -106,5 +98,24 @@ func TestMarkedRegionCountsExactly(t *testing.T) {
 	again, _ := p.Collect()
 	if len(again) != 0 {
 		t.Errorf("Collect did not clear the map: %v", again)
+	}
+}
+
+// Calibration traces its own loop and leaves no record behind.
+func TestCalibrate(t *testing.T) {
+	p := openProbe(t)
+	c, err := p.Calibrate(20000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("getppid: %+v", c)
+	if c.Detached <= 0 || c.Inactive <= 0 || c.Active <= 0 {
+		t.Errorf("calibration gave %+v", c)
+	}
+	if !p.Attached() {
+		t.Error("Calibrate left the probe detached")
+	}
+	if left, _ := p.Collect(); len(left) != 0 {
+		t.Errorf("Calibrate left records: %v", left)
 	}
 }

@@ -123,17 +123,38 @@ func Summarize(a *ArmResult) *Summary {
 	}
 	s.UserNsPerOp = s.WallNsPerOp - s.KernelNsPerOp
 	s.Spread = spread(traced, ops)
-	sort.SliceStable(s.Classes, func(i, j int) bool {
-		a, b := s.Classes[i], s.Classes[j]
-		if a.IsSyscall() != b.IsSyscall() {
-			return a.IsSyscall()
-		}
-		if a.NsPerOp != b.NsPerOp {
-			return a.NsPerOp > b.NsPerOp
-		}
-		return a.Class+a.Stage < b.Class+b.Stage
-	})
+	sortClasses(s.Classes)
 	return s
+}
+
+// sortClasses orders syscalls by time per op, largest first, each followed
+// by its stages (by stage name); classes seen only through stages (user
+// space) come last.
+func sortClasses(cs []ClassSummary) {
+	own := map[string]float64{}
+	for _, c := range cs {
+		if c.IsSyscall() {
+			own[c.Class] = c.NsPerOp
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		oa, aok := own[a.Class]
+		ob, bok := own[b.Class]
+		if aok != bok {
+			return aok
+		}
+		if a.Class != b.Class {
+			if oa != ob {
+				return oa > ob
+			}
+			return a.Class < b.Class
+		}
+		if (a.Stage == "") != (b.Stage == "") {
+			return a.Stage == ""
+		}
+		return a.Stage < b.Stage
+	})
 }
 
 // spread computes Summary.Spread over the traced batches.

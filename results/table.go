@@ -53,17 +53,27 @@ func writeBreakdown(w io.Writer, s *Summary) {
 	fmt.Fprintf(w, "\n  %s: %s µs/%s = kernel %s + user %s\n", s.Arm, Micros(s.WallNsPerOp), unit,
 		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
 	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, "µs/"+unit, "OFFCPU µs", "p50 µs", "p99 µs")
+	parent := ""
 	for _, c := range s.Classes {
 		name := c.Class
 		if c.Stage != "" {
 			name = "  > " + c.Stage
+			if c.Class != parent {
+				name = c.Class + " > " + c.Stage
+			}
 		}
-		if c.NsPerOp == 0 && c.Stage != "" {
+		parent = c.Class
+		switch {
+		case c.Stage != "" && c.NsPerOp == 0:
 			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), calls(c.CallsPerOp))
-			continue
+		case c.Stage != "":
+			// Stages carry a total, not a histogram of single calls.
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", trunc(name, 22), calls(c.CallsPerOp),
+				Micros(c.NsPerOp), Micros(c.OffNsPerOp))
+		default:
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), calls(c.CallsPerOp),
+				Micros(c.NsPerOp), Micros(c.OffNsPerOp), Micros(float64(c.P50)), Micros(float64(c.P99)))
 		}
-		fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), calls(c.CallsPerOp),
-			Micros(c.NsPerOp), Micros(c.OffNsPerOp), Micros(float64(c.P50)), Micros(float64(c.P99)))
 	}
 }
 

@@ -30,6 +30,7 @@ type runFlags struct {
 	labs       []string
 	ops        int
 	repeats    int
+	rounds     int
 	payloads   string
 	sizes      string
 	chunk      string
@@ -66,8 +67,9 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringSliceVar(&f.labs, "lab", nil, "labs to run: modes, buffers (default all)")
-	fs.IntVar(&f.ops, "ops", 1000, "ops per batch (modes lab)")
-	fs.IntVar(&f.repeats, "repeats", 5, "traced batches per arm (modes) / rounds per size (buffers: default 7)")
+	fs.IntVar(&f.ops, "ops", 1000, "ops per batch (modes lab); arms that fsync default to 200")
+	fs.IntVar(&f.repeats, "repeats", 5, "batches per arm, modes lab (as many again untraced)")
+	fs.IntVar(&f.rounds, "rounds", 7, "rounds per size, buffers lab (as many again untraced)")
 	fs.StringVar(&f.payloads, "payload", "400", "payload bytes per op, a list (modes lab), e.g. 64,400,64K")
 	fs.StringVar(&f.sizes, "sizes", "256K,1M,4M,16M", "payload sizes (buffers lab)")
 	fs.StringVar(&f.chunk, "chunk", "64K", "write/read chunk (buffers lab)")
@@ -108,10 +110,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if cmd == "run" && len(names) == 0 {
 		return usagef("'run' needs at least one arm (see 'tmpprobe list')")
 	}
-	if !fs.Changed("repeats") && onlyBuffers(f.labs, names) {
-		f.repeats = 7
-	}
-	plan, err := f.plan(names, fs.Changed("repeats"))
+	plan, err := f.plan(names, fs.Changed("ops"))
 	if err != nil {
 		return err
 	}
@@ -213,33 +212,29 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func onlyBuffers(labs, names []string) bool {
-	if len(labs) == 1 && labs[0] == arms.LabBuffers {
-		return true
-	}
-	sel, err := arms.Select(names, labs)
-	if err != nil || len(sel) == 0 {
-		return false
-	}
-	for _, a := range sel {
-		if a.Lab != arms.LabBuffers {
-			return false
-		}
-	}
-	return true
-}
+// syncOps is the batch size of the arms that wait for the device every op:
+// 1000 of them take seconds per batch on a disk, and a run does ten
+// batches per arm and runtime. An explicit --ops applies to every arm.
+const syncOps = 200
 
-func (f *runFlags) plan(names []string, repeatsSet bool) (*arms.Plan, error) {
+func (f *runFlags) plan(names []string, opsSet bool) (*arms.Plan, error) {
 	sel, err := arms.Select(names, f.labs)
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	p := &arms.Plan{Arms: sel, Ops: f.ops, Repeats: f.repeats, Baseline: !f.noBaseline, ArmTimeout: f.armTimeout}
+	p := &arms.Plan{Arms: sel, Ops: f.ops, SyncOps: syncOps, Repeats: f.repeats, Rounds: f.rounds,
+		Baseline: !f.noBaseline, ArmTimeout: f.armTimeout}
+	if opsSet {
+		p.SyncOps = f.ops
+	}
 	if f.ops < 1 || f.ops > 100_000_000 {
 		return nil, usagef("--ops %d: want 1..100000000", f.ops)
 	}
 	if f.repeats < 1 || f.repeats > 1000 {
 		return nil, usagef("--repeats %d: want 1..1000", f.repeats)
+	}
+	if f.rounds < 1 || f.rounds > 1000 {
+		return nil, usagef("--rounds %d: want 1..1000", f.rounds)
 	}
 	if f.armTimeout <= 0 {
 		return nil, usagef("--arm-timeout must be positive")

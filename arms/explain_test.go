@@ -1,0 +1,166 @@
+//go:build linux
+
+package arms_test
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tmpprobe/arms"
+	"tmpprobe/preflight"
+	"tmpprobe/probe"
+	"tmpprobe/results"
+)
+
+// journaledExt4 makes a journaled ext4 on a loop device for the test and
+// returns its mount point; everything is undone in cleanup.
+func journaledExt4(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not found (package e2fsprogs / mount)", tool)
+		}
+	}
+	dir := t.TempDir()
+	img, mnt := filepath.Join(dir, "fs.img"), filepath.Join(dir, "mnt")
+	run := func(name string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+	}
+	run("truncate", "-s", "256M", img)
+	run("mkfs.ext4", "-q", "-F", "-O", "has_journal,^fast_commit", img)
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run("mount", "-o", "loop", img, mnt)
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v\n%s", mnt, err, out)
+		}
+	})
+	return mnt
+}
+
+func runArms(t *testing.T, p *probe.Probe, dir string, rt arms.Runtime, names ...string) []*results.Summary {
+	t.Helper()
+	sel, err := arms.Select(names, []string{arms.LabModes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, devs, err := preflight.Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WatchDevices(devs); err != nil {
+		t.Fatal(err)
+	}
+	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{rt}, Dirs: []string{dir},
+		Payloads: []int{400}, Ops: 200, Repeats: 3, ArmTimeout: 2 * time.Minute}
+	res := runPlan(t, p, plan)
+	for _, a := range res {
+		if a.Error != "" {
+			t.Fatalf("%s: %s\n%s", a.Arm, a.Error, a.Stderr)
+		}
+	}
+	return results.SummarizeAll(res, arms.Baseline)
+}
+
+func find(t *testing.T, sums []*results.Summary, arm string) *results.Summary {
+	t.Helper()
+	for _, s := range sums {
+		if s.Arm == arm {
+			return s
+		}
+	}
+	t.Fatalf("no result for %s", arm)
+	return nil
+}
+
+// On a journaled ext4, fsync of a new file waits for a journal commit and a
+// cache flush, off the CPU; on tmpfs the same arm does no block I/O at all.
+func TestFsyncWaitsForJournalAndFlush(t *testing.T) {
+	p := openProbe(t)
+	ext4 := journaledExt4(t)
+	facts, _, err := preflight.Dir(ext4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if facts.FSType != "ext4" || facts.Journal != "yes" {
+		t.Fatalf("preflight facts of %s: %+v, want ext4 with a journal", ext4, facts)
+	}
+	s := find(t, runArms(t, p, ext4, arms.Runtime{Name: "go"}, "mkstemp-fsync"), "mkstemp-fsync")
+	fsync := s.Class("fsync")
+	commits := s.Stage("fsync", "jbd2_commit").CallsPerOp
+	flushes := s.Stage("fsync", "dev_flush").CallsPerOp
+	t.Logf("fsync %.1f µs/op, off-CPU %.1f, commits/op %.2f, flushes/op %.2f; %s",
+		fsync.NsPerOp/1e3, fsync.OffNsPerOp/1e3, commits, flushes, results.ArmSentence(s))
+	if commits < 0.9 {
+		t.Errorf("journal commits per fsync = %.2f, want ≥ 0.9", commits)
+	}
+	if flushes < 1 {
+		t.Errorf("flush/FUA requests per fsync = %.2f, want ≥ 1", flushes)
+	}
+	if fsync.OffNsPerOp < 0.8*fsync.NsPerOp {
+		t.Errorf("fsync off-CPU %.0f of %.0f ns/op, want ≥ 80%%", fsync.OffNsPerOp, fsync.NsPerOp)
+	}
+	if top := topSyscall(s); top != "fsync" {
+		t.Errorf("largest class is %s, want fsync", top)
+	}
+
+	shm := t.TempDir()
+	if _, err := os.Stat("/dev/shm"); err == nil {
+		shm, err = os.MkdirTemp("/dev/shm", "tmpprobe-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(shm)
+	}
+	if f, _, _ := preflight.Dir(shm); f.FSType != "tmpfs" {
+		t.Skipf("%s is %s, not tmpfs", shm, f.FSType)
+	}
+	tm := find(t, runArms(t, p, shm, arms.Runtime{Name: "go"}, "mkstemp-fsync"), "mkstemp-fsync")
+	for _, c := range tm.Classes {
+		if strings.HasPrefix(c.Stage, "bio_") || strings.HasPrefix(c.Stage, "dev_") || c.Stage == "jbd2_commit" {
+			t.Errorf("tmpfs: %s > %s = %.2f/op, want no block I/O", c.Class, c.Stage, c.CallsPerOp)
+		}
+	}
+}
+
+func topSyscall(s *results.Summary) string {
+	best, ns := "", -1.0
+	for _, c := range s.Classes {
+		if c.IsSyscall() && c.NsPerOp > ns {
+			best, ns = c.Class, c.NsPerOp
+		}
+	}
+	return best
+}
+
+// The NamedTemporaryFile − TemporaryFile sentence names the syscalls Named
+// adds or changes, and its terms add up to the measured gap.
+func TestNamedVsTemporaryIsDecomposed(t *testing.T) {
+	p := openProbe(t)
+	sums := runArms(t, p, t.TempDir(), python(t), "TemporaryFile", "NamedTemporaryFile")
+	gap := results.Decompose(find(t, sums, "NamedTemporaryFile"), find(t, sums, "TemporaryFile"))
+	var sum float64
+	for _, term := range gap.Terms {
+		sum += term.DeltaNs
+	}
+	if math.Abs(sum-gap.DeltaNs) > 0.01*math.Abs(gap.DeltaNs) {
+		t.Errorf("terms sum to %.0f ns/op, gap is %.0f", sum, gap.DeltaNs)
+	}
+	line := gap.Sentence()
+	t.Log(line)
+	for _, want := range []string{"unlink +", "openat[create]", "user space"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("sentence lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,121 @@
+//go:build linux
+
+// Package bench measures tmpprobe's own cost: the observer effect on each
+// arm (traced ÷ untraced ops/s in one run), the probe's cost per syscall,
+// and tmpprobe's memory as ops grow. `make bench` runs it as root; every
+// figure is a ratio or a per-call cost measured in the same run.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"tmpprobe/arms"
+	"tmpprobe/probe"
+	"tmpprobe/results"
+)
+
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == arms.WorkerArg {
+		if err := arms.RunGoWorker(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func openProbe(b *testing.B) *probe.Probe {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	p, err := probe.Open()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(p.Close)
+	if err := p.Attach(); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkObserverEffect runs each modes arm with untraced batches
+// interleaved with traced ones and reports traced/untraced ops/s.
+func BenchmarkObserverEffect(b *testing.B) {
+	p := openProbe(b)
+	rts := []arms.Runtime{{Name: "go"}}
+	if py, err := exec.LookPath("python3"); err == nil {
+		rts = append([]arms.Runtime{{Name: "python", Python: py}}, rts...)
+	}
+	sel, _ := arms.Select(nil, []string{arms.LabModes})
+	plan := &arms.Plan{Arms: sel, Runtimes: rts, Dirs: []string{b.TempDir()}, Payloads: []int{400},
+		Ops: 1000, SyncOps: 200, Repeats: 5, Baseline: true, ArmTimeout: 5 * time.Minute}
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
+	res, err := r.Run(context.Background(), plan)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\nobserver effect (traced ÷ untraced ops/s, p50 of 5 batches each, interleaved)\n")
+	fmt.Printf("%-8s %-24s %10s %10s %7s %9s\n", "RUNTIME", "ARM", "untraced", "traced", "RATIO", "syscalls")
+	for _, s := range results.SummarizeAll(res, arms.Baseline) {
+		var calls float64
+		for _, c := range s.Classes {
+			if c.IsSyscall() {
+				calls += c.CallsPerOp
+			}
+		}
+		fmt.Printf("%-8s %-24s %10.0f %10.0f %7.2f %9.1f\n", s.Runtime, s.Arm, s.OpsPerS, s.TracedOpsPerS, s.Observer, calls)
+		if s.Runtime == "python" && s.Arm == "TemporaryFile" {
+			b.ReportMetric(s.Observer, "traced/untraced(py-TemporaryFile)")
+		}
+	}
+}
+
+// BenchmarkSyscallCost reports what one syscall costs with the probe
+// detached, attached but outside a region, and inside one.
+func BenchmarkSyscallCost(b *testing.B) {
+	p := openProbe(b)
+	c, err := p.Calibrate(200000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("\ngetppid: detached %v, attached+inactive %v (+%v), active %v (+%v)\n",
+		c.Detached, c.Inactive, c.Inactive-c.Detached, c.Active, c.Active-c.Detached)
+	b.ReportMetric(float64(c.Inactive-c.Detached), "ns/syscall-inactive")
+	b.ReportMetric(float64(c.Active-c.Detached), "ns/syscall-active")
+}
+
+// BenchmarkMemory runs tmpprobe at 1e3 and 1e6 ops per batch and compares
+// its peak RSS: aggregation stays in the kernel, so it must stay flat.
+func BenchmarkMemory(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+	bin := filepath.Join(b.TempDir(), "tmpprobe")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/tmpprobe").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := "/dev/shm"
+	if _, err := os.Stat(dir); err != nil {
+		dir = b.TempDir()
+	}
+	rss := func(ops int) int64 {
+		cmd := exec.Command(bin, "run", "TemporaryFile", "--runtime", "go", "--repeats", "1",
+			"--no-baseline", "-q", "--dir", dir, "--ops", fmt.Sprint(ops))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", cmd.Args, err, out)
+		}
+		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	}
+	small, large := rss(1000), rss(1000000)
+	fmt.Printf("\ntmpprobe peak RSS: %d KiB at 1e3 ops, %d KiB at 1e6 ops (×%.2f)\n", small, large, float64(large)/float64(small))
+	b.ReportMetric(float64(large)/float64(small), "rss-1e6/1e3")
+}
