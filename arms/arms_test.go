@@ -292,3 +292,33 @@ func TestOtherProcessesDoNotCount(t *testing.T) {
 	}()
 	checkExact(t, runPlan(t, p, plan), len(plan.Cases()))
 }
+
+// Two runs at once, each with its own probe and cookie, both count exactly:
+// neither sees the other's markers or syscalls.
+func TestTwoRunsAtOnce(t *testing.T) {
+	p1, p2 := openProbe(t), openProbe(t)
+	if p1.Cookie == p2.Cookie {
+		t.Fatal("two probes got the same cookie")
+	}
+	plan1 := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	plan2 := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	done := make(chan []results.ArmResult)
+	go func() { done <- runPlanQuiet(t, p2, plan2) }()
+	res1 := runPlan(t, p1, plan1)
+	res2 := <-done
+	checkExact(t, res1, len(plan1.Cases()))
+	checkExact(t, res2, len(plan2.Cases()))
+}
+
+// runPlanQuiet is runPlan for a goroutine: errors are reported, not fatal.
+func runPlanQuiet(t *testing.T, p *probe.Probe, plan *arms.Plan) []results.ArmResult {
+	if err := p.Attach(); err != nil {
+		t.Error(err)
+		return nil
+	}
+	res, err := (&arms.Runner{Tracer: p, Cookie: p.Cookie}).Run(context.Background(), plan)
+	if err != nil {
+		t.Error(err)
+	}
+	return res
+}

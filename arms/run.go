@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"tmpprobe/results"
@@ -77,8 +78,32 @@ func (p *Plan) Cases() []Case {
 type Runner struct {
 	Tracer   Tracer // nil: throughput only
 	Cookie   uint64
-	Progress func(c Case, done, total int)
+	Progress func(Progress)
 	phase    uint32
+
+	mu   sync.Mutex
+	work []string // private work dirs, removed by Run or Abort
+}
+
+// Progress is reported when a batch starts and when it ends.
+type Progress struct {
+	Case          Case
+	Index, Cases  int // this case, 0-based, of how many
+	Batch         int // 1-based
+	Batches       int
+	Done          bool // the batch finished (else it started)
+	BatchDuration time.Duration
+}
+
+// Abort removes the private work directories at once; for a second
+// interrupt, when the process is about to exit without waiting for Run.
+func (r *Runner) Abort() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range r.work {
+		os.RemoveAll(d)
+	}
+	r.work = nil
 }
 
 // ErrInterrupted marks a run cut short by its context.
@@ -89,25 +114,26 @@ var ErrInterrupted = errors.New("interrupted")
 // results of the cases that finished are returned either way.
 func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) {
 	work := map[string]string{}
-	defer func() {
-		for _, d := range work {
-			os.RemoveAll(d)
-		}
-	}()
+	defer r.Abort()
 	for _, d := range p.Dirs {
 		// MkdirTemp makes it 0700: files of the run are private.
 		w, err := os.MkdirTemp(d, "tmpprobe-")
 		if err != nil {
 			return nil, fmt.Errorf("work dir: %w", err)
 		}
+		r.mu.Lock()
+		r.work = append(r.work, w)
+		r.mu.Unlock()
 		work[d] = w
 	}
 	var out []results.ArmResult
-	for _, c := range p.Cases() {
+	cases := p.Cases()
+	for i, c := range cases {
 		if ctx.Err() != nil {
 			return out, ErrInterrupted
 		}
-		res, err := r.runCase(ctx, p, c, work[c.Dir])
+		prog := Progress{Case: c, Index: i, Cases: len(cases)}
+		res, err := r.runCase(ctx, p, prog, work[c.Dir])
 		if ctx.Err() != nil {
 			return out, ErrInterrupted
 		}
@@ -121,7 +147,8 @@ func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) 
 
 // runCase returns an error only for what must stop the run (the tracer);
 // a worker failure is recorded in the result.
-func (r *Runner) runCase(ctx context.Context, p *Plan, c Case, work string) (results.ArmResult, error) {
+func (r *Runner) runCase(ctx context.Context, p *Plan, prog Progress, work string) (results.ArmResult, error) {
+	c := prog.Case
 	res := results.ArmResult{
 		Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
 		PayloadBytes: c.Payload, SizeBytes: c.Size, Ops: p.Ops,
@@ -161,10 +188,14 @@ func (r *Runner) runCase(ctx context.Context, p *Plan, c Case, work string) (res
 	if p.Baseline && r.Tracer != nil {
 		total *= 2
 	}
+	prog.Batches = total
 	for i := 0; i < total; i++ {
 		// Interleave untraced and traced batches so drift in the machine
 		// hits both alike.
 		traced := r.Tracer != nil && (!p.Baseline || i%2 == 1)
+		prog.Batch, prog.Done = i+1, false
+		r.report(prog)
+		t0 := time.Now()
 		b, err := r.batch(w, traced)
 		if err != nil {
 			if errors.Is(err, errTracer) {
@@ -178,15 +209,20 @@ func (r *Runner) runCase(ctx context.Context, p *Plan, c Case, work string) (res
 			return res, nil
 		}
 		res.Batches = append(res.Batches, b)
-		if r.Progress != nil {
-			r.Progress(c, i+1, total)
-		}
+		prog.Done, prog.BatchDuration = true, time.Since(t0)
+		r.report(prog)
 	}
 	if err := w.Close(); err != nil {
 		res.Error = "worker exit: " + err.Error()
 		res.Stderr = w.Stderr()
 	}
 	return res, nil
+}
+
+func (r *Runner) report(p Progress) {
+	if r.Progress != nil {
+		r.Progress(p)
+	}
 }
 
 var errTracer = errors.New("tracer")

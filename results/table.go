@@ -128,3 +128,24 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
 }
+
+// WriteFailures names each arm that failed and shows the tail of its
+// worker's stderr.
+func WriteFailures(w io.Writer, arms []ArmResult) {
+	for _, a := range arms {
+		if a.Error == "" {
+			continue
+		}
+		fmt.Fprintf(w, "\nFAILED %s/%s (%s, %s, %s) after %d batches: %s\n", a.Lab, a.Arm, a.Runtime, a.Dir,
+			a.Param(), len(a.Batches), firstLine(a.Error))
+		lines := strings.Split(strings.TrimSpace(a.Stderr), "\n")
+		if len(lines) > 8 {
+			lines = lines[len(lines)-8:]
+		}
+		for _, l := range lines {
+			if l != "" {
+				fmt.Fprintf(w, "  | %s\n", trunc(l, 74))
+			}
+		}
+	}
+}

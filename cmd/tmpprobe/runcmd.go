@@ -3,13 +3,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -120,60 +118,48 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	plan.Runtimes = runtimes
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:]}
-	run.Meta = hostFacts(f.python, runtimes)
-	var devs []uint32
-	for _, d := range plan.Dirs {
-		facts, dd, err := preflight.Dir(d)
-		if err != nil {
-			return usagef("--dir %s: %v", d, err)
-		}
-		run.Meta.Dirs = append(run.Meta.Dirs, facts)
-		devs = append(devs, dd...)
+	devs, err := gatherFacts(run, plan, f.python, runtimes)
+	if err != nil {
+		return err
 	}
-	run.Meta.LoadAvg = preflight.LoadAvg()
-	run.Meta.Warnings = preflight.Warnings(&run.Meta)
 	if note != "" {
 		run.Meta.Notes = append(run.Meta.Notes, note)
 		fmt.Fprintln(stderr, "tmpprobe:", note)
 	}
+
 	runner := &arms.Runner{}
+	var p *probe.Probe
+	ctx, intr, stop := watchInterrupts(func(code int) {
+		runner.Abort()
+		os.Exit(code)
+	})
+	defer stop()
 	if f.attach != "none" {
-		p, err := probe.Open()
-		if err != nil {
-			return exitError{exitUsage, privilegeHint(err)}
+		if p, err = openProbe(devs); err != nil {
+			return err
 		}
 		defer p.Close()
-		if err := p.WatchDevices(devs); err != nil {
-			return exitError{exitUsage, err.Error()}
-		}
-		if err := p.Attach(); err != nil {
-			return exitError{exitUsage, privilegeHint(err)}
-		}
 		runner.Tracer, runner.Cookie = p, p.Cookie
-		run.Meta.Backend = "tracepoint"
-		run.Meta.BackendDetail = string(p.Family)
+		run.Meta.Backend, run.Meta.BackendDetail = "tracepoint", string(p.Family)
 		run.Meta.MissingHooks = append([]string(nil), p.Missing...)
-		defer func() { run.Drops, _ = p.Drops() }()
 	} else {
 		run.Meta.Backend = "none"
 		plan.Baseline = false
 	}
+	var meter *progressMeter
 	if !f.quiet {
-		runner.Progress = progress(stderr, len(plan.Cases()))
+		meter = newProgress(stderr)
+		runner.Progress = meter.update
 	}
-
 	res, runErr := runner.Run(ctx, plan)
+	if meter != nil {
+		meter.close()
+	}
 	run.Arms = res
 	run.Finished = time.Now().UTC()
 	run.Complete = runErr == nil
-	if p, ok := runner.Tracer.(*probe.Probe); ok {
+	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
 	sums := results.SummarizeAll(run.Arms, arms.Baseline)
@@ -182,6 +168,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		results.WriteHistograms(stdout, sums)
 	}
 	results.WriteExplanations(stdout, sums)
+	results.WriteFailures(stdout, run.Arms)
 	writeFooter(stdout, run)
 	if f.csv != "" {
 		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
@@ -191,14 +178,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	switch {
-	case errors.Is(runErr, arms.ErrInterrupted):
-		code := exitSIGINT
-		select {
-		case s := <-sig:
-			if s == syscall.SIGTERM {
-				code = exitSIGTERM
-			}
-		default:
+	case errors.Is(runErr, arms.ErrInterrupted) || intr.code() != 0:
+		code := intr.code()
+		if code == 0 {
+			code = exitSIGINT
 		}
 		return exitError{code, "interrupted: the results above cover the arms that finished"}
 	case runErr != nil:
@@ -210,6 +193,40 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// gatherFacts fills the run's preflight facts and returns the block
+// devices of the work dirs, whose I/O the probe matches to syscalls.
+func gatherFacts(run *results.Run, plan *arms.Plan, python string, rts []arms.Runtime) ([]uint32, error) {
+	run.Meta = hostFacts(python, rts)
+	var devs []uint32
+	for _, d := range plan.Dirs {
+		facts, dd, err := preflight.Dir(d)
+		if err != nil {
+			return nil, usagef("--dir %s: %v", d, err)
+		}
+		run.Meta.Dirs = append(run.Meta.Dirs, facts)
+		devs = append(devs, dd...)
+	}
+	run.Meta.LoadAvg = preflight.LoadAvg()
+	run.Meta.Warnings = preflight.Warnings(&run.Meta)
+	return devs, nil
+}
+
+func openProbe(devs []uint32) (*probe.Probe, error) {
+	p, err := probe.Open()
+	if err != nil {
+		return nil, exitError{exitUsage, privilegeHint(err)}
+	}
+	if err := p.WatchDevices(devs); err != nil {
+		p.Close()
+		return nil, exitError{exitUsage, err.Error()}
+	}
+	if err := p.Attach(); err != nil {
+		p.Close()
+		return nil, exitError{exitUsage, privilegeHint(err)}
+	}
+	return p, nil
 }
 
 // syncOps is the batch size of the arms that wait for the device every op:
@@ -235,6 +252,11 @@ func (f *runFlags) plan(names []string, opsSet bool) (*arms.Plan, error) {
 	}
 	if f.rounds < 1 || f.rounds > 1000 {
 		return nil, usagef("--rounds %d: want 1..1000", f.rounds)
+	}
+	switch f.attach {
+	case "auto", "tracepoint", "none":
+	default:
+		return nil, usagef("--attach %q: want auto, tracepoint or none", f.attach)
 	}
 	if f.armTimeout <= 0 {
 		return nil, usagef("--arm-timeout must be positive")
@@ -377,37 +399,4 @@ func privilegeHint(err error) string {
 		return "loading BPF needs root (or CAP_BPF and CAP_PERFMON): run it with sudo, or pass --attach none for throughput only"
 	}
 	return msg
-}
-
-// progress reports each finished batch: a rewritten line on a terminal,
-// one line per case otherwise.
-func progress(w io.Writer, total int) func(arms.Case, int, int) {
-	tty := isTerminal(w)
-	n := 0
-	return func(c arms.Case, done, batches int) {
-		label := fmt.Sprintf("[%d/%d] %s %s/%s", n+1, total, c.Runtime.Name, c.Arm.Lab, c.Arm.Name)
-		if tty {
-			fmt.Fprintf(w, "\r\033[K%s  batch %d/%d", label, done, batches)
-			if done == batches {
-				n++
-				if n == total {
-					fmt.Fprint(w, "\r\033[K")
-				}
-			}
-			return
-		}
-		if done == batches {
-			n++
-			fmt.Fprintf(w, "%s done\n", label)
-		}
-	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,94 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The test binary doubles as tmpprobe (and, through main, as its Go
+// worker) so the end-to-end tests run the real command.
+func TestMain(m *testing.M) {
+	if os.Getenv("TMPPROBE_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// Bad input is refused before anything runs: exit 2, one line saying why,
+// one line of hint, never a stack trace.
+func TestBadInputs(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(t.TempDir(), link)
+	notPython := filepath.Join(t.TempDir(), "python2")
+	os.WriteFile(notPython, []byte("#!/bin/sh\necho 2.7.18\n"), 0o755)
+	readOnly := filepath.Join(t.TempDir(), "ro")
+	os.Mkdir(readOnly, 0o500)
+
+	cases := [][]string{
+		{},
+		{"frobnicate"},
+		{"all", "--bogus"},
+		{"all", "TemporaryFile"},
+		{"run"},
+		{"run", "NoSuchArm"},
+		{"run", "TemporaryFile", "--lab", "nolab"},
+		{"all", "--lab", "modes,nolab"},
+		{"all", "--ops", "abc"},
+		{"all", "--ops", "0"},
+		{"all", "--ops", "-5"},
+		{"all", "--ops", "1000000000"},
+		{"all", "--repeats", "0"},
+		{"all", "--repeats", "x"},
+		{"all", "--rounds", "0"},
+		{"all", "--payload", "abc"},
+		{"all", "--payload", "-1"},
+		{"all", "--payload", "64,,400"},
+		{"all", "--payload", "2G"},
+		{"all", "--sizes", "0"},
+		{"all", "--sizes", "1M,banana"},
+		{"all", "--sizes", "100K"}, // not a multiple of the 64K chunk
+		{"all", "--chunk", "0"},
+		{"all", "--spool-max", "lots"},
+		{"all", "--dir", "/nonexistent/dir"},
+		{"all", "--dir", file},
+		{"all", "--dir", link},
+		{"all", "--dir", ""},
+		{"all", "--runtime", "ruby"},
+		{"all", "--runtime", "python", "--python", "/nonexistent/python3"},
+		{"all", "--runtime", "python", "--python", notPython},
+		{"all", "--attach", "bogus"},
+		{"all", "--arm-timeout", "-1s"},
+		{"all", "--arm-timeout", "soon"},
+		{"list", "extra"},
+	}
+	if os.Geteuid() != 0 {
+		cases = append(cases, []string{"all", "--dir", readOnly})
+	}
+	for _, args := range cases {
+		var out, errOut bytes.Buffer
+		code := run(args, &out, &errOut)
+		msg := errOut.String()
+		lines := strings.Split(strings.TrimRight(msg, "\n"), "\n")
+		switch {
+		case code != exitUsage:
+			t.Errorf("%q: exit %d, want %d (stderr %q)", args, code, exitUsage, msg)
+		case len(args) > 0 && (len(lines) != 2 || !strings.HasPrefix(lines[0], "tmpprobe: ") || !strings.HasPrefix(lines[1], "Try ")):
+			t.Errorf("%q: want one reason line and one hint line, got %q", args, msg)
+		case strings.Contains(msg, "goroutine") || strings.Contains(msg, "panic"):
+			t.Errorf("%q: stack trace: %s", args, msg)
+		case out.Len() > 0 && len(args) > 0:
+			t.Errorf("%q: wrote to stdout: %q", args, out.String())
+		}
+	}
+	if len(cases) < 30 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+}
