@@ -46,6 +46,7 @@ type goWorker struct {
 	dest     []byte
 	procPath []byte
 	rng      uint64
+	mem      bytes.Buffer // BytesIO and the spooled buffer's memory
 }
 
 // RunGoWorker is the body of the hidden "__worker" subcommand: it speaks
@@ -259,8 +260,12 @@ func (w *goWorker) op() (func() error, error) {
 
 func (w *goWorker) chunks() int { return w.cfg.Size / len(w.chunk) }
 
+// memoryRound mirrors BytesIO. The buffer is reused across rounds: with GC
+// off (see RunGoWorker) a fresh one would fault in new pages every round,
+// where CPython's allocator reuses the memory BytesIO freed.
 func (w *goWorker) memoryRound() error {
-	var b bytes.Buffer
+	b := &w.mem
+	b.Reset()
 	for i := 0; i < w.chunks(); i++ {
 		b.Write(w.chunk)
 	}
@@ -275,7 +280,8 @@ func (w *goWorker) memoryRound() error {
 // write leaves more than SpoolMax buffered, then the buffer moves to an
 // O_TMPFILE file in one write and later chunks go straight to the file.
 func (w *goWorker) spooledRound() error {
-	var b bytes.Buffer
+	b := &w.mem
+	b.Reset()
 	n := w.chunks()
 	for i := 0; i < n; i++ {
 		b.Write(w.chunk)

@@ -36,7 +36,7 @@ func openProbe(b *testing.B) *probe.Probe {
 	if os.Geteuid() != 0 {
 		b.Skip("needs root")
 	}
-	p, err := probe.Open()
+	p, err := probe.Open(probe.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

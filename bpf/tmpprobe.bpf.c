@@ -29,6 +29,12 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set before load: a random 63-bit value per run, so another process (or a
  * second tmpprobe) cannot start or stop our regions. */
 const volatile __u64 cookie = 0;
+/* trace --cgroup: threads of this cgroup (v2 id) are traced in phase
+ * trace_phase without markers. 0 = off, and the verifier drops the code. */
+const volatile __u64 target_cgroup = 0;
+const volatile __u32 trace_phase = 0;
+/* trace --errors: count failed calls per errno as stages. */
+const volatile bool count_errnos = false;
 
 struct thread_state {
 	__u32 phase;
@@ -43,6 +49,13 @@ struct thread_state {
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
 	__u64 sync_file_ns; /* inside ext4_sync_file since */
 	__u64 unlink_ns;    /* inside ext4_unlink since */
+	/* Traced as a whole (trace --pid/--cgroup/-- CMD): the phase to return
+	 * to when a marked region ends; 0 for arms, whose entry goes at the end
+	 * marker. follow: children are traced too, not just threads. */
+	__u32 base_phase;
+	__u8 follow;
+	__u8 pad2[3];
+	__u64 region_start;
 };
 
 struct {
@@ -180,8 +193,29 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	__u32 whence = BPF_CORE_READ(regs, dx);
 	struct thread_state st = {};
 
+	struct thread_state *cur;
+	struct class_stats *s;
+
 	if (fd != (__u32)-1 || off != cookie || cookie == 0)
 		return 0;
+	cur = bpf_map_lookup_elem(&threads, &tid);
+	if (cur && cur->base_phase) {
+		/* A traced program marking its own region: switch phase, and
+		 * count the region's entries and time. */
+		cur->in_marker = 1;
+		if (whence & 1) {
+			cur->phase = REGION_FLAG | (whence >> 1);
+			cur->region_start = bpf_ktime_get_ns();
+		} else if (cur->phase != cur->base_phase) {
+			s = stats_for(cur->phase, CLASS_REGION, STAGE_SYSCALL);
+			if (s && cur->region_start) {
+				s->calls++;
+				s->total_ns += bpf_ktime_get_ns() - cur->region_start;
+			}
+			cur->phase = cur->base_phase;
+		}
+		return 1;
+	}
 	if (!(whence & 1)) {
 		bpf_map_delete_elem(&threads, &tid);
 		return 1;
@@ -191,6 +225,19 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	if (bpf_map_update_elem(&threads, &tid, &st, BPF_ANY))
 		count_drop(DROP_THREADS_FULL);
 	return 1;
+}
+
+/* trace --cgroup: a thread of the target cgroup seen for the first time. */
+static __always_inline struct thread_state *adopt_cgroup_thread(__u32 tid)
+{
+	struct thread_state st = {};
+
+	if (!target_cgroup || bpf_get_current_cgroup_id() != target_cgroup)
+		return 0;
+	st.phase = st.base_phase = trace_phase;
+	if (bpf_map_update_elem(&threads, &tid, &st, BPF_NOEXIST))
+		return 0;
+	return bpf_map_lookup_elem(&threads, &tid);
 }
 
 static __always_inline void set_window(__u32 tid)
@@ -210,14 +257,23 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 	if (id == NR_LSEEK && handle_marker(tid, regs))
 		return 0;
 	st = bpf_map_lookup_elem(&threads, &tid);
-	if (!st)
+	if (!st && !(st = adopt_cgroup_thread(tid)))
 		return 0;
 	st->nr = id;
 	st->class = classify(id, regs);
 	st->in_syscall = 1;
+	st->in_marker = 0; /* a marker's exit (if any) came before this enter */
 	st->enter_ns = bpf_ktime_get_ns();
 	set_window(tid);
 	return 0;
+}
+
+static __always_inline void count_errno(struct thread_state *st, __u16 err)
+{
+	struct class_stats *s = stats_for(st->phase, st->class, STAGE_ERRNO | err);
+
+	if (s)
+		s->calls++;
 }
 
 static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
@@ -255,6 +311,8 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	if (ret < 0 && ret >= -MAX_ERRNO)
 		s->errors++;
 	s->total_ns += delta;
+	if (count_errnos && ret < 0 && ret >= -MAX_ERRNO)
+		count_errno(st, (__u16)-ret);
 	slot = hist_slot(delta);
 	/* hist_slot clamps already, but clang drops a repeated bound check
 	 * and the verifier needs to see one. */
@@ -370,6 +428,27 @@ static __always_inline int on_page_fault(void)
 	s = stats_for(st->phase, st->in_syscall ? st->class : CLASS_USER, STAGE_PAGE_FAULT);
 	if (s)
 		s->calls++;
+	return 0;
+}
+
+/* New threads of a traced process are traced; with follow, new processes
+ * too. The tracepoint runs in the parent before the child first runs. */
+static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptid = BPF_CORE_READ(parent, pid), ctid;
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &ptid);
+	struct thread_state ns = {};
+
+	if (!st || !st->base_phase)
+		return 0;
+	if (!st->follow && BPF_CORE_READ(child, tgid) != BPF_CORE_READ(parent, tgid))
+		return 0;
+	ns.phase = ns.base_phase = st->base_phase;
+	ns.follow = st->follow;
+	ns.in_marker = 1; /* its first event is the exit from clone, never entered */
+	ctid = BPF_CORE_READ(child, pid);
+	if (bpf_map_update_elem(&threads, &ctid, &ns, BPF_NOEXIST))
+		count_drop(DROP_THREADS_FULL);
 	return 0;
 }
 
@@ -589,6 +668,9 @@ int kind##_sched_switch(__u64 *ctx)                                            \
 SEC(#kind "/sched_waking")                                                     \
 int kind##_sched_waking(__u64 *ctx)                                            \
 { return on_sched_waking((struct task_struct *)ctx[0]); }                      \
+SEC(#kind "/sched_process_fork")                                               \
+int kind##_sched_process_fork(__u64 *ctx)                                      \
+{ return on_fork((struct task_struct *)ctx[0], (struct task_struct *)ctx[1]); } \
 SEC(#kind "/sched_process_exit")                                               \
 int kind##_sched_process_exit(__u64 *ctx)                                      \
 { return on_task_exit(); }                                                     \

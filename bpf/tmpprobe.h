@@ -17,6 +17,11 @@
 #define CLASS_OPENAT_TMPFILE 1024 /* openat with O_TMPFILE */
 #define CLASS_OPENAT_CREATE 1025  /* openat with O_CREAT|O_EXCL */
 #define CLASS_USER 1100           /* outside any syscall (user space) */
+#define CLASS_REGION 1101         /* a marked region itself: entries, time inside */
+
+/* Phases: the arms hand out 1, 2, …; a region a traced program marks
+ * itself is REGION_FLAG | its own phase number. */
+#define REGION_FLAG (1U << 30)
 
 /* Stage 0 is the syscall itself; others are inner stages or events seen
  * while the thread was inside that class. */
@@ -40,6 +45,7 @@
 #define STAGE_EXT4_EVICT_INODE 14
 #define STAGE_EXT4_FREE_INODE 15
 /* 32 and up: stages of the kprobe/fentry backends. */
+#define STAGE_ERRNO 0x8000 /* | errno: failed calls by errno (trace --errors) */
 
 /* Drop reasons, counted rather than silently lost. */
 #define DROP_NO_START 0     /* sys_exit of an active thread with no sys_enter seen */

@@ -1,12 +1,18 @@
 package probe
 
-import "fmt"
+import (
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
 
 // Pseudo classes and stages of bpf/tmpprobe.h.
 const (
 	classOpenatTmpfile = 1024
 	classOpenatCreate  = 1025
 	classUser          = 1100
+	classRegion        = 1101
+	stageErrno         = 0x8000
 )
 
 // ClassName names a syscall class the way reports and CSVs show it.
@@ -18,6 +24,8 @@ func ClassName(c uint16) string {
 		return "openat[create]"
 	case classUser:
 		return "user"
+	case classRegion:
+		return "region"
 	}
 	if n, ok := syscallNames[c]; ok {
 		return n
@@ -47,8 +55,25 @@ var stageNames = map[uint16]string{
 	15: "ext4_free_inode",
 }
 
+// kernelErrnos are the restart codes a syscall returns when a signal
+// interrupts it (include/linux/errno.h); user space never sees them, the
+// sys_exit tracepoint does.
+var kernelErrnos = map[uint16]string{
+	512: "ERESTARTSYS", 513: "ERESTARTNOINTR", 514: "ERESTARTNOHAND", 516: "ERESTART_RESTARTBLOCK",
+}
+
 // StageName names a stage inside a class; "" is the syscall itself.
 func StageName(s uint16) string {
+	if s&stageErrno != 0 {
+		e := s &^ stageErrno
+		if n := unix.ErrnoName(unix.Errno(e)); n != "" {
+			return n
+		}
+		if n, ok := kernelErrnos[e]; ok {
+			return n
+		}
+		return fmt.Sprintf("errno_%d", e)
+	}
 	if n, ok := stageNames[s]; ok {
 		return n
 	}

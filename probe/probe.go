@@ -36,6 +36,7 @@ var Hooks = []Hook{
 	{"irq_handler_entry", false, "irq context for wakers"},
 	{"softirq_exit", false, "softirq context for wakers"},
 	{"softirq_entry", false, "softirq context for wakers"},
+	{"sched_process_fork", false, "follow new threads and children (trace)"},
 	{"sched_process_exit", false, "forget threads that exit inside a region"},
 	{"page_fault_user", false, "page faults in user space"},
 	{"page_fault_kernel", false, "page faults inside syscalls"},
@@ -73,16 +74,26 @@ type Probe struct {
 	links   []link.Link
 }
 
+// Options are set in the programs before they load.
+type Options struct {
+	// TargetCgroup traces every thread of this cgroup (v2 id) in phase
+	// TracePhase, without markers (trace --cgroup).
+	TargetCgroup uint64
+	TracePhase   uint32
+	// CountErrnos records failed calls per errno (trace --errors).
+	CountErrnos bool
+}
+
 // Open loads the programs of the first family the kernel accepts. Nothing
 // is attached yet.
-func Open() (*Probe, error) {
+func Open(opts Options) (*Probe, error) {
 	cookie, err := newCookie()
 	if err != nil {
 		return nil, err
 	}
 	var errs []string
 	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
-		p, err := load(fam, cookie)
+		p, err := load(fam, cookie, opts)
 		if err == nil {
 			return p, nil
 		}
@@ -104,7 +115,7 @@ func newCookie() (uint64, error) {
 	}
 }
 
-func load(fam Family, cookie uint64) (*Probe, error) {
+func load(fam Family, cookie uint64, opts Options) (*Probe, error) {
 	spec, err := loadTmpprobe()
 	if err != nil {
 		return nil, err
@@ -115,8 +126,13 @@ func load(fam Family, cookie uint64) (*Probe, error) {
 			delete(spec.Programs, name)
 		}
 	}
-	if err := spec.Variables["cookie"].Set(cookie); err != nil {
-		return nil, err
+	for name, v := range map[string]any{
+		"cookie": cookie, "target_cgroup": opts.TargetCgroup,
+		"trace_phase": opts.TracePhase, "count_errnos": opts.CountErrnos,
+	} {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return nil, fmt.Errorf("setting %s: %w", name, err)
+		}
 	}
 	coll, err := ebpf.NewCollection(spec)
 	if err != nil {

@@ -41,19 +41,23 @@ type tmpprobeRqStart struct {
 }
 
 type tmpprobeThreadState struct {
-	_          structs.HostLayout
-	Phase      uint32
-	Nr         uint32
-	Class      uint16
-	InSyscall  uint8
-	InMarker   uint8
-	OffState   uint8
-	Waker      uint8
-	Pad        uint16
-	EnterNs    uint64
-	OffSince   uint64
-	SyncFileNs uint64
-	UnlinkNs   uint64
+	_           structs.HostLayout
+	Phase       uint32
+	Nr          uint32
+	Class       uint16
+	InSyscall   uint8
+	InMarker    uint8
+	OffState    uint8
+	Waker       uint8
+	Pad         uint16
+	EnterNs     uint64
+	OffSince    uint64
+	SyncFileNs  uint64
+	UnlinkNs    uint64
+	BasePhase   uint32
+	Follow      uint8
+	Pad2        [3]uint8
+	RegionStart uint64
 }
 
 // Names of all BPF objects in the ELF.
@@ -85,6 +89,7 @@ const (
 	tmpprobeProgRawTpPageFaultKernel   = "raw_tp_page_fault_kernel"
 	tmpprobeProgRawTpPageFaultUser     = "raw_tp_page_fault_user"
 	tmpprobeProgRawTpSchedProcessExit  = "raw_tp_sched_process_exit"
+	tmpprobeProgRawTpSchedProcessFork  = "raw_tp_sched_process_fork"
 	tmpprobeProgRawTpSchedSwitch       = "raw_tp_sched_switch"
 	tmpprobeProgRawTpSchedWaking       = "raw_tp_sched_waking"
 	tmpprobeProgRawTpSoftirqEntry      = "raw_tp_softirq_entry"
@@ -108,6 +113,7 @@ const (
 	tmpprobeProgTpBtfPageFaultKernel   = "tp_btf_page_fault_kernel"
 	tmpprobeProgTpBtfPageFaultUser     = "tp_btf_page_fault_user"
 	tmpprobeProgTpBtfSchedProcessExit  = "tp_btf_sched_process_exit"
+	tmpprobeProgTpBtfSchedProcessFork  = "tp_btf_sched_process_fork"
 	tmpprobeProgTpBtfSchedSwitch       = "tp_btf_sched_switch"
 	tmpprobeProgTpBtfSchedWaking       = "tp_btf_sched_waking"
 	tmpprobeProgTpBtfSoftirqEntry      = "tp_btf_softirq_entry"
@@ -115,7 +121,10 @@ const (
 	tmpprobeProgTpBtfSysEnter          = "tp_btf_sys_enter"
 	tmpprobeProgTpBtfSysExit           = "tp_btf_sys_exit"
 	tmpprobeVarCookie                  = "cookie"
+	tmpprobeVarCountErrnos             = "count_errnos"
 	tmpprobeVarMatchAnyDev             = "match_any_dev"
+	tmpprobeVarTargetCgroup            = "target_cgroup"
+	tmpprobeVarTracePhase              = "trace_phase"
 )
 
 // loadTmpprobe returns the embedded CollectionSpec for tmpprobe.
@@ -177,6 +186,7 @@ type tmpprobeProgramSpecs struct {
 	RawTpPageFaultKernel   *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
 	RawTpPageFaultUser     *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
 	RawTpSchedProcessExit  *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedProcessFork  *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_fork"`
 	RawTpSchedSwitch       *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
 	RawTpSchedWaking       *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
 	RawTpSoftirqEntry      *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
@@ -200,6 +210,7 @@ type tmpprobeProgramSpecs struct {
 	TpBtfPageFaultKernel   *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
 	TpBtfPageFaultUser     *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
 	TpBtfSchedProcessExit  *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedProcessFork  *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
 	TpBtfSchedSwitch       *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
 	TpBtfSchedWaking       *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
 	TpBtfSoftirqEntry      *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
@@ -226,8 +237,11 @@ type tmpprobeMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeVariableSpecs struct {
-	Cookie      *ebpf.VariableSpec `ebpf:"cookie"`
-	MatchAnyDev *ebpf.VariableSpec `ebpf:"match_any_dev"`
+	Cookie       *ebpf.VariableSpec `ebpf:"cookie"`
+	CountErrnos  *ebpf.VariableSpec `ebpf:"count_errnos"`
+	MatchAnyDev  *ebpf.VariableSpec `ebpf:"match_any_dev"`
+	TargetCgroup *ebpf.VariableSpec `ebpf:"target_cgroup"`
+	TracePhase   *ebpf.VariableSpec `ebpf:"trace_phase"`
 }
 
 // tmpprobeObjects contains all objects after they have been loaded into the kernel.
@@ -277,8 +291,11 @@ func (m *tmpprobeMaps) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeVariables struct {
-	Cookie      *ebpf.Variable `ebpf:"cookie"`
-	MatchAnyDev *ebpf.Variable `ebpf:"match_any_dev"`
+	Cookie       *ebpf.Variable `ebpf:"cookie"`
+	CountErrnos  *ebpf.Variable `ebpf:"count_errnos"`
+	MatchAnyDev  *ebpf.Variable `ebpf:"match_any_dev"`
+	TargetCgroup *ebpf.Variable `ebpf:"target_cgroup"`
+	TracePhase   *ebpf.Variable `ebpf:"trace_phase"`
 }
 
 // tmpprobePrograms contains all programs after they have been loaded into the kernel.
@@ -302,6 +319,7 @@ type tmpprobePrograms struct {
 	RawTpPageFaultKernel   *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
 	RawTpPageFaultUser     *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
 	RawTpSchedProcessExit  *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedProcessFork  *ebpf.Program `ebpf:"raw_tp_sched_process_fork"`
 	RawTpSchedSwitch       *ebpf.Program `ebpf:"raw_tp_sched_switch"`
 	RawTpSchedWaking       *ebpf.Program `ebpf:"raw_tp_sched_waking"`
 	RawTpSoftirqEntry      *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
@@ -325,6 +343,7 @@ type tmpprobePrograms struct {
 	TpBtfPageFaultKernel   *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
 	TpBtfPageFaultUser     *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
 	TpBtfSchedProcessExit  *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedProcessFork  *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
 	TpBtfSchedSwitch       *ebpf.Program `ebpf:"tp_btf_sched_switch"`
 	TpBtfSchedWaking       *ebpf.Program `ebpf:"tp_btf_sched_waking"`
 	TpBtfSoftirqEntry      *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
@@ -352,6 +371,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpPageFaultKernel,
 		p.RawTpPageFaultUser,
 		p.RawTpSchedProcessExit,
+		p.RawTpSchedProcessFork,
 		p.RawTpSchedSwitch,
 		p.RawTpSchedWaking,
 		p.RawTpSoftirqEntry,
@@ -375,6 +395,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfPageFaultKernel,
 		p.TpBtfPageFaultUser,
 		p.TpBtfSchedProcessExit,
+		p.TpBtfSchedProcessFork,
 		p.TpBtfSchedSwitch,
 		p.TpBtfSchedWaking,
 		p.TpBtfSoftirqEntry,

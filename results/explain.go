@@ -260,10 +260,7 @@ func signed(ns float64) string {
 // Sentence renders the gap as prose, numbers from the run.
 func (g Gap) Sentence() string {
 	var b strings.Builder
-	unit := "op"
-	if g.A.SizeBytes > 0 {
-		unit = "round"
-	}
+	unit := g.A.Unit()
 	fmt.Fprintf(&b, "%s − %s = %s µs/%s", g.A.Arm, g.B.Arm, signed(g.DeltaNs), unit)
 	if g.A.Ratio > 0 && g.B.Ratio > 0 {
 		fmt.Fprintf(&b, " (throughput %.2f×)", g.A.OpsPerS/g.B.OpsPerS)
@@ -316,13 +313,16 @@ func (g Gap) Sentence() string {
 
 // ArmSentence explains one arm on its own: where its time goes.
 func ArmSentence(s *Summary) string {
-	unit := "op"
-	if s.SizeBytes > 0 {
-		unit = "round"
-	}
+	unit := s.Unit()
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s µs/%s = kernel %s + user %s", s.Arm, Micros(s.WallNsPerOp), unit,
-		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	if s.UserNsPerOp >= 0 {
+		fmt.Fprintf(&b, "%s: %s µs/%s = kernel %s + user %s", s.Arm, Micros(s.WallNsPerOp), unit,
+			Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	} else {
+		// Several threads in syscalls at once: their times add past wall.
+		fmt.Fprintf(&b, "%s: %s µs/%s of wall time, %s µs in syscalls summed over threads", s.Arm,
+			Micros(s.WallNsPerOp), unit, Micros(s.KernelNsPerOp))
+	}
 	var parts []string
 	for _, c := range s.Classes {
 		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {

@@ -1,6 +1,9 @@
 package results
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Summary is the per-op view of one arm result: headline throughput from
 // the untraced batches (when there are any), attribution from the median
@@ -41,6 +44,20 @@ type ClassSummary struct {
 // IsSyscall reports whether the row is a syscall's own time (not a stage,
 // an event, or user space).
 func (c *ClassSummary) IsSyscall() bool { return c.Stage == "" && c.Class != "user" }
+
+// Unit names what one "op" is: a round of the buffers lab, a whole traced
+// run, an entry into a region a traced program marked, or a lab op.
+func (s *Summary) Unit() string {
+	switch {
+	case s.SizeBytes > 0:
+		return "round"
+	case s.Lab == "trace" && strings.HasPrefix(s.Arm, "region "):
+		return "entry"
+	case s.Lab == "trace":
+		return "run"
+	}
+	return "op"
+}
 
 // MBPerS is the buffers lab's metric: MiB of payload per second of a round.
 func (s *Summary) MBPerS() float64 {

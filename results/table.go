@@ -46,10 +46,7 @@ func writeBreakdown(w io.Writer, s *Summary) {
 	if s.Traced == nil {
 		return
 	}
-	unit := "op"
-	if s.SizeBytes > 0 {
-		unit = "round"
-	}
+	unit := s.Unit()
 	fmt.Fprintf(w, "\n  %s: %s µs/%s = kernel %s + user %s\n", s.Arm, Micros(s.WallNsPerOp), unit,
 		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
 	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, "µs/"+unit, "OFFCPU µs", "p50 µs", "p99 µs")

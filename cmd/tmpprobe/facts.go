@@ -26,7 +26,7 @@ func hostFacts(python string, rts []arms.Runtime) results.Meta {
 	}
 	for _, rt := range rts {
 		if rt.Name == "python" {
-			m.Python = pythonVersion(rt.Python)
+			m.Python, _ = pythonVersion(rt.Python)
 		}
 	}
 	return m

@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"tmpprobe/arms"
+	"tmpprobe/target"
 )
 
 // Exit codes.
@@ -49,6 +50,8 @@ Usage:
   tmpprobe all  [flags]          run every arm of every lab
   tmpprobe run  ARM... [flags]   run some arms (name, lab/name, or a lab)
   tmpprobe list                  list labs and arms
+  tmpprobe trace -- CMD          the same breakdown for any command
+  tmpprobe trace --pid PID       … or for running processes, or a cgroup
 
 Examples:
   sudo tmpprobe all
@@ -67,6 +70,11 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == target.LaunchArg {
+		err := target.RunLauncher(os.Args[2:])
+		fmt.Fprintln(os.Stderr, "tmpprobe:", err)
+		os.Exit(127)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -81,6 +89,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(cmd, rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
+	case "trace":
+		err = cmdTrace(rest, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK

@@ -68,6 +68,15 @@ func TestBadInputs(t *testing.T) {
 		{"all", "--arm-timeout", "-1s"},
 		{"all", "--arm-timeout", "soon"},
 		{"list", "extra"},
+		{"trace"},
+		{"trace", "--pid", "abc"},
+		{"trace", "--pid", "999999999"},
+		{"trace", "--tid", "0"},
+		{"trace", "--cgroup", "some.slice"},
+		{"trace", "--pid", "1", "--", "true"},
+		{"trace", "--top", "-1", "--", "true"},
+		{"trace", "--duration", "-1s", "--", "true"},
+		{"trace", "stray", "--", "true"},
 	}
 	if os.Geteuid() != 0 {
 		cases = append(cases, []string{"all", "--dir", readOnly})

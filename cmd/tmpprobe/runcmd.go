@@ -214,7 +214,7 @@ func gatherFacts(run *results.Run, plan *arms.Plan, python string, rts []arms.Ru
 }
 
 func openProbe(devs []uint32) (*probe.Probe, error) {
-	p, err := probe.Open()
+	p, err := probe.Open(probe.Options{})
 	if err != nil {
 		return nil, exitError{exitUsage, privilegeHint(err)}
 	}
@@ -361,10 +361,13 @@ func (f *runFlags) runtimes() ([]arms.Runtime, string, error) {
 		if err != nil {
 			return arms.Runtime{}, fmt.Errorf("--python %s: not found", f.python)
 		}
-		if v := pythonVersion(path); !strings.HasPrefix(v, "3.") {
+		v, exe := pythonVersion(path)
+		if !strings.HasPrefix(v, "3.") {
 			return arms.Runtime{}, fmt.Errorf("--python %s is not Python 3", f.python)
 		}
-		return arms.Runtime{Name: "python", Python: path}, nil
+		// The interpreter itself, not a wrapper such as a pyenv shim that
+		// would fork and exec on every worker start.
+		return arms.Runtime{Name: "python", Python: exe}, nil
 	}
 	switch f.runtime {
 	case "go":
@@ -385,12 +388,17 @@ func (f *runFlags) runtimes() ([]arms.Runtime, string, error) {
 	return nil, "", usagef("--runtime %q: want python, go or auto", f.runtime)
 }
 
-func pythonVersion(path string) string {
-	out, err := exec.Command(path, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])").Output()
+// pythonVersion asks an interpreter its version and its real executable.
+func pythonVersion(path string) (version, executable string) {
+	out, err := exec.Command(path, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.executable)").Output()
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	return strings.TrimSpace(string(out))
+	version, executable, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if executable == "" {
+		executable = path
+	}
+	return version, executable
 }
 
 func privilegeHint(err error) string {

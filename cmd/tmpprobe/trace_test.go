@@ -1,0 +1,220 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"encoding/csv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// realPython is the interpreter binary (not a shim that forks and execs,
+// whose own syscalls a trace would rightly count).
+func realPython(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// csvCalls reads a syscall CSV into arm → "syscall/stage" → calls, and
+// arm → ops.
+func csvCalls(t *testing.T, path string) (map[string]map[string]uint64, map[string]int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 1 {
+		t.Fatalf("reading %s: %v", path, err)
+	}
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	calls, ops := map[string]map[string]uint64{}, map[string]int{}
+	for _, r := range rows[1:] {
+		arm := r[col["arm"]]
+		if calls[arm] == nil {
+			calls[arm] = map[string]uint64{}
+		}
+		n, _ := strconv.ParseUint(r[col["calls"]], 10, 64)
+		calls[arm][r[col["syscall"]]+"/"+r[col["stage"]]] = n
+		ops[arm], _ = strconv.Atoi(r[col["ops"]])
+	}
+	return calls, ops
+}
+
+// traceCSV runs tmpprobe trace with a CSV and returns its rows.
+func traceCSV(t *testing.T, args ...string) (map[string]map[string]uint64, map[string]int) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "trace.csv")
+	cmd := tmpprobe(append([]string{"trace", "--top", "0", "--csv", out}, args...)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, b)
+	}
+	return csvCalls(t, out)
+}
+
+// whole returns the calls of the traced target itself (the non-region arm).
+func whole(calls map[string]map[string]uint64) map[string]uint64 {
+	for arm, c := range calls {
+		if !strings.HasPrefix(arm, "region ") {
+			return c
+		}
+	}
+	return nil
+}
+
+const getppidLoop = "import os\nfor _ in range(%d): os.getppid()\n"
+
+func TestTraceCommandExact(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	calls, _ := traceCSV(t, "--", py, "-c", strings.Replace(getppidLoop, "%d", "1000", 1))
+	if n := whole(calls)["getppid/"]; n != 1000 {
+		t.Errorf("getppid = %d, want 1000", n)
+	}
+}
+
+func TestTracePid(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	target := exec.Command(py, "-c", "import sys, os\nsys.stdin.readline()\nfor _ in range(777): os.getppid()\n")
+	stdin, _ := target.StdinPipe()
+	if err := target.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer target.Wait()
+	out := filepath.Join(t.TempDir(), "trace.csv")
+	tr := tmpprobe("trace", "--top", "0", "--csv", out, "--pid", strconv.Itoa(target.Process.Pid))
+	stderr, _ := tr.StderrPipe()
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stderr)
+	if !waitFor(r, "tracing pid") {
+		t.Fatal("trace did not start")
+	}
+	io.WriteString(stdin, "go\n")
+	rest, _ := io.ReadAll(r)
+	if err := tr.Wait(); err != nil {
+		t.Fatalf("trace: %v\n%s", err, rest)
+	}
+	calls, _ := csvCalls(t, out)
+	if n := whole(calls)["getppid/"]; n != 777 {
+		t.Errorf("getppid = %d, want 777", n)
+	}
+}
+
+// A child's syscalls count with --follow, and not without.
+func TestTraceFollow(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	parent := "import subprocess, sys\nsubprocess.run([sys.executable, '-c', " +
+		strconv.Quote(strings.Replace(getppidLoop, "%d", "500", 1)) + "], check=True)\n"
+	for _, c := range []struct {
+		follow bool
+		want   uint64
+	}{{true, 500}, {false, 0}} {
+		args := []string{"--", py, "-c", parent}
+		if c.follow {
+			args = append([]string{"--follow"}, args...)
+		}
+		calls, _ := traceCSV(t, args...)
+		if n := whole(calls)["getppid/"]; n != c.want {
+			t.Errorf("follow=%v: getppid = %d, want %d", c.follow, n, c.want)
+		}
+	}
+}
+
+// A region the traced program marks itself is reported per entry, exactly.
+func TestTraceMarkedRegion(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	prog := `import os
+cookie = int(os.environ["TMPPROBE_COOKIE"])
+def marker(phase, begin):
+    try:
+        os.lseek(-1, cookie, phase << 1 | begin)
+    except OSError:
+        pass
+for _ in range(3):
+    marker(5, 1)
+    for _ in range(100):
+        os.getppid()
+    marker(5, 0)
+for _ in range(50):
+    os.getppid()
+`
+	calls, ops := traceCSV(t, "--", py, "-c", prog)
+	if n := calls["region 5"]["getppid/"]; n != 300 || ops["region 5"] != 3 {
+		t.Errorf("region 5: getppid = %d over %d entries, want 300 over 3", n, ops["region 5"])
+	}
+	if n := whole(calls)["getppid/"]; n != 350 {
+		t.Errorf("whole run: getppid = %d, want 350", n)
+	}
+	if n := calls["region 5"]["lseek/"]; n != 0 {
+		t.Errorf("markers counted as lseek: %d", n)
+	}
+}
+
+// Every process of a cgroup is traced without being named.
+func TestTraceCgroup(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	root := ""
+	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
+				root = strings.Fields(pre)[4]
+			}
+		}
+	}
+	if root == "" {
+		t.Skip("no cgroup2 mount")
+	}
+	cg := filepath.Join(root, "tmpprobe-test-"+strconv.Itoa(os.Getpid()))
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(cg)
+	target := exec.Command(py, "-c", "import sys, os\nsys.stdin.readline()\nfor _ in range(321): os.getppid()\n")
+	stdin, _ := target.StdinPipe()
+	if err := target.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cg, "cgroup.procs"), []byte(strconv.Itoa(target.Process.Pid)), 0); err != nil {
+		t.Fatalf("moving the target into %s: %v", cg, err)
+	}
+	out := filepath.Join(t.TempDir(), "trace.csv")
+	tr := tmpprobe("trace", "--top", "0", "--csv", out, "--cgroup", cg, "--duration", "2s")
+	stderr, _ := tr.StderrPipe()
+	if err := tr.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stderr)
+	if !waitFor(r, "tracing cgroup") {
+		t.Fatal("trace did not start")
+	}
+	io.WriteString(stdin, "go\n")
+	target.Wait()
+	rest, _ := io.ReadAll(r)
+	if err := tr.Wait(); err != nil {
+		t.Fatalf("trace: %v\n%s", err, rest)
+	}
+	calls, _ := csvCalls(t, out)
+	if n := whole(calls)["getppid/"]; n != 321 {
+		t.Errorf("getppid = %d, want 321", n)
+	}
+}

@@ -1,0 +1,192 @@
+//go:build linux
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"tmpprobe/probe"
+	"tmpprobe/results"
+	"tmpprobe/target"
+)
+
+const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
+       tmpprobe trace --pid PID[,PID...] | --tid TID[,...] | --cgroup PATH [flags]
+
+Attributes the syscalls of any program the way the labs do: per syscall
+class calls, time, off-CPU time and why, percentiles, block I/O and journal
+work, and explanations. A launched command gets TMPPROBE_COOKIE in its
+environment; a region it marks with lseek(-1, cookie, phase<<1 | begin)
+(begin 1, end 0) is reported separately, per entry (see the README).
+
+Examples:
+  sudo tmpprobe trace -- python3 upload.py
+  sudo tmpprobe trace --follow --errors -- make -j2
+  sudo tmpprobe trace --pid 1234 --duration 10s --interval 2s --top 10
+  sudo tmpprobe trace --cgroup system.slice/nginx.service --duration 30s
+  sudo tmpprobe trace --syscall openat,fsync --csv trace.csv -- ./app
+
+Flags:
+%s`
+
+type traceFlags struct {
+	pids, tids []string
+	cgroup     string
+	follow     bool
+	duration   time.Duration
+	interval   time.Duration
+	syscalls   []string
+	errors     bool
+	top        int
+	csv        string
+	hist       bool
+}
+
+func cmdTrace(args []string, stdout, stderr io.Writer) error {
+	f := &traceFlags{}
+	fs := pflag.NewFlagSet("trace", pflag.ContinueOnError)
+	fs.SortFlags = false
+	fs.StringSliceVar(&f.pids, "pid", nil, "trace these running processes (all their threads)")
+	fs.StringSliceVar(&f.tids, "tid", nil, "trace just these threads")
+	fs.StringVar(&f.cgroup, "cgroup", "", "trace every process of this cgroup v2 (path, absolute or under /sys/fs/cgroup)")
+	fs.BoolVar(&f.follow, "follow", false, "also trace child processes (threads are always followed)")
+	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: when the target ends, or Ctrl-C)")
+	fs.DurationVar(&f.interval, "interval", 0, "print a summary of each interval this long")
+	fs.StringSliceVar(&f.syscalls, "syscall", nil, "show only these syscalls (openat covers openat[tmpfile] and openat[create])")
+	fs.BoolVar(&f.errors, "errors", false, "count failed calls by errno")
+	fs.IntVar(&f.top, "top", 20, "show the N syscalls with the most time (0: all)")
+	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
+	fs.Usage = func() { fmt.Fprintf(stdout, traceUsage, fs.FlagUsages()) }
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return errHelp
+		}
+		return usagef("%s", err)
+	}
+	spec, err := f.spec(fs.Args(), fs.ArgsLenAtDash())
+	if err != nil {
+		return err
+	}
+	opts := probe.Options{TracePhase: target.Phase, CountErrnos: f.errors}
+	if spec.Cgroup != "" {
+		if opts.TargetCgroup, err = probe.CgroupID(spec.Cgroup); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+
+	ctx, intr, stop := watchInterrupts(func(code int) { os.Exit(code) })
+	defer stop()
+	p, err := probe.Open(opts)
+	if err != nil {
+		return exitError{exitUsage, privilegeHint(err)}
+	}
+	defer p.Close()
+	if err := p.Attach(); err != nil {
+		return exitError{exitUsage, privilegeHint(err)}
+	}
+	view := results.TraceView{Top: f.top, Syscalls: f.syscalls}
+	ready := func() {
+		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), target.CookieEnv, p.Cookie)
+	}
+	every := func(iv target.Interval) {
+		a := target.Result{Wall: spec.Interval, Records: iv.Records}
+		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
+		results.WriteTrace(stdout, results.SummarizeAll(arms[:1], nil), view)
+	}
+	res, err := target.Run(ctx, p, spec, ready, every)
+	if err != nil {
+		return exitError{exitUsage, err.Error()}
+	}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Complete: intr.code() == 0,
+		Finished: time.Now().UTC(), Arms: res.Arms(spec.Label())}
+	run.Started = run.Finished.Add(-res.Wall)
+	run.Meta = hostFacts("", nil)
+	run.Meta.Backend, run.Meta.BackendDetail = "tracepoint", string(p.Family)
+	run.Drops, _ = p.Drops()
+	sums := results.SummarizeAll(run.Arms, nil)
+	results.WriteTrace(stdout, sums, view)
+	if f.hist {
+		results.WriteHistograms(stdout, sums)
+	}
+	writeFooter(stdout, run)
+	if f.csv != "" {
+		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
+			return results.WriteSyscallCSV(w, run, sums)
+		}); err != nil {
+			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
+		}
+	}
+	if code := intr.code(); code != 0 {
+		return exitError{code, ""}
+	}
+	if res.ExitCode != 0 {
+		return exitError{res.ExitCode, ""}
+	}
+	return nil
+}
+
+// spec checks that exactly one target was named.
+func (f *traceFlags) spec(rest []string, dash int) (*target.Spec, error) {
+	s := &target.Spec{Follow: f.follow, Duration: f.duration, Interval: f.interval, Cgroup: f.cgroup}
+	var err error
+	if s.PIDs, err = ints("--pid", f.pids); err != nil {
+		return nil, err
+	}
+	if s.TIDs, err = ints("--tid", f.tids); err != nil {
+		return nil, err
+	}
+	if dash >= 0 {
+		s.Command = rest[dash:]
+		rest = rest[:dash]
+	}
+	if len(rest) > 0 {
+		return nil, usagef("unexpected %q: put the command after --", strings.Join(rest, " "))
+	}
+	n := 0
+	for _, set := range []bool{len(s.Command) > 0, len(s.PIDs) > 0, len(s.TIDs) > 0, s.Cgroup != ""} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return nil, usagef("trace needs a target: -- COMMAND, --pid, --tid or --cgroup")
+	case n > 1:
+		return nil, usagef("trace takes one kind of target: -- COMMAND, --pid, --tid or --cgroup")
+	case s.Cgroup != "" && s.Duration == 0:
+		return nil, usagef("--cgroup needs --duration (a cgroup has no end to wait for)")
+	case f.top < 0:
+		return nil, usagef("--top %d: want 0 or more", f.top)
+	case f.duration < 0 || f.interval < 0:
+		return nil, usagef("--duration and --interval must not be negative")
+	}
+	for _, pid := range append(s.PIDs, s.TIDs...) {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+			return nil, usagef("no process or thread %d", pid)
+		}
+	}
+	return s, nil
+}
+
+func ints(flag string, vals []string) ([]int, error) {
+	var out []int
+	for _, v := range vals {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n <= 0 {
+			return nil, usagef("%s %q: want a positive number", flag, v)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

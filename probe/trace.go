@@ -1,0 +1,114 @@
+//go:build linux
+
+package probe
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// Region phases: a traced program marks its own regions with the same
+// lseek marker; their records carry REGION_FLAG | the program's phase.
+const RegionFlag = 1 << 30
+
+// TrackProcess traces every thread of pid in phase, as a whole (no
+// markers). New threads are picked up at fork; with follow, new child
+// processes too.
+func (p *Probe) TrackProcess(pid int, phase uint32, follow bool) error {
+	tids, err := threadsOf(pid)
+	if err != nil {
+		return err
+	}
+	return p.TrackThreads(tids, phase, follow)
+}
+
+// TrackThreads traces just these threads (and the threads they start).
+func (p *Probe) TrackThreads(tids []int, phase uint32, follow bool) error {
+	for _, tid := range tids {
+		st := tmpprobeThreadState{Phase: phase, BasePhase: phase}
+		if follow {
+			st.Follow = 1
+		}
+		// A thread caught inside a syscall (blocked in read) exits it
+		// without an enter: skip that exit, as after a marker. The next
+		// sys_enter clears the flag for a thread caught in user space.
+		st.InMarker = 1
+		if err := p.coll.Maps["threads"].Put(uint32(tid), &st); err != nil {
+			return fmt.Errorf("tracking thread %d: %w", tid, err)
+		}
+	}
+	return nil
+}
+
+func threadsOf(pid int) ([]int, error) {
+	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, fmt.Errorf("pid %d: %w", pid, unwrapPath(err))
+	}
+	var out []int
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// TrackedThreads is how many threads are traced right now.
+func (p *Probe) TrackedThreads() int {
+	var tid uint32
+	var st tmpprobeThreadState
+	n := 0
+	it := p.coll.Maps["threads"].Iterate()
+	for it.Next(&tid, &st) {
+		n++
+	}
+	return n
+}
+
+// CgroupID is the id of a cgroup v2 directory: its inode number, which is
+// what bpf_get_current_cgroup_id returns. A relative path is taken under
+// the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid
+// systems).
+func CgroupID(path string) (uint64, error) {
+	if !strings.HasPrefix(path, "/") {
+		root, err := cgroup2Root()
+		if err != nil {
+			return 0, err
+		}
+		path = root + "/" + path
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("--cgroup %s: %w", path, unwrapPath(err))
+	}
+	if !fi.IsDir() {
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", path)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino, nil
+}
+
+func cgroup2Root() (string, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f := strings.Fields(pre)
+		if ok && len(f) > 4 && strings.HasPrefix(post, "cgroup2 ") {
+			return f[4], nil
+		}
+	}
+	return "", fmt.Errorf("no cgroup2 filesystem is mounted")
+}
