@@ -23,17 +23,21 @@ const (
 	barPitch       = 0.3 * vg.Inch
 	barWidth       = 0.22 * vg.Inch
 	legendFraction = 0.24
-	maxSegments    = 7 // syscall classes drawn by name; the rest are "other syscalls"
+	maxSegments    = 8 // syscall classes drawn by name; the rest are "other syscalls"
 )
 
 var (
 	userColor  = color.RGBA{0xb0, 0xb0, 0xb0, 0xff}
 	otherColor = color.RGBA{0x70, 0x70, 0x70, 0xff}
-	// Tableau 10, less its grey: distinct, and readable when printed.
+	// Tableau 20, less its greys: a class keeps one colour in every panel
+	// of a full run without two classes sharing one.
 	palette = []color.RGBA{
 		{0x4e, 0x79, 0xa7, 0xff}, {0xf2, 0x8e, 0x2b, 0xff}, {0xe1, 0x57, 0x59, 0xff},
 		{0x76, 0xb7, 0xb2, 0xff}, {0x59, 0xa1, 0x4f, 0xff}, {0xed, 0xc9, 0x48, 0xff},
 		{0xb0, 0x7a, 0xa1, 0xff}, {0xff, 0x9d, 0xa7, 0xff}, {0x9c, 0x75, 0x5f, 0xff},
+		{0xa0, 0xcb, 0xe8, 0xff}, {0xff, 0xbe, 0x7d, 0xff}, {0x8c, 0xd1, 0x7d, 0xff},
+		{0xb6, 0x99, 0x2d, 0xff}, {0x49, 0x98, 0x94, 0xff}, {0x86, 0xbc, 0xb6, 0xff},
+		{0xd3, 0x72, 0x95, 0xff}, {0xfa, 0xbf, 0xd2, 0xff}, {0xd4, 0xa6, 0xc8, 0xff},
 	}
 )
 
@@ -127,12 +131,13 @@ func newPanel(g []*Summary) *chartPanel {
 	for _, s := range g {
 		runtimes[s.Runtime] = true
 	}
-	// Name the classes that weigh most across the panel; the rest share a bar segment.
+	// Name the classes that weigh most in some bar (rename is most of
+	// atomic-replace and nothing elsewhere); the rest share a segment.
 	weight := map[string]float64{}
 	for _, s := range g {
 		for _, c := range s.Classes {
 			if c.IsSyscall() {
-				weight[c.Class] += c.NsPerOp / math.Max(s.WallNsPerOp, 1)
+				weight[c.Class] = math.Max(weight[c.Class], c.NsPerOp/math.Max(s.WallNsPerOp, 1))
 			}
 		}
 	}
@@ -208,6 +213,7 @@ func (p *chartPanel) draw(area draw.Canvas, colors map[string]color.Color) error
 	legend := plot.NewLegend()
 	legend.Top, legend.Left = true, true
 	legend.TextStyle.Font.Size = vg.Points(9)
+	legend.Padding = vg.Points(2)
 	for _, s := range p.series {
 		// Bars run top to bottom in run order.
 		vals := make(plotter.Values, len(s.values))
@@ -234,6 +240,7 @@ func (p *chartPanel) draw(area draw.Canvas, colors map[string]color.Color) error
 	}
 	pl.NominalY(names...)
 	pl.Y.Tick.Label.Font.Size = vg.Points(9)
+	area.Max.Y -= vg.Points(6) // air between panels
 	plotArea, legendArea := area, area
 	split := area.Min.X + vg.Length(1-legendFraction)*(area.Max.X-area.Min.X)
 	plotArea.Max.X, legendArea.Min.X = split, split+8

@@ -68,7 +68,7 @@ func (d *ArmDiff) Label() string {
 	case d.SizeBytes > 0:
 		l += ", " + Bytes(int64(d.SizeBytes))
 	case d.Param != defaultParam:
-		l += ", " + d.Param
+		l += ", " + strings.Replace(d.Param, "=", " ", 1)
 	}
 	return l + ")"
 }
