@@ -49,12 +49,15 @@ Usage:
   tmpprobe all  [flags]          run every arm of every lab
   tmpprobe run  ARM... [flags]   run some arms (name, lab/name, or a lab)
   tmpprobe list                  list labs and arms
+  tmpprobe diff OLD NEW          explain what changed between two saved runs
+  tmpprobe report RUN            re-render a saved run (text, markdown, json, chart)
 
 Examples:
   sudo tmpprobe all
   sudo tmpprobe all --csv syscalls.csv
   sudo tmpprobe run mkstemp-fsync TemporaryFile --runtime go --ops 200
   sudo tmpprobe all --lab modes --payload 64,400,65536 --dir /tmp,/dev/shm
+  sudo tmpprobe all --out runs/before; tmpprobe diff runs/before runs/after
 
 Run 'tmpprobe COMMAND --help' for a command's flags.
 `
@@ -81,6 +84,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(cmd, rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
+	case "diff":
+		err = cmdDiff(rest, stdout, stderr)
+	case "report":
+		err = cmdReport(rest, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK

@@ -38,6 +38,7 @@ type runFlags struct {
 	python     string
 	attach     string
 	csv        string
+	out        string
 	noBaseline bool
 	armTimeout time.Duration
 	quiet      bool
@@ -75,6 +76,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, tracepoint, or none (throughput only)")
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker that runs longer than this")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
@@ -117,6 +119,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Runtimes = runtimes
+	if err := checkOutDir(f.out); err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -168,6 +173,11 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 			return results.WriteSyscallCSV(w, run, sums)
 		}); err != nil {
 			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
+		}
+	}
+	if f.out != "" {
+		if err := results.WriteRunDir(f.out, run, sums); err != nil {
+			return exitError{exitArmFailed, "--out " + f.out + ": " + oneLine(err.Error())}
 		}
 	}
 	switch {
