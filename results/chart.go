@@ -101,21 +101,15 @@ func (p *chartPanel) height() vg.Length {
 }
 
 func chartPanels(sums []*Summary) []*chartPanel {
-	var order []string
-	byKey := map[string][]*Summary{}
+	var timed []*Summary
 	for _, s := range sums {
-		if s.WallNsPerOp <= 0 && s.OpsPerS <= 0 {
-			continue
+		if s.WallNsPerOp > 0 || s.OpsPerS > 0 {
+			timed = append(timed, s)
 		}
-		k := s.Lab + "\x00" + s.Dir + "\x00" + s.Param()
-		if byKey[k] == nil {
-			order = append(order, k)
-		}
-		byKey[k] = append(byKey[k], s)
 	}
 	var out []*chartPanel
-	for _, k := range order {
-		out = append(out, newPanel(byKey[k]))
+	for _, g := range groupInOrder(timed, func(s *Summary) string { return s.Lab + "\x00" + s.Dir + "\x00" + s.Param() }) {
+		out = append(out, newPanel(g))
 	}
 	return out
 }

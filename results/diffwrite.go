@@ -90,18 +90,27 @@ func WriteDiffMarkdown(w io.Writer, rep *DiffReport) {
 // diffGroups splits the arms, in run order, by lab, runtime, parameter and
 // work dirs, as the terminal report groups them.
 func diffGroups(rep *DiffReport) [][]*ArmDiff {
-	var out [][]*ArmDiff
-	idx := map[string]int{}
+	arms := make([]*ArmDiff, len(rep.Arms))
 	for i := range rep.Arms {
-		d := &rep.Arms[i]
-		k := groupTitle(d)
+		arms[i] = &rep.Arms[i]
+	}
+	return groupInOrder(arms, groupTitle)
+}
+
+// groupInOrder splits items by key, groups in order of first appearance
+// and items in their order, as reports list arms in the order they ran.
+func groupInOrder[T any](items []T, key func(T) string) [][]T {
+	var out [][]T
+	idx := map[string]int{}
+	for _, it := range items {
+		k := key(it)
 		j, ok := idx[k]
 		if !ok {
 			j = len(out)
 			idx[k] = j
 			out = append(out, nil)
 		}
-		out[j] = append(out[j], d)
+		out[j] = append(out[j], it)
 	}
 	return out
 }
