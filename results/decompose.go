@@ -137,7 +137,10 @@ func offCPUDetails(prev, cur ClassSummary) []Detail {
 	for l := range cur.OffByLabel {
 		labels[l] = true
 	}
-	if len(labels) == 0 {
+	// A side with off-CPU time but no labels (a run rebuilt from a CSV)
+	// would make every label look new: compare totals then.
+	unlabelled := func(c ClassSummary) bool { return len(c.OffByLabel) == 0 && c.OffNsPerOp > 0 }
+	if len(labels) == 0 || unlabelled(prev) || unlabelled(cur) {
 		if prev.OffNsPerOp == 0 && cur.OffNsPerOp == 0 {
 			return nil
 		}

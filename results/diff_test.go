@@ -132,3 +132,28 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+// A run rebuilt from a CSV knows little of the host and has no off-CPU
+// labels: neither may read as a difference.
+func TestDiffCSVAgainstJSON(t *testing.T) {
+	old, err := LoadRun("testdata/old/syscalls.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Diff("old.csv", old, "new", fixtureRun(true), 0)
+	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
+		t.Errorf("preflight %v: want only the kernel", rep.Preflight)
+	}
+	d := findArm(t, rep, "mkstemp-fsync")
+	if d.SpreadKnown || d.Terms[0].Name != "fsync" {
+		t.Fatalf("%+v: want fsync first, spread unknown", d)
+	}
+	for _, det := range d.Terms[0].Details {
+		if strings.HasPrefix(det.Name, "off-CPU ") {
+			t.Errorf("label %q compared against a side without labels", det.Name)
+		}
+	}
+	if !strings.Contains(d.Sentence, "off-CPU +400.0 µs") {
+		t.Errorf("sentence %q: want the off-CPU total", d.Sentence)
+	}
+}

@@ -34,11 +34,28 @@ func Preflight(prev, cur *Run) []FactChange {
 	}
 	var out []FactChange
 	for _, k := range sortedKeys(of) {
+		if unknown(prev, of[k]) || unknown(cur, nf[k]) {
+			continue
+		}
 		if of[k] != nf[k] {
 			out = append(out, FactChange{k, orNone(of[k]), orNone(nf[k])})
 		}
 	}
 	return out
+}
+
+// unknown tells a fact a run rebuilt from a CSV does not carry from a
+// real difference: such a run knows only the backend and the kernel.
+func unknown(run *Run, v string) bool {
+	if v != "" && v != "0" {
+		return false
+	}
+	for _, n := range run.Meta.Notes {
+		if n == csvNote {
+			return true
+		}
+	}
+	return false
 }
 
 func orNone(s string) string {
