@@ -421,6 +421,13 @@ func SpillSentence(sums []*Summary, runtime, dir string) string {
 // WriteExplanations prints the "Why" section: one sentence per arm, one per
 // compared pair, and where the spooled buffer spilled.
 func WriteExplanations(w io.Writer, sums []*Summary) {
+	traced := false
+	for _, s := range sums {
+		traced = traced || s.Traced != nil
+	}
+	if !traced {
+		return // throughput only: nothing was attributed
+	}
 	gaps := Comparisons(sums)
 	fmt.Fprintln(w, "\nWHY")
 	for _, g := range groups(sums) {
@@ -430,12 +437,12 @@ func WriteExplanations(w io.Writer, sums []*Summary) {
 		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", g[0].Lab, g[0].Runtime, g[0].Dir, paramTitle(g[0].ArmResult))
 		for _, s := range g {
 			if s.Traced != nil {
-				wrap(w, "  ", ArmSentence(s))
+				bullet(w, "  ", ArmSentence(s))
 			}
 		}
 		for _, gap := range gaps {
 			if peerKey(gap.A.ArmResult) == peerKey(g[0].ArmResult) {
-				wrap(w, "  ", gap.Sentence())
+				bullet(w, "  ", gap.Sentence())
 			}
 		}
 	}
@@ -446,22 +453,13 @@ func WriteExplanations(w io.Writer, sums []*Summary) {
 			seen[k] = true
 			if line := SpillSentence(sums, s.Runtime, s.Dir); line != "" {
 				fmt.Fprintln(w)
-				wrap(w, "  ", line)
+				bullet(w, "  ", line)
 			}
 		}
 	}
 }
 
-// wrap prints text in lines under 80 columns, continuation lines indented.
-func wrap(w io.Writer, indent, text string) {
-	const width = 78
-	line := indent + "•"
-	for _, word := range strings.Fields(text) {
-		if len([]rune(line))+1+len([]rune(word)) > width {
-			fmt.Fprintln(w, line)
-			line = indent + " "
-		}
-		line += " " + word
-	}
-	fmt.Fprintln(w, line)
+// bullet prints text as a bulleted paragraph under 80 columns.
+func bullet(w io.Writer, indent, text string) {
+	fmt.Fprintln(w, wrap(indent+"• "+text, 78, indent+"  "))
 }

@@ -68,7 +68,7 @@ func WriteTrace(w io.Writer, sums []*Summary, v TraceView) {
 	fmt.Fprintln(w, "\nWHY")
 	for _, s := range sums {
 		if s.Traced != nil {
-			wrap(w, "  ", ArmSentence(s))
+			bullet(w, "  ", ArmSentence(s))
 		}
 	}
 }

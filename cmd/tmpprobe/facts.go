@@ -47,6 +47,18 @@ func cpuModel() string {
 	return ""
 }
 
+// writeTextReport is the terminal report of a lab run, fresh or saved:
+// tables, histograms on request, explanations, failures, and the footer.
+func writeTextReport(w io.Writer, run *results.Run, sums []*results.Summary, hist bool) {
+	results.WriteTable(w, sums)
+	if hist {
+		results.WriteHistograms(w, sums)
+	}
+	results.WriteExplanations(w, sums)
+	results.WriteFailures(w, run.Arms)
+	writeFooter(w, run)
+}
+
 // writeFooter says how the numbers were taken and anything that was lost.
 func writeFooter(w io.Writer, run *results.Run) {
 	m := run.Meta

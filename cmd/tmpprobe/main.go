@@ -52,12 +52,15 @@ Usage:
   tmpprobe list                  list labs and arms
   tmpprobe trace -- CMD          the same breakdown for any command
   tmpprobe trace --pid PID       … or for running processes, or a cgroup
+  tmpprobe diff OLD NEW          explain what changed between two saved runs
+  tmpprobe report RUN            re-render a saved run (text, markdown, json, chart)
 
 Examples:
   sudo tmpprobe all
   sudo tmpprobe all --csv syscalls.csv
   sudo tmpprobe run mkstemp-fsync TemporaryFile --runtime go --ops 200
   sudo tmpprobe all --lab modes --payload 64,400,65536 --dir /tmp,/dev/shm
+  sudo tmpprobe all --out runs/before; tmpprobe diff runs/before runs/after
 
 Run 'tmpprobe COMMAND --help' for a command's flags.
 `
@@ -91,6 +94,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdList(rest, stdout)
 	case "trace":
 		err = cmdTrace(rest, stdout, stderr)
+	case "diff":
+		err = cmdDiff(rest, stdout, stderr)
+	case "report":
+		err = cmdReport(rest, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK

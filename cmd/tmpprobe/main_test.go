@@ -8,12 +8,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"tmpprobe/arms"
+	"tmpprobe/target"
 )
 
 // The test binary doubles as tmpprobe (and, through main, as its Go
 // worker) so the end-to-end tests run the real command.
 func TestMain(m *testing.M) {
-	if os.Getenv("TMPPROBE_TEST_MAIN") == "1" {
+	isWorker := len(os.Args) > 1 && (os.Args[1] == arms.WorkerArg || os.Args[1] == target.LaunchArg)
+	if os.Getenv("TMPPROBE_TEST_MAIN") == "1" || isWorker {
 		main()
 		return
 	}

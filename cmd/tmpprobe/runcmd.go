@@ -38,6 +38,7 @@ type runFlags struct {
 	python     string
 	attach     string
 	csv        string
+	out        string
 	noBaseline bool
 	armTimeout time.Duration
 	quiet      bool
@@ -77,6 +78,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, tracepoint, or none (throughput only)")
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker that runs longer than this")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
@@ -117,6 +119,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Runtimes = runtimes
+	if err := checkOutDir(f.out); err != nil {
+		return err
+	}
 
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:]}
 	devs, err := gatherFacts(run, plan, f.python, runtimes)
@@ -163,18 +168,17 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		run.Drops, _ = p.Drops()
 	}
 	sums := results.SummarizeAll(run.Arms, arms.Baseline)
-	results.WriteTable(stdout, sums)
-	if f.hist {
-		results.WriteHistograms(stdout, sums)
-	}
-	results.WriteExplanations(stdout, sums)
-	results.WriteFailures(stdout, run.Arms)
-	writeFooter(stdout, run)
+	writeTextReport(stdout, run, sums, f.hist)
 	if f.csv != "" {
 		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
 			return results.WriteSyscallCSV(w, run, sums)
 		}); err != nil {
 			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
+		}
+	}
+	if f.out != "" {
+		if err := results.WriteRunDir(f.out, run, sums); err != nil {
+			return exitError{exitArmFailed, "--out " + f.out + ": " + oneLine(err.Error())}
 		}
 	}
 	switch {

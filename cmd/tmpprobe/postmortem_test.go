@@ -1,0 +1,112 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tmpprobe/results"
+)
+
+// The Go worker is this test binary re-executed with arms.WorkerArg.
+// inProcess runs the command in-process and returns its exit code and output.
+func inProcess(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+var (
+	goldenOld = filepath.Join("..", "..", "results", "testdata", "old")
+	goldenNew = filepath.Join("..", "..", "results", "testdata", "new")
+)
+
+// Bad inputs to diff and report: exit 2 and one line, never a panic.
+func TestBadInputsExit2(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile(filepath.Join(goldenOld, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	inputs := map[string]string{
+		"missing":   filepath.Join(dir, "nope"),
+		"empty dir": t.TempDir(),
+		"truncated": write("trunc.json", string(good[:len(good)-100])),
+		"corrupt":   write("corrupt.json", strings.Replace(string(good), ":", "", 7)),
+		"foreign":   write("package.json", `{"name":"x","version":"1.0.0"}`),
+		"schema":    write("future.json", strings.Replace(string(good), `"schema": 1`, `"schema": 7`, 1)),
+		"binary":    write("bin", "\x00\x01\x02"),
+	}
+	for name, path := range inputs {
+		for _, args := range [][]string{{"diff", path, goldenNew}, {"diff", goldenOld, path}, {"report", path}} {
+			code, _, stderr := inProcess(args...)
+			if code != exitUsage {
+				t.Errorf("%s: %v: exit %d, want 2", name, args[0], code)
+			}
+			if lines := strings.Count(stderr, "\n"); lines != 1 || !strings.HasPrefix(stderr, "tmpprobe: ") {
+				t.Errorf("%s: %v: stderr %q, want one line", name, args[0], stderr)
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"diff", goldenOld}, {"diff", goldenOld, goldenNew, "--format", "yaml"},
+		{"diff", goldenOld, goldenNew, "--threshold", "-3"}, {"report"}, {"report", goldenOld, "--chart", "x.gif"},
+	} {
+		if code, _, _ := inProcess(args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// --threshold gates: exit 1 only when an arm fell by at least PCT.
+func TestDiffThreshold(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"diff", goldenOld, goldenNew}, exitOK},
+		{[]string{"diff", goldenOld, goldenNew, "--threshold", "10"}, exitRegressed},
+		{[]string{"diff", goldenOld, goldenNew, "--threshold", "60"}, exitOK},
+		{[]string{"diff", goldenNew, goldenOld, "--threshold", "10"}, exitOK},
+		{[]string{"diff", filepath.Join(goldenOld, "syscalls.csv"), filepath.Join(goldenNew, "run.json"), "--threshold", "10"}, exitRegressed},
+	} {
+		if code, _, stderr := inProcess(tc.args...); code != tc.code {
+			t.Errorf("%v: exit %d (%s), want %d", tc.args, code, stderr, tc.code)
+		}
+	}
+}
+
+// report re-renders a saved run exactly as the run wrote it.
+func TestReportRerenders(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join(goldenOld, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out, stderr := inProcess("report", goldenOld, "--format", "markdown"); code != 0 || out != string(want) {
+		t.Errorf("report --format markdown: exit %d (%s), output differs from report.md", code, stderr)
+	}
+	chart := filepath.Join(t.TempDir(), "c.png")
+	if code, out, stderr := inProcess("report", filepath.Join(goldenOld, "run.json"), "--chart", chart); code != 0 || !strings.Contains(out, "mkstemp-fsync") {
+		t.Errorf("report --chart: exit %d (%s)", code, stderr)
+	}
+	if st, err := os.Stat(chart); err != nil || st.Size() == 0 {
+		t.Errorf("no chart: %v", err)
+	}
+	code, out, _ := inProcess("report", goldenOld, "--format", "json")
+	var rep results.SummaryReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Arms) != 4 {
+		t.Errorf("report --format json: exit %d, %d arms", code, len(rep.Arms))
+	}
+}

@@ -1,0 +1,118 @@
+//go:build linux
+
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"tmpprobe/arms"
+	"tmpprobe/results"
+)
+
+const reportUsage = `Usage: tmpprobe report RUN [flags]
+
+Re-renders a saved run without running anything. RUN is a directory
+written by --out, its run.json, or a syscalls.csv written by --csv.
+
+Examples:
+  tmpprobe report runs/before
+  tmpprobe report runs/before --format markdown > before.md
+  tmpprobe report runs/before/run.json --chart before.png
+
+Flags:
+%s`
+
+func cmdReport(args []string, stdout io.Writer) error {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	format := fs.String("format", "text", "text, markdown or json")
+	chart := fs.String("chart", "", "also draw the chart to `FILE` (.svg or .png)")
+	hist := fs.Bool("hist", false, "print log2 latency histograms (text)")
+	if err := parseCommand(fs, args, reportUsage, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("report takes one run (a directory, run.json or syscalls.csv)")
+	}
+	chartFormat := strings.TrimPrefix(filepath.Ext(*chart), ".")
+	if *hist && *format != "text" {
+		return usagef("--hist goes with --format text")
+	}
+	if *chart != "" && chartFormat != "svg" && chartFormat != "png" {
+		return usagef("--chart %s: want a .svg or .png file name", *chart)
+	}
+	run, err := loadRun(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	sums := results.SummarizeAll(run.Arms, arms.Baseline)
+	switch *format {
+	case "text":
+		writeTextReport(stdout, run, sums, *hist)
+	case "markdown", "md":
+		results.WriteMarkdown(stdout, run, sums)
+	case "json":
+		if err := results.WriteSummaryJSON(stdout, run, sums); err != nil {
+			return exitError{exitUsage, "writing JSON: " + err.Error()}
+		}
+	default:
+		return usagef("--format %q: want text, markdown or json", *format)
+	}
+	if *chart != "" {
+		if err := results.WriteFileAtomic(*chart, func(w io.Writer) error {
+			return results.WriteChart(w, sums, chartFormat)
+		}); err != nil {
+			return exitError{exitUsage, "--chart: " + oneLine(err.Error())}
+		}
+	}
+	return nil
+}
+
+// loadRun reads a saved run; anything wrong with it is one line, exit 2.
+func loadRun(path string) (*results.Run, error) {
+	run, err := results.LoadRun(path)
+	if err != nil {
+		return nil, exitError{exitUsage, oneLine(err.Error())}
+	}
+	return run, nil
+}
+
+// parseCommand parses a subcommand's flags; --help prints usage (with the
+// flags) to stdout.
+func parseCommand(fs *pflag.FlagSet, args []string, usage string, stdout io.Writer) error {
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() { fmt.Fprintf(stdout, usage, fs.FlagUsages()) }
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return errHelp
+		}
+		return usagef("%s", err)
+	}
+	return nil
+}
+
+// checkOutDir refuses an --out that cannot become a run directory before
+// the run, not after a minute of it.
+func checkOutDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // made after the run
+	case err != nil:
+		return usagef("--out %s: %s", dir, errText(err))
+	case !st.IsDir():
+		return usagef("--out %s is not a directory", dir)
+	}
+	return nil
+}

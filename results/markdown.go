@@ -1,0 +1,137 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+)
+
+// WriteMarkdown writes the terminal report as markdown (report.md): per
+// group the arms table, each arm's gap to the lab baseline as a sentence,
+// each arm's syscall breakdown, and how the run was observed.
+func WriteMarkdown(w io.Writer, run *Run, sums []*Summary) {
+	fmt.Fprintln(w, "# tmpprobe report")
+	fmt.Fprintln(w)
+	if len(run.Args) > 0 {
+		fmt.Fprintf(w, "`tmpprobe %s`", strings.Join(run.Args, " "))
+		if !run.Started.IsZero() {
+			fmt.Fprintf(w, ", started %s", run.Started.Format("2006-01-02 15:04:05 MST"))
+		}
+		fmt.Fprintln(w, ".")
+	}
+	gaps := Comparisons(sums)
+	for _, g := range groups(sums) {
+		first := g[0]
+		rate, unit := "ops/s", "op"
+		if first.SizeBytes > 0 {
+			rate, unit = "MB/s", "round"
+		}
+		fmt.Fprintf(w, "\n## %s lab · %s · %s · %s\n\n", first.Lab, first.Runtime, mdCell(first.Dir), paramTitle(first.ArmResult))
+		fmt.Fprintf(w, "| arm | %s p50 | min–max | ratio | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", rate, unit)
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
+		for _, s := range g {
+			if s.Error != "" && len(s.Batches) == 0 {
+				fmt.Fprintf(w, "| %s | FAILED: %s | | | | | | |\n", mdCell(s.Arm), mdCell(firstLine(s.Error)))
+				continue
+			}
+			v, lo, hi := s.OpsPerS, s.OpsMin, s.OpsMax
+			if s.SizeBytes > 0 {
+				mb := float64(s.SizeBytes) / (1 << 20)
+				v, lo, hi = v*mb, lo*mb, hi*mb
+			}
+			fmt.Fprintf(w, "| %s | %.0f | %.0f–%.0f | %s | %s | %s | %s | %s |\n", mdCell(s.Arm), v, lo, hi,
+				ratio(s.Ratio), Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp), ratio(s.Observer))
+		}
+		writeMarkdownWhy(w, g, gaps)
+		for _, s := range g {
+			writeMarkdownBreakdown(w, s, unit)
+		}
+	}
+	writeMarkdownFooter(w, run)
+}
+
+// writeMarkdownWhy is the WHY section of the terminal report: one sentence
+// per arm and per compared pair of the group.
+func writeMarkdownWhy(w io.Writer, g []*Summary, gaps []Gap) {
+	var lines []string
+	for _, s := range g {
+		if s.Traced != nil {
+			lines = append(lines, "- "+mdCell(ArmSentence(s)))
+		}
+	}
+	for _, gap := range gaps {
+		if peerKey(gap.A.ArmResult) == peerKey(g[0].ArmResult) {
+			lines = append(lines, "- "+mdCell(gap.Sentence()))
+		}
+	}
+	if len(lines) > 0 {
+		fmt.Fprintf(w, "\nWhy:\n\n%s\n", strings.Join(lines, "\n"))
+	}
+}
+
+func writeMarkdownBreakdown(w io.Writer, s *Summary, unit string) {
+	if s.Traced == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n### %s: %s µs/%s = kernel %s + user %s\n\n", mdCell(s.Arm), Micros(s.WallNsPerOp), unit,
+		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	fmt.Fprintf(w, "| syscall | calls/%s | µs/%s | off-CPU µs | p50 µs | p99 µs | off-CPU by label (µs) |\n", unit, unit)
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|---|")
+	for _, c := range s.Classes {
+		name := c.Class
+		if c.Stage != "" {
+			name = c.Class + " > " + c.Stage
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), calls(c.CallsPerOp), Micros(c.NsPerOp),
+			Micros(c.OffNsPerOp), Micros(float64(c.P50)), Micros(float64(c.P99)), offLabels(c.OffByLabel))
+	}
+}
+
+// offLabels lists off-CPU time by label, largest first.
+func offLabels(m map[string]float64) string {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool { return math.Abs(m[keys[i]]) > math.Abs(m[keys[j]]) })
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+" "+Micros(m[k]))
+	}
+	return mdCell(strings.Join(parts, ", "))
+}
+
+func writeMarkdownFooter(w io.Writer, run *Run) {
+	m := run.Meta
+	fmt.Fprintln(w, "\n## How it was measured")
+	fmt.Fprintln(w)
+	backend := m.Backend
+	if m.BackendDetail != "" {
+		backend += " (" + m.BackendDetail + ")"
+	}
+	fmt.Fprintf(w, "- backend %s · kernel %s · %s · %d CPUs", orNone(backend), orNone(m.KernelRelease), orNone(m.Machine), m.CPUs)
+	if m.Python != "" {
+		fmt.Fprintf(w, " · Python %s", m.Python)
+	}
+	fmt.Fprintln(w)
+	if m.CPU != "" {
+		fmt.Fprintf(w, "- CPU: %s\n", mdCell(m.CPU))
+	}
+	for _, h := range m.MissingHooks {
+		fmt.Fprintf(w, "- hook not attached: %s\n", mdCell(h))
+	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "- note: %s\n", mdCell(n))
+	}
+	var lost []string
+	for _, k := range sortedKeys(run.Drops) {
+		if run.Drops[k] > 0 {
+			lost = append(lost, fmt.Sprintf("%s=%d", k, run.Drops[k]))
+		}
+	}
+	if len(lost) > 0 {
+		fmt.Fprintf(w, "- **warning:** events dropped: %s\n", strings.Join(lost, " "))
+	}
+	if !run.Complete {
+		fmt.Fprintln(w, "- **warning:** the run is incomplete")
+	}
+}

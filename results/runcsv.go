@@ -1,0 +1,155 @@
+package results
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// csvNote says what a run rebuilt from a syscalls.csv lacks.
+const csvNote = "rebuilt from a syscalls.csv: one batch of each kind, so no run-to-run spread, percentiles or off-CPU labels"
+
+// readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
+// untraced batch at the headline ops/s and one traced batch with the
+// records. Columns are found by name, so files with added columns read.
+func readSyscallCSV(r io.Reader) (*Run, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, csvErr(err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, need := range SyscallColumns[:17] {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("not a tmpprobe syscalls.csv: no %q column", need)
+		}
+	}
+	run := &Run{Schema: Schema, Tool: "tmpprobe", Complete: true}
+	run.Meta.Notes = []string{csvNote}
+	index := map[string]int{}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvErr(err)
+		}
+		row := csvRow{rec: rec, col: col, line: line}
+		a := ArmResult{
+			Lab: row.str("lab"), Arm: row.str("arm"), Runtime: row.str("runtime"), Dir: row.str("dir"),
+			PayloadBytes: int(row.int("payload_bytes", 1<<40)), SizeBytes: int(row.int("size_bytes", 1<<40)),
+			Ops: int(row.int("ops", 1e9)),
+		}
+		if row.err == nil && (a.Lab == "" || a.Arm == "" || a.Ops < 1) {
+			row.err = fmt.Errorf("line %d: empty lab or arm, or ops < 1", line)
+		}
+		opsPerS, wallPerOp := row.float("ops_per_s"), row.float("wall_ns_per_op")
+		rec2 := ClassRecord{
+			Class: row.str("syscall"), Stage: row.str("stage"),
+			Calls: uint64(row.int("calls", math.MaxInt64)), Errors: uint64(row.int("errors", math.MaxInt64)),
+			TotalNs: uint64(row.int("kernel_ns", math.MaxInt64)), OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64)),
+		}
+		if row.err != nil {
+			return nil, row.err
+		}
+		if _, ok := col["backend"]; ok && run.Meta.Backend == "" {
+			run.Meta.Backend = row.str("backend")
+		}
+		if _, ok := col["kernel_release"]; ok && run.Meta.KernelRelease == "" {
+			run.Meta.KernelRelease = row.str("kernel_release")
+		}
+		i, ok := index[a.Key()]
+		if !ok {
+			i = len(run.Arms)
+			index[a.Key()] = i
+			untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(a.Ops)
+			if untraced < 0 || traced > maxBatchNs {
+				return nil, fmt.Errorf("line %d: ops_per_s or wall_ns_per_op out of range", line)
+			}
+			a.Batches = []Batch{{WallNs: untraced}, {Traced: true, WallNs: int64(math.Round(traced))}}
+			run.Arms = append(run.Arms, a)
+		}
+		traced := &run.Arms[i].Batches[1]
+		traced.Records = append(traced.Records, rec2)
+	}
+	if len(run.Arms) == 0 {
+		return nil, errors.New("syscalls.csv has no rows")
+	}
+	return run, nil
+}
+
+// maxBatchNs is far above any real batch (115 days) and far below where
+// int64 ns overflow.
+const maxBatchNs = 1e16
+
+// wallFor is the batch wall time that gives opsPerS, or -1 when it is out
+// of range.
+func wallFor(ops int, opsPerS float64) int64 {
+	if opsPerS <= 0 {
+		return 0
+	}
+	ns := float64(ops) / opsPerS * 1e9
+	if ns > maxBatchNs {
+		return -1
+	}
+	return int64(math.Round(ns))
+}
+
+// csvRow reads typed cells, keeping the first error so a row is checked
+// in one place.
+type csvRow struct {
+	rec  []string
+	col  map[string]int
+	line int
+	err  error
+}
+
+func (r *csvRow) str(name string) string {
+	i, ok := r.col[name]
+	if !ok || i >= len(r.rec) {
+		return ""
+	}
+	return r.rec[i]
+}
+
+func (r *csvRow) int(name string, max int64) int64 {
+	s := r.str(name)
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if (err != nil || v < 0 || v > max) && r.err == nil {
+		r.err = fmt.Errorf("line %d: %s %q is not a count", r.line, name, s)
+	}
+	return v
+}
+
+func (r *csvRow) float(name string) float64 {
+	s := r.str(name)
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	// Per-op figures above a day are corrupt, and would overflow int64
+	// nanoseconds once multiplied by the ops of a batch.
+	if (err != nil || !finite(v) || v < 0 || v > 1e14) && r.err == nil {
+		r.err = fmt.Errorf("line %d: %s %q is not a number", r.line, name, s)
+	}
+	return v
+}
+
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("corrupt CSV at line %d: %s", pe.Line, pe.Err)
+	}
+	return fmt.Errorf("corrupt CSV: %s", firstLine(err.Error()))
+}
