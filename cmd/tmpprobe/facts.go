@@ -50,6 +50,10 @@ func cpuModel() string {
 // writeTextReport is the terminal report of a lab run, fresh or saved:
 // tables, histograms on request, explanations, failures, and the footer.
 func writeTextReport(w io.Writer, run *results.Run, sums []*results.Summary, hist bool) {
+	if isTrace(run) {
+		writeTraceReport(w, run, sums, results.TraceView{Top: 20}, hist)
+		return
+	}
 	results.WriteTable(w, sums)
 	if hist {
 		results.WriteHistograms(w, sums)
@@ -57,6 +61,19 @@ func writeTextReport(w io.Writer, run *results.Run, sums []*results.Summary, his
 	results.WriteExplanations(w, sums)
 	results.WriteFailures(w, run.Arms)
 	writeFooter(w, run)
+}
+
+// writeTraceReport is the terminal report of a trace, fresh or saved.
+func writeTraceReport(w io.Writer, run *results.Run, sums []*results.Summary, v results.TraceView, hist bool) {
+	results.WriteTrace(w, sums, v)
+	if hist {
+		results.WriteHistograms(w, sums)
+	}
+	writeFooter(w, run)
+}
+
+func isTrace(run *results.Run) bool {
+	return len(run.Arms) > 0 && run.Arms[0].Lab == "trace"
 }
 
 // writeFooter says how the numbers were taken and anything that was lost.

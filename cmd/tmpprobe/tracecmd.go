@@ -47,6 +47,7 @@ type traceFlags struct {
 	errors     bool
 	top        int
 	csv        string
+	out        string
 	hist       bool
 }
 
@@ -64,6 +65,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.errors, "errors", false, "count failed calls by errno")
 	fs.IntVar(&f.top, "top", 20, "show the N syscalls with the most time (0: all)")
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
 	fs.Usage = func() { fmt.Fprintf(stdout, traceUsage, fs.FlagUsages()) }
 	fs.SetOutput(io.Discard)
@@ -76,6 +78,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	spec, err := f.spec(fs.Args(), fs.ArgsLenAtDash())
 	if err != nil {
+		return err
+	}
+	if err := checkOutDir(f.out); err != nil {
 		return err
 	}
 	opts := probe.Options{TracePhase: target.Phase, CountErrnos: f.errors}
@@ -115,16 +120,17 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Meta.Backend, run.Meta.BackendDetail = "tracepoint", string(p.Family)
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run.Arms, nil)
-	results.WriteTrace(stdout, sums, view)
-	if f.hist {
-		results.WriteHistograms(stdout, sums)
-	}
-	writeFooter(stdout, run)
+	writeTraceReport(stdout, run, sums, view, f.hist)
 	if f.csv != "" {
 		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
 			return results.WriteSyscallCSV(w, run, sums)
 		}); err != nil {
 			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
+		}
+	}
+	if f.out != "" {
+		if err := results.WriteRunDir(f.out, run, sums); err != nil {
+			return exitError{exitArmFailed, "saving the trace: " + err.Error()}
 		}
 	}
 	if code := intr.code(); code != 0 {
