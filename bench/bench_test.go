@@ -12,7 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,15 +107,48 @@ func BenchmarkMemory(b *testing.B) {
 	if _, err := os.Stat(dir); err != nil {
 		dir = b.TempDir()
 	}
+	// VmHWM of tmpprobe itself, sampled until it exits: rusage of a waited
+	// child would fold in its worker, which it reaps.
 	rss := func(ops int) int64 {
 		cmd := exec.Command(bin, "run", "TemporaryFile", "--runtime", "go", "--repeats", "1",
 			"--no-baseline", "-q", "--dir", dir, "--ops", fmt.Sprint(ops))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("%v: %v\n%s", cmd.Args, err, out)
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
 		}
-		return cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var hwm int64
+		for {
+			select {
+			case err := <-done:
+				if err != nil {
+					b.Fatalf("%v: %v", cmd.Args, err)
+				}
+				return hwm
+			case <-time.After(50 * time.Millisecond):
+				if v := vmHWM(cmd.Process.Pid); v > hwm {
+					hwm = v
+				}
+			}
+		}
 	}
 	small, large := rss(1000), rss(1000000)
 	fmt.Printf("\ntmpprobe peak RSS: %d KiB at 1e3 ops, %d KiB at 1e6 ops (×%.2f)\n", small, large, float64(large)/float64(small))
 	b.ReportMetric(float64(large)/float64(small), "rss-1e6/1e3")
+}
+
+// vmHWM is a process's peak resident set in KiB, 0 once it is gone.
+func vmHWM(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb
+		}
+	}
+	return 0
 }
