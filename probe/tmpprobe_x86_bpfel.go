@@ -31,6 +31,12 @@ type tmpprobeClassStats struct {
 	Hist     [192]uint32
 }
 
+type tmpprobeStageKey struct {
+	_     structs.HostLayout
+	Tid   uint32
+	Stage uint32
+}
+
 type tmpprobeThreadState struct {
 	_         structs.HostLayout
 	Phase     uint32
@@ -49,33 +55,107 @@ type tmpprobeThreadState struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	tmpprobeMapDrops                  = "drops"
-	tmpprobeMapIrqDepth               = "irq_depth"
-	tmpprobeMapStats                  = "stats"
-	tmpprobeMapThreads                = "threads"
-	tmpprobeProgRawTpIrqHandlerEntry  = "raw_tp_irq_handler_entry"
-	tmpprobeProgRawTpIrqHandlerExit   = "raw_tp_irq_handler_exit"
-	tmpprobeProgRawTpPageFaultKernel  = "raw_tp_page_fault_kernel"
-	tmpprobeProgRawTpPageFaultUser    = "raw_tp_page_fault_user"
-	tmpprobeProgRawTpSchedProcessExit = "raw_tp_sched_process_exit"
-	tmpprobeProgRawTpSchedSwitch      = "raw_tp_sched_switch"
-	tmpprobeProgRawTpSchedWaking      = "raw_tp_sched_waking"
-	tmpprobeProgRawTpSoftirqEntry     = "raw_tp_softirq_entry"
-	tmpprobeProgRawTpSoftirqExit      = "raw_tp_softirq_exit"
-	tmpprobeProgRawTpSysEnter         = "raw_tp_sys_enter"
-	tmpprobeProgRawTpSysExit          = "raw_tp_sys_exit"
-	tmpprobeProgTpBtfIrqHandlerEntry  = "tp_btf_irq_handler_entry"
-	tmpprobeProgTpBtfIrqHandlerExit   = "tp_btf_irq_handler_exit"
-	tmpprobeProgTpBtfPageFaultKernel  = "tp_btf_page_fault_kernel"
-	tmpprobeProgTpBtfPageFaultUser    = "tp_btf_page_fault_user"
-	tmpprobeProgTpBtfSchedProcessExit = "tp_btf_sched_process_exit"
-	tmpprobeProgTpBtfSchedSwitch      = "tp_btf_sched_switch"
-	tmpprobeProgTpBtfSchedWaking      = "tp_btf_sched_waking"
-	tmpprobeProgTpBtfSoftirqEntry     = "tp_btf_softirq_entry"
-	tmpprobeProgTpBtfSoftirqExit      = "tp_btf_softirq_exit"
-	tmpprobeProgTpBtfSysEnter         = "tp_btf_sys_enter"
-	tmpprobeProgTpBtfSysExit          = "tp_btf_sys_exit"
-	tmpprobeVarCookie                 = "cookie"
+	tmpprobeMapDrops                           = "drops"
+	tmpprobeMapIrqDepth                        = "irq_depth"
+	tmpprobeMapStageStarts                     = "stage_starts"
+	tmpprobeMapStats                           = "stats"
+	tmpprobeMapThreads                         = "threads"
+	tmpprobeProgFentryDoLinkat                 = "fentry_do_linkat"
+	tmpprobeProgFentryDoRenameat2              = "fentry_do_renameat2"
+	tmpprobeProgFentryDoSysOpenat2             = "fentry_do_sys_openat2"
+	tmpprobeProgFentryDoUnlinkat               = "fentry_do_unlinkat"
+	tmpprobeProgFentryFileWriteAndWaitRange    = "fentry_file_write_and_wait_range"
+	tmpprobeProgFentrySysFdatasync             = "fentry_sys_fdatasync"
+	tmpprobeProgFentrySysFsync                 = "fentry_sys_fsync"
+	tmpprobeProgFentrySysLinkat                = "fentry_sys_linkat"
+	tmpprobeProgFentrySysOpenat                = "fentry_sys_openat"
+	tmpprobeProgFentrySysRename                = "fentry_sys_rename"
+	tmpprobeProgFentrySysRenameat              = "fentry_sys_renameat"
+	tmpprobeProgFentrySysRenameat2             = "fentry_sys_renameat2"
+	tmpprobeProgFentrySysUnlink                = "fentry_sys_unlink"
+	tmpprobeProgFentrySysUnlinkat              = "fentry_sys_unlinkat"
+	tmpprobeProgFentryVfsFsyncRange            = "fentry_vfs_fsync_range"
+	tmpprobeProgFentryVfsLink                  = "fentry_vfs_link"
+	tmpprobeProgFentryVfsRename                = "fentry_vfs_rename"
+	tmpprobeProgFentryVfsUnlink                = "fentry_vfs_unlink"
+	tmpprobeProgFexitDoLinkat                  = "fexit_do_linkat"
+	tmpprobeProgFexitDoRenameat2               = "fexit_do_renameat2"
+	tmpprobeProgFexitDoSysOpenat2              = "fexit_do_sys_openat2"
+	tmpprobeProgFexitDoUnlinkat                = "fexit_do_unlinkat"
+	tmpprobeProgFexitFileWriteAndWaitRange     = "fexit_file_write_and_wait_range"
+	tmpprobeProgFexitSysFdatasync              = "fexit_sys_fdatasync"
+	tmpprobeProgFexitSysFsync                  = "fexit_sys_fsync"
+	tmpprobeProgFexitSysLinkat                 = "fexit_sys_linkat"
+	tmpprobeProgFexitSysOpenat                 = "fexit_sys_openat"
+	tmpprobeProgFexitSysRename                 = "fexit_sys_rename"
+	tmpprobeProgFexitSysRenameat               = "fexit_sys_renameat"
+	tmpprobeProgFexitSysRenameat2              = "fexit_sys_renameat2"
+	tmpprobeProgFexitSysUnlink                 = "fexit_sys_unlink"
+	tmpprobeProgFexitSysUnlinkat               = "fexit_sys_unlinkat"
+	tmpprobeProgFexitVfsFsyncRange             = "fexit_vfs_fsync_range"
+	tmpprobeProgFexitVfsLink                   = "fexit_vfs_link"
+	tmpprobeProgFexitVfsRename                 = "fexit_vfs_rename"
+	tmpprobeProgFexitVfsUnlink                 = "fexit_vfs_unlink"
+	tmpprobeProgKprobeDoLinkat                 = "kprobe_do_linkat"
+	tmpprobeProgKprobeDoRenameat2              = "kprobe_do_renameat2"
+	tmpprobeProgKprobeDoSysOpenat2             = "kprobe_do_sys_openat2"
+	tmpprobeProgKprobeDoUnlinkat               = "kprobe_do_unlinkat"
+	tmpprobeProgKprobeFileWriteAndWaitRange    = "kprobe_file_write_and_wait_range"
+	tmpprobeProgKprobeSysFdatasync             = "kprobe_sys_fdatasync"
+	tmpprobeProgKprobeSysFsync                 = "kprobe_sys_fsync"
+	tmpprobeProgKprobeSysLinkat                = "kprobe_sys_linkat"
+	tmpprobeProgKprobeSysOpenat                = "kprobe_sys_openat"
+	tmpprobeProgKprobeSysRename                = "kprobe_sys_rename"
+	tmpprobeProgKprobeSysRenameat              = "kprobe_sys_renameat"
+	tmpprobeProgKprobeSysRenameat2             = "kprobe_sys_renameat2"
+	tmpprobeProgKprobeSysUnlink                = "kprobe_sys_unlink"
+	tmpprobeProgKprobeSysUnlinkat              = "kprobe_sys_unlinkat"
+	tmpprobeProgKprobeVfsFsyncRange            = "kprobe_vfs_fsync_range"
+	tmpprobeProgKprobeVfsLink                  = "kprobe_vfs_link"
+	tmpprobeProgKprobeVfsRename                = "kprobe_vfs_rename"
+	tmpprobeProgKprobeVfsUnlink                = "kprobe_vfs_unlink"
+	tmpprobeProgKretprobeDoLinkat              = "kretprobe_do_linkat"
+	tmpprobeProgKretprobeDoRenameat2           = "kretprobe_do_renameat2"
+	tmpprobeProgKretprobeDoSysOpenat2          = "kretprobe_do_sys_openat2"
+	tmpprobeProgKretprobeDoUnlinkat            = "kretprobe_do_unlinkat"
+	tmpprobeProgKretprobeFileWriteAndWaitRange = "kretprobe_file_write_and_wait_range"
+	tmpprobeProgKretprobeSysFdatasync          = "kretprobe_sys_fdatasync"
+	tmpprobeProgKretprobeSysFsync              = "kretprobe_sys_fsync"
+	tmpprobeProgKretprobeSysLinkat             = "kretprobe_sys_linkat"
+	tmpprobeProgKretprobeSysOpenat             = "kretprobe_sys_openat"
+	tmpprobeProgKretprobeSysRename             = "kretprobe_sys_rename"
+	tmpprobeProgKretprobeSysRenameat           = "kretprobe_sys_renameat"
+	tmpprobeProgKretprobeSysRenameat2          = "kretprobe_sys_renameat2"
+	tmpprobeProgKretprobeSysUnlink             = "kretprobe_sys_unlink"
+	tmpprobeProgKretprobeSysUnlinkat           = "kretprobe_sys_unlinkat"
+	tmpprobeProgKretprobeVfsFsyncRange         = "kretprobe_vfs_fsync_range"
+	tmpprobeProgKretprobeVfsLink               = "kretprobe_vfs_link"
+	tmpprobeProgKretprobeVfsRename             = "kretprobe_vfs_rename"
+	tmpprobeProgKretprobeVfsUnlink             = "kretprobe_vfs_unlink"
+	tmpprobeProgRawTpIrqHandlerEntry           = "raw_tp_irq_handler_entry"
+	tmpprobeProgRawTpIrqHandlerExit            = "raw_tp_irq_handler_exit"
+	tmpprobeProgRawTpPageFaultKernel           = "raw_tp_page_fault_kernel"
+	tmpprobeProgRawTpPageFaultUser             = "raw_tp_page_fault_user"
+	tmpprobeProgRawTpSchedProcessExit          = "raw_tp_sched_process_exit"
+	tmpprobeProgRawTpSchedSwitch               = "raw_tp_sched_switch"
+	tmpprobeProgRawTpSchedWaking               = "raw_tp_sched_waking"
+	tmpprobeProgRawTpSoftirqEntry              = "raw_tp_softirq_entry"
+	tmpprobeProgRawTpSoftirqExit               = "raw_tp_softirq_exit"
+	tmpprobeProgRawTpSysEnter                  = "raw_tp_sys_enter"
+	tmpprobeProgRawTpSysExit                   = "raw_tp_sys_exit"
+	tmpprobeProgTpBtfIrqHandlerEntry           = "tp_btf_irq_handler_entry"
+	tmpprobeProgTpBtfIrqHandlerExit            = "tp_btf_irq_handler_exit"
+	tmpprobeProgTpBtfPageFaultKernel           = "tp_btf_page_fault_kernel"
+	tmpprobeProgTpBtfPageFaultUser             = "tp_btf_page_fault_user"
+	tmpprobeProgTpBtfSchedProcessExit          = "tp_btf_sched_process_exit"
+	tmpprobeProgTpBtfSchedSwitch               = "tp_btf_sched_switch"
+	tmpprobeProgTpBtfSchedWaking               = "tp_btf_sched_waking"
+	tmpprobeProgTpBtfSoftirqEntry              = "tp_btf_softirq_entry"
+	tmpprobeProgTpBtfSoftirqExit               = "tp_btf_softirq_exit"
+	tmpprobeProgTpBtfSysEnter                  = "tp_btf_sys_enter"
+	tmpprobeProgTpBtfSysExit                   = "tp_btf_sys_exit"
+	tmpprobeVarBackendSyscalls                 = "backend_syscalls"
+	tmpprobeVarCookie                          = "cookie"
 )
 
 // loadTmpprobe returns the embedded CollectionSpec for tmpprobe.
@@ -120,45 +200,119 @@ type tmpprobeSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeProgramSpecs struct {
-	RawTpIrqHandlerEntry  *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_entry"`
-	RawTpIrqHandlerExit   *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_exit"`
-	RawTpPageFaultKernel  *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
-	RawTpPageFaultUser    *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
-	RawTpSchedProcessExit *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
-	RawTpSchedSwitch      *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
-	RawTpSchedWaking      *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
-	RawTpSoftirqEntry     *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
-	RawTpSoftirqExit      *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
-	RawTpSysEnter         *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
-	RawTpSysExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
-	TpBtfIrqHandlerEntry  *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_entry"`
-	TpBtfIrqHandlerExit   *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_exit"`
-	TpBtfPageFaultKernel  *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
-	TpBtfPageFaultUser    *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
-	TpBtfSchedProcessExit *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
-	TpBtfSchedSwitch      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
-	TpBtfSchedWaking      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
-	TpBtfSoftirqEntry     *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
-	TpBtfSoftirqExit      *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
-	TpBtfSysEnter         *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
-	TpBtfSysExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
+	FentryDoLinkat                 *ebpf.ProgramSpec `ebpf:"fentry_do_linkat"`
+	FentryDoRenameat2              *ebpf.ProgramSpec `ebpf:"fentry_do_renameat2"`
+	FentryDoSysOpenat2             *ebpf.ProgramSpec `ebpf:"fentry_do_sys_openat2"`
+	FentryDoUnlinkat               *ebpf.ProgramSpec `ebpf:"fentry_do_unlinkat"`
+	FentryFileWriteAndWaitRange    *ebpf.ProgramSpec `ebpf:"fentry_file_write_and_wait_range"`
+	FentrySysFdatasync             *ebpf.ProgramSpec `ebpf:"fentry_sys_fdatasync"`
+	FentrySysFsync                 *ebpf.ProgramSpec `ebpf:"fentry_sys_fsync"`
+	FentrySysLinkat                *ebpf.ProgramSpec `ebpf:"fentry_sys_linkat"`
+	FentrySysOpenat                *ebpf.ProgramSpec `ebpf:"fentry_sys_openat"`
+	FentrySysRename                *ebpf.ProgramSpec `ebpf:"fentry_sys_rename"`
+	FentrySysRenameat              *ebpf.ProgramSpec `ebpf:"fentry_sys_renameat"`
+	FentrySysRenameat2             *ebpf.ProgramSpec `ebpf:"fentry_sys_renameat2"`
+	FentrySysUnlink                *ebpf.ProgramSpec `ebpf:"fentry_sys_unlink"`
+	FentrySysUnlinkat              *ebpf.ProgramSpec `ebpf:"fentry_sys_unlinkat"`
+	FentryVfsFsyncRange            *ebpf.ProgramSpec `ebpf:"fentry_vfs_fsync_range"`
+	FentryVfsLink                  *ebpf.ProgramSpec `ebpf:"fentry_vfs_link"`
+	FentryVfsRename                *ebpf.ProgramSpec `ebpf:"fentry_vfs_rename"`
+	FentryVfsUnlink                *ebpf.ProgramSpec `ebpf:"fentry_vfs_unlink"`
+	FexitDoLinkat                  *ebpf.ProgramSpec `ebpf:"fexit_do_linkat"`
+	FexitDoRenameat2               *ebpf.ProgramSpec `ebpf:"fexit_do_renameat2"`
+	FexitDoSysOpenat2              *ebpf.ProgramSpec `ebpf:"fexit_do_sys_openat2"`
+	FexitDoUnlinkat                *ebpf.ProgramSpec `ebpf:"fexit_do_unlinkat"`
+	FexitFileWriteAndWaitRange     *ebpf.ProgramSpec `ebpf:"fexit_file_write_and_wait_range"`
+	FexitSysFdatasync              *ebpf.ProgramSpec `ebpf:"fexit_sys_fdatasync"`
+	FexitSysFsync                  *ebpf.ProgramSpec `ebpf:"fexit_sys_fsync"`
+	FexitSysLinkat                 *ebpf.ProgramSpec `ebpf:"fexit_sys_linkat"`
+	FexitSysOpenat                 *ebpf.ProgramSpec `ebpf:"fexit_sys_openat"`
+	FexitSysRename                 *ebpf.ProgramSpec `ebpf:"fexit_sys_rename"`
+	FexitSysRenameat               *ebpf.ProgramSpec `ebpf:"fexit_sys_renameat"`
+	FexitSysRenameat2              *ebpf.ProgramSpec `ebpf:"fexit_sys_renameat2"`
+	FexitSysUnlink                 *ebpf.ProgramSpec `ebpf:"fexit_sys_unlink"`
+	FexitSysUnlinkat               *ebpf.ProgramSpec `ebpf:"fexit_sys_unlinkat"`
+	FexitVfsFsyncRange             *ebpf.ProgramSpec `ebpf:"fexit_vfs_fsync_range"`
+	FexitVfsLink                   *ebpf.ProgramSpec `ebpf:"fexit_vfs_link"`
+	FexitVfsRename                 *ebpf.ProgramSpec `ebpf:"fexit_vfs_rename"`
+	FexitVfsUnlink                 *ebpf.ProgramSpec `ebpf:"fexit_vfs_unlink"`
+	KprobeDoLinkat                 *ebpf.ProgramSpec `ebpf:"kprobe_do_linkat"`
+	KprobeDoRenameat2              *ebpf.ProgramSpec `ebpf:"kprobe_do_renameat2"`
+	KprobeDoSysOpenat2             *ebpf.ProgramSpec `ebpf:"kprobe_do_sys_openat2"`
+	KprobeDoUnlinkat               *ebpf.ProgramSpec `ebpf:"kprobe_do_unlinkat"`
+	KprobeFileWriteAndWaitRange    *ebpf.ProgramSpec `ebpf:"kprobe_file_write_and_wait_range"`
+	KprobeSysFdatasync             *ebpf.ProgramSpec `ebpf:"kprobe_sys_fdatasync"`
+	KprobeSysFsync                 *ebpf.ProgramSpec `ebpf:"kprobe_sys_fsync"`
+	KprobeSysLinkat                *ebpf.ProgramSpec `ebpf:"kprobe_sys_linkat"`
+	KprobeSysOpenat                *ebpf.ProgramSpec `ebpf:"kprobe_sys_openat"`
+	KprobeSysRename                *ebpf.ProgramSpec `ebpf:"kprobe_sys_rename"`
+	KprobeSysRenameat              *ebpf.ProgramSpec `ebpf:"kprobe_sys_renameat"`
+	KprobeSysRenameat2             *ebpf.ProgramSpec `ebpf:"kprobe_sys_renameat2"`
+	KprobeSysUnlink                *ebpf.ProgramSpec `ebpf:"kprobe_sys_unlink"`
+	KprobeSysUnlinkat              *ebpf.ProgramSpec `ebpf:"kprobe_sys_unlinkat"`
+	KprobeVfsFsyncRange            *ebpf.ProgramSpec `ebpf:"kprobe_vfs_fsync_range"`
+	KprobeVfsLink                  *ebpf.ProgramSpec `ebpf:"kprobe_vfs_link"`
+	KprobeVfsRename                *ebpf.ProgramSpec `ebpf:"kprobe_vfs_rename"`
+	KprobeVfsUnlink                *ebpf.ProgramSpec `ebpf:"kprobe_vfs_unlink"`
+	KretprobeDoLinkat              *ebpf.ProgramSpec `ebpf:"kretprobe_do_linkat"`
+	KretprobeDoRenameat2           *ebpf.ProgramSpec `ebpf:"kretprobe_do_renameat2"`
+	KretprobeDoSysOpenat2          *ebpf.ProgramSpec `ebpf:"kretprobe_do_sys_openat2"`
+	KretprobeDoUnlinkat            *ebpf.ProgramSpec `ebpf:"kretprobe_do_unlinkat"`
+	KretprobeFileWriteAndWaitRange *ebpf.ProgramSpec `ebpf:"kretprobe_file_write_and_wait_range"`
+	KretprobeSysFdatasync          *ebpf.ProgramSpec `ebpf:"kretprobe_sys_fdatasync"`
+	KretprobeSysFsync              *ebpf.ProgramSpec `ebpf:"kretprobe_sys_fsync"`
+	KretprobeSysLinkat             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_linkat"`
+	KretprobeSysOpenat             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_openat"`
+	KretprobeSysRename             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_rename"`
+	KretprobeSysRenameat           *ebpf.ProgramSpec `ebpf:"kretprobe_sys_renameat"`
+	KretprobeSysRenameat2          *ebpf.ProgramSpec `ebpf:"kretprobe_sys_renameat2"`
+	KretprobeSysUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_unlink"`
+	KretprobeSysUnlinkat           *ebpf.ProgramSpec `ebpf:"kretprobe_sys_unlinkat"`
+	KretprobeVfsFsyncRange         *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_fsync_range"`
+	KretprobeVfsLink               *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_link"`
+	KretprobeVfsRename             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_rename"`
+	KretprobeVfsUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_unlink"`
+	RawTpIrqHandlerEntry           *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_entry"`
+	RawTpIrqHandlerExit            *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_exit"`
+	RawTpPageFaultKernel           *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
+	RawTpPageFaultUser             *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedSwitch               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedWaking               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
+	RawTpSoftirqEntry              *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
+	RawTpSoftirqExit               *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
+	RawTpSysEnter                  *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
+	RawTpSysExit                   *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
+	TpBtfIrqHandlerEntry           *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_entry"`
+	TpBtfIrqHandlerExit            *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_exit"`
+	TpBtfPageFaultKernel           *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
+	TpBtfPageFaultUser             *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedSwitch               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedWaking               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
+	TpBtfSoftirqEntry              *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
+	TpBtfSoftirqExit               *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
+	TpBtfSysEnter                  *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysExit                   *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
 }
 
 // tmpprobeMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeMapSpecs struct {
-	Drops    *ebpf.MapSpec `ebpf:"drops"`
-	IrqDepth *ebpf.MapSpec `ebpf:"irq_depth"`
-	Stats    *ebpf.MapSpec `ebpf:"stats"`
-	Threads  *ebpf.MapSpec `ebpf:"threads"`
+	Drops       *ebpf.MapSpec `ebpf:"drops"`
+	IrqDepth    *ebpf.MapSpec `ebpf:"irq_depth"`
+	StageStarts *ebpf.MapSpec `ebpf:"stage_starts"`
+	Stats       *ebpf.MapSpec `ebpf:"stats"`
+	Threads     *ebpf.MapSpec `ebpf:"threads"`
 }
 
 // tmpprobeVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeVariableSpecs struct {
-	Cookie *ebpf.VariableSpec `ebpf:"cookie"`
+	BackendSyscalls *ebpf.VariableSpec `ebpf:"backend_syscalls"`
+	Cookie          *ebpf.VariableSpec `ebpf:"cookie"`
 }
 
 // tmpprobeObjects contains all objects after they have been loaded into the kernel.
@@ -181,16 +335,18 @@ func (o *tmpprobeObjects) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeMaps struct {
-	Drops    *ebpf.Map `ebpf:"drops"`
-	IrqDepth *ebpf.Map `ebpf:"irq_depth"`
-	Stats    *ebpf.Map `ebpf:"stats"`
-	Threads  *ebpf.Map `ebpf:"threads"`
+	Drops       *ebpf.Map `ebpf:"drops"`
+	IrqDepth    *ebpf.Map `ebpf:"irq_depth"`
+	StageStarts *ebpf.Map `ebpf:"stage_starts"`
+	Stats       *ebpf.Map `ebpf:"stats"`
+	Threads     *ebpf.Map `ebpf:"threads"`
 }
 
 func (m *tmpprobeMaps) Close() error {
 	return _TmpprobeClose(
 		m.Drops,
 		m.IrqDepth,
+		m.StageStarts,
 		m.Stats,
 		m.Threads,
 	)
@@ -200,39 +356,184 @@ func (m *tmpprobeMaps) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeVariables struct {
-	Cookie *ebpf.Variable `ebpf:"cookie"`
+	BackendSyscalls *ebpf.Variable `ebpf:"backend_syscalls"`
+	Cookie          *ebpf.Variable `ebpf:"cookie"`
 }
 
 // tmpprobePrograms contains all programs after they have been loaded into the kernel.
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobePrograms struct {
-	RawTpIrqHandlerEntry  *ebpf.Program `ebpf:"raw_tp_irq_handler_entry"`
-	RawTpIrqHandlerExit   *ebpf.Program `ebpf:"raw_tp_irq_handler_exit"`
-	RawTpPageFaultKernel  *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
-	RawTpPageFaultUser    *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
-	RawTpSchedProcessExit *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
-	RawTpSchedSwitch      *ebpf.Program `ebpf:"raw_tp_sched_switch"`
-	RawTpSchedWaking      *ebpf.Program `ebpf:"raw_tp_sched_waking"`
-	RawTpSoftirqEntry     *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
-	RawTpSoftirqExit      *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
-	RawTpSysEnter         *ebpf.Program `ebpf:"raw_tp_sys_enter"`
-	RawTpSysExit          *ebpf.Program `ebpf:"raw_tp_sys_exit"`
-	TpBtfIrqHandlerEntry  *ebpf.Program `ebpf:"tp_btf_irq_handler_entry"`
-	TpBtfIrqHandlerExit   *ebpf.Program `ebpf:"tp_btf_irq_handler_exit"`
-	TpBtfPageFaultKernel  *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
-	TpBtfPageFaultUser    *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
-	TpBtfSchedProcessExit *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
-	TpBtfSchedSwitch      *ebpf.Program `ebpf:"tp_btf_sched_switch"`
-	TpBtfSchedWaking      *ebpf.Program `ebpf:"tp_btf_sched_waking"`
-	TpBtfSoftirqEntry     *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
-	TpBtfSoftirqExit      *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
-	TpBtfSysEnter         *ebpf.Program `ebpf:"tp_btf_sys_enter"`
-	TpBtfSysExit          *ebpf.Program `ebpf:"tp_btf_sys_exit"`
+	FentryDoLinkat                 *ebpf.Program `ebpf:"fentry_do_linkat"`
+	FentryDoRenameat2              *ebpf.Program `ebpf:"fentry_do_renameat2"`
+	FentryDoSysOpenat2             *ebpf.Program `ebpf:"fentry_do_sys_openat2"`
+	FentryDoUnlinkat               *ebpf.Program `ebpf:"fentry_do_unlinkat"`
+	FentryFileWriteAndWaitRange    *ebpf.Program `ebpf:"fentry_file_write_and_wait_range"`
+	FentrySysFdatasync             *ebpf.Program `ebpf:"fentry_sys_fdatasync"`
+	FentrySysFsync                 *ebpf.Program `ebpf:"fentry_sys_fsync"`
+	FentrySysLinkat                *ebpf.Program `ebpf:"fentry_sys_linkat"`
+	FentrySysOpenat                *ebpf.Program `ebpf:"fentry_sys_openat"`
+	FentrySysRename                *ebpf.Program `ebpf:"fentry_sys_rename"`
+	FentrySysRenameat              *ebpf.Program `ebpf:"fentry_sys_renameat"`
+	FentrySysRenameat2             *ebpf.Program `ebpf:"fentry_sys_renameat2"`
+	FentrySysUnlink                *ebpf.Program `ebpf:"fentry_sys_unlink"`
+	FentrySysUnlinkat              *ebpf.Program `ebpf:"fentry_sys_unlinkat"`
+	FentryVfsFsyncRange            *ebpf.Program `ebpf:"fentry_vfs_fsync_range"`
+	FentryVfsLink                  *ebpf.Program `ebpf:"fentry_vfs_link"`
+	FentryVfsRename                *ebpf.Program `ebpf:"fentry_vfs_rename"`
+	FentryVfsUnlink                *ebpf.Program `ebpf:"fentry_vfs_unlink"`
+	FexitDoLinkat                  *ebpf.Program `ebpf:"fexit_do_linkat"`
+	FexitDoRenameat2               *ebpf.Program `ebpf:"fexit_do_renameat2"`
+	FexitDoSysOpenat2              *ebpf.Program `ebpf:"fexit_do_sys_openat2"`
+	FexitDoUnlinkat                *ebpf.Program `ebpf:"fexit_do_unlinkat"`
+	FexitFileWriteAndWaitRange     *ebpf.Program `ebpf:"fexit_file_write_and_wait_range"`
+	FexitSysFdatasync              *ebpf.Program `ebpf:"fexit_sys_fdatasync"`
+	FexitSysFsync                  *ebpf.Program `ebpf:"fexit_sys_fsync"`
+	FexitSysLinkat                 *ebpf.Program `ebpf:"fexit_sys_linkat"`
+	FexitSysOpenat                 *ebpf.Program `ebpf:"fexit_sys_openat"`
+	FexitSysRename                 *ebpf.Program `ebpf:"fexit_sys_rename"`
+	FexitSysRenameat               *ebpf.Program `ebpf:"fexit_sys_renameat"`
+	FexitSysRenameat2              *ebpf.Program `ebpf:"fexit_sys_renameat2"`
+	FexitSysUnlink                 *ebpf.Program `ebpf:"fexit_sys_unlink"`
+	FexitSysUnlinkat               *ebpf.Program `ebpf:"fexit_sys_unlinkat"`
+	FexitVfsFsyncRange             *ebpf.Program `ebpf:"fexit_vfs_fsync_range"`
+	FexitVfsLink                   *ebpf.Program `ebpf:"fexit_vfs_link"`
+	FexitVfsRename                 *ebpf.Program `ebpf:"fexit_vfs_rename"`
+	FexitVfsUnlink                 *ebpf.Program `ebpf:"fexit_vfs_unlink"`
+	KprobeDoLinkat                 *ebpf.Program `ebpf:"kprobe_do_linkat"`
+	KprobeDoRenameat2              *ebpf.Program `ebpf:"kprobe_do_renameat2"`
+	KprobeDoSysOpenat2             *ebpf.Program `ebpf:"kprobe_do_sys_openat2"`
+	KprobeDoUnlinkat               *ebpf.Program `ebpf:"kprobe_do_unlinkat"`
+	KprobeFileWriteAndWaitRange    *ebpf.Program `ebpf:"kprobe_file_write_and_wait_range"`
+	KprobeSysFdatasync             *ebpf.Program `ebpf:"kprobe_sys_fdatasync"`
+	KprobeSysFsync                 *ebpf.Program `ebpf:"kprobe_sys_fsync"`
+	KprobeSysLinkat                *ebpf.Program `ebpf:"kprobe_sys_linkat"`
+	KprobeSysOpenat                *ebpf.Program `ebpf:"kprobe_sys_openat"`
+	KprobeSysRename                *ebpf.Program `ebpf:"kprobe_sys_rename"`
+	KprobeSysRenameat              *ebpf.Program `ebpf:"kprobe_sys_renameat"`
+	KprobeSysRenameat2             *ebpf.Program `ebpf:"kprobe_sys_renameat2"`
+	KprobeSysUnlink                *ebpf.Program `ebpf:"kprobe_sys_unlink"`
+	KprobeSysUnlinkat              *ebpf.Program `ebpf:"kprobe_sys_unlinkat"`
+	KprobeVfsFsyncRange            *ebpf.Program `ebpf:"kprobe_vfs_fsync_range"`
+	KprobeVfsLink                  *ebpf.Program `ebpf:"kprobe_vfs_link"`
+	KprobeVfsRename                *ebpf.Program `ebpf:"kprobe_vfs_rename"`
+	KprobeVfsUnlink                *ebpf.Program `ebpf:"kprobe_vfs_unlink"`
+	KretprobeDoLinkat              *ebpf.Program `ebpf:"kretprobe_do_linkat"`
+	KretprobeDoRenameat2           *ebpf.Program `ebpf:"kretprobe_do_renameat2"`
+	KretprobeDoSysOpenat2          *ebpf.Program `ebpf:"kretprobe_do_sys_openat2"`
+	KretprobeDoUnlinkat            *ebpf.Program `ebpf:"kretprobe_do_unlinkat"`
+	KretprobeFileWriteAndWaitRange *ebpf.Program `ebpf:"kretprobe_file_write_and_wait_range"`
+	KretprobeSysFdatasync          *ebpf.Program `ebpf:"kretprobe_sys_fdatasync"`
+	KretprobeSysFsync              *ebpf.Program `ebpf:"kretprobe_sys_fsync"`
+	KretprobeSysLinkat             *ebpf.Program `ebpf:"kretprobe_sys_linkat"`
+	KretprobeSysOpenat             *ebpf.Program `ebpf:"kretprobe_sys_openat"`
+	KretprobeSysRename             *ebpf.Program `ebpf:"kretprobe_sys_rename"`
+	KretprobeSysRenameat           *ebpf.Program `ebpf:"kretprobe_sys_renameat"`
+	KretprobeSysRenameat2          *ebpf.Program `ebpf:"kretprobe_sys_renameat2"`
+	KretprobeSysUnlink             *ebpf.Program `ebpf:"kretprobe_sys_unlink"`
+	KretprobeSysUnlinkat           *ebpf.Program `ebpf:"kretprobe_sys_unlinkat"`
+	KretprobeVfsFsyncRange         *ebpf.Program `ebpf:"kretprobe_vfs_fsync_range"`
+	KretprobeVfsLink               *ebpf.Program `ebpf:"kretprobe_vfs_link"`
+	KretprobeVfsRename             *ebpf.Program `ebpf:"kretprobe_vfs_rename"`
+	KretprobeVfsUnlink             *ebpf.Program `ebpf:"kretprobe_vfs_unlink"`
+	RawTpIrqHandlerEntry           *ebpf.Program `ebpf:"raw_tp_irq_handler_entry"`
+	RawTpIrqHandlerExit            *ebpf.Program `ebpf:"raw_tp_irq_handler_exit"`
+	RawTpPageFaultKernel           *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
+	RawTpPageFaultUser             *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExit          *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedSwitch               *ebpf.Program `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedWaking               *ebpf.Program `ebpf:"raw_tp_sched_waking"`
+	RawTpSoftirqEntry              *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
+	RawTpSoftirqExit               *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
+	RawTpSysEnter                  *ebpf.Program `ebpf:"raw_tp_sys_enter"`
+	RawTpSysExit                   *ebpf.Program `ebpf:"raw_tp_sys_exit"`
+	TpBtfIrqHandlerEntry           *ebpf.Program `ebpf:"tp_btf_irq_handler_entry"`
+	TpBtfIrqHandlerExit            *ebpf.Program `ebpf:"tp_btf_irq_handler_exit"`
+	TpBtfPageFaultKernel           *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
+	TpBtfPageFaultUser             *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExit          *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedSwitch               *ebpf.Program `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedWaking               *ebpf.Program `ebpf:"tp_btf_sched_waking"`
+	TpBtfSoftirqEntry              *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
+	TpBtfSoftirqExit               *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
+	TpBtfSysEnter                  *ebpf.Program `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysExit                   *ebpf.Program `ebpf:"tp_btf_sys_exit"`
 }
 
 func (p *tmpprobePrograms) Close() error {
 	return _TmpprobeClose(
+		p.FentryDoLinkat,
+		p.FentryDoRenameat2,
+		p.FentryDoSysOpenat2,
+		p.FentryDoUnlinkat,
+		p.FentryFileWriteAndWaitRange,
+		p.FentrySysFdatasync,
+		p.FentrySysFsync,
+		p.FentrySysLinkat,
+		p.FentrySysOpenat,
+		p.FentrySysRename,
+		p.FentrySysRenameat,
+		p.FentrySysRenameat2,
+		p.FentrySysUnlink,
+		p.FentrySysUnlinkat,
+		p.FentryVfsFsyncRange,
+		p.FentryVfsLink,
+		p.FentryVfsRename,
+		p.FentryVfsUnlink,
+		p.FexitDoLinkat,
+		p.FexitDoRenameat2,
+		p.FexitDoSysOpenat2,
+		p.FexitDoUnlinkat,
+		p.FexitFileWriteAndWaitRange,
+		p.FexitSysFdatasync,
+		p.FexitSysFsync,
+		p.FexitSysLinkat,
+		p.FexitSysOpenat,
+		p.FexitSysRename,
+		p.FexitSysRenameat,
+		p.FexitSysRenameat2,
+		p.FexitSysUnlink,
+		p.FexitSysUnlinkat,
+		p.FexitVfsFsyncRange,
+		p.FexitVfsLink,
+		p.FexitVfsRename,
+		p.FexitVfsUnlink,
+		p.KprobeDoLinkat,
+		p.KprobeDoRenameat2,
+		p.KprobeDoSysOpenat2,
+		p.KprobeDoUnlinkat,
+		p.KprobeFileWriteAndWaitRange,
+		p.KprobeSysFdatasync,
+		p.KprobeSysFsync,
+		p.KprobeSysLinkat,
+		p.KprobeSysOpenat,
+		p.KprobeSysRename,
+		p.KprobeSysRenameat,
+		p.KprobeSysRenameat2,
+		p.KprobeSysUnlink,
+		p.KprobeSysUnlinkat,
+		p.KprobeVfsFsyncRange,
+		p.KprobeVfsLink,
+		p.KprobeVfsRename,
+		p.KprobeVfsUnlink,
+		p.KretprobeDoLinkat,
+		p.KretprobeDoRenameat2,
+		p.KretprobeDoSysOpenat2,
+		p.KretprobeDoUnlinkat,
+		p.KretprobeFileWriteAndWaitRange,
+		p.KretprobeSysFdatasync,
+		p.KretprobeSysFsync,
+		p.KretprobeSysLinkat,
+		p.KretprobeSysOpenat,
+		p.KretprobeSysRename,
+		p.KretprobeSysRenameat,
+		p.KretprobeSysRenameat2,
+		p.KretprobeSysUnlink,
+		p.KretprobeSysUnlinkat,
+		p.KretprobeVfsFsyncRange,
+		p.KretprobeVfsLink,
+		p.KretprobeVfsRename,
+		p.KretprobeVfsUnlink,
 		p.RawTpIrqHandlerEntry,
 		p.RawTpIrqHandlerExit,
 		p.RawTpPageFaultKernel,
