@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
-	"strings"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,7 +63,7 @@ func openProbe(t *testing.T) *probe.Probe {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to load BPF")
 	}
-	p, err := probe.Open()
+	p, err := probe.Open(probe.Options{})
 	if errors.Is(err, ebpf.ErrNotSupported) {
 		t.Skipf("BPF not supported: %v", err)
 	}

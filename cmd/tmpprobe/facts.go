@@ -59,6 +59,9 @@ func writeFooter(w io.Writer, run *results.Run) {
 		fmt.Fprintf(w, " · Python %s", m.Python)
 	}
 	fmt.Fprintln(w)
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, h := range m.MissingHooks {
 		fmt.Fprintf(w, "note: hook not attached: %s\n", h)
 	}

@@ -73,7 +73,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringSliceVar(&f.dirs, "dir", []string{os.TempDir()}, "directories to run in, a list; a private 0700 dir is made in each")
 	fs.StringVar(&f.runtime, "runtime", "auto", "python, go, or auto (both when python3 is found)")
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
-	fs.StringVar(&f.attach, "attach", "auto", "auto, tracepoint, or none (throughput only)")
+	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe, tracepoint, or none (throughput only)")
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker that runs longer than this")
@@ -108,6 +108,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if !fs.Changed("repeats") && onlyBuffers(f.labs, names) {
 		f.repeats = 7
 	}
+	backend, err := attachFlag(f.attach)
+	if err != nil {
+		return err
+	}
 	plan, err := f.plan(names, fs.Changed("repeats"))
 	if err != nil {
 		return err
@@ -131,19 +135,13 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "tmpprobe:", note)
 	}
 	runner := &arms.Runner{}
-	if f.attach != "none" {
-		p, err := probe.Open()
+	if backend != "" {
+		p, err := openProbe(backend, &run.Meta)
 		if err != nil {
-			return exitError{exitUsage, privilegeHint(err)}
+			return err
 		}
 		defer p.Close()
-		if err := p.Attach(); err != nil {
-			return exitError{exitUsage, privilegeHint(err)}
-		}
 		runner.Tracer, runner.Cookie = p, p.Cookie
-		run.Meta.Backend = "tracepoint"
-		run.Meta.BackendDetail = string(p.Family)
-		run.Meta.MissingHooks = append([]string(nil), p.Missing...)
 		defer func() { run.Drops, _ = p.Drops() }()
 	} else {
 		run.Meta.Backend = "none"
