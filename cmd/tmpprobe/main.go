@@ -49,6 +49,7 @@ Usage:
   tmpprobe all  [flags]          run every arm of every lab
   tmpprobe run  ARM... [flags]   run some arms (name, lab/name, or a lab)
   tmpprobe list                  list labs and arms
+  tmpprobe check                 which hooks and attach backends work here
 
 Examples:
   sudo tmpprobe all
@@ -81,6 +82,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(cmd, rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
+	case "check":
+		err = cmdCheck(rest, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
