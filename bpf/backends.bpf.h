@@ -21,7 +21,7 @@
 
 /* Entry time of each stage in progress, per thread. Stages nest
  * (do_unlinkat calls vfs_unlink), so the key carries the stage. */
-struct stage_key {
+struct func_stage_key {
 	__u32 tid;
 	__u32 stage;
 };
@@ -29,9 +29,9 @@ struct stage_key {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 4096);
-	__type(key, struct stage_key);
+	__type(key, struct func_stage_key);
 	__type(value, __u64);
-} stage_starts SEC(".maps");
+} func_stage_starts SEC(".maps");
 
 static __always_inline int on_backend_enter(__u32 nr, struct pt_regs *regs)
 {
@@ -65,36 +65,36 @@ static __always_inline int on_backend_exit(__u32 nr, long ret)
 	return 0;
 }
 
-static __always_inline int on_stage_enter(__u32 stage)
+static __always_inline int on_func_stage_enter(__u32 stage)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
-	struct stage_key key = { .tid = tid, .stage = stage };
+	struct func_stage_key key = { .tid = tid, .stage = stage };
 	__u64 now;
 
 	if (!st || !st->in_syscall)
 		return 0;
 	now = bpf_ktime_get_ns();
-	bpf_map_update_elem(&stage_starts, &key, &now, BPF_ANY);
+	bpf_map_update_elem(&func_stage_starts, &key, &now, BPF_ANY);
 	return 0;
 }
 
 /* Stages count calls and time, not errors: their return types differ
  * (int, long) and fexit finds the return value after a per-kernel number
  * of arguments (vfs_unlink gained mnt_userns in v5.12). */
-static __always_inline int on_stage_exit(__u32 stage)
+static __always_inline int on_func_stage_exit(__u32 stage)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct stage_key key = { .tid = tid, .stage = stage };
+	struct func_stage_key key = { .tid = tid, .stage = stage };
 	struct thread_state *st;
 	struct class_stats *s;
 	__u64 *start, delta;
 
-	start = bpf_map_lookup_elem(&stage_starts, &key);
+	start = bpf_map_lookup_elem(&func_stage_starts, &key);
 	if (!start)
 		return 0;
 	delta = bpf_ktime_get_ns() - *start;
-	bpf_map_delete_elem(&stage_starts, &key);
+	bpf_map_delete_elem(&func_stage_starts, &key);
 	st = bpf_map_lookup_elem(&threads, &tid);
 	if (!st || !st->in_syscall)
 		return 0;
@@ -121,15 +121,15 @@ SEC("fexit/sys_" #name)                                                        \
 int fexit_sys_##name(__u64 *ctx)                                               \
 { return on_backend_exit(nr, (long)ctx[1]); }
 
-#define STAGE_HOOKS(fn, stage)                                                 \
+#define FUNC_STAGE_HOOKS(fn, stage)                                                 \
 SEC("kprobe/" #fn)                                                             \
-int kprobe_##fn(void *ctx) { return on_stage_enter(stage); }                   \
+int kprobe_##fn(void *ctx) { return on_func_stage_enter(stage); }                   \
 SEC("kretprobe/" #fn)                                                          \
-int kretprobe_##fn(void *ctx) { return on_stage_exit(stage); }                 \
+int kretprobe_##fn(void *ctx) { return on_func_stage_exit(stage); }                 \
 SEC("fentry/" #fn)                                                             \
-int fentry_##fn(void *ctx) { return on_stage_enter(stage); }                   \
+int fentry_##fn(void *ctx) { return on_func_stage_enter(stage); }                   \
 SEC("fexit/" #fn)                                                              \
-int fexit_##fn(void *ctx) { return on_stage_exit(stage); }
+int fexit_##fn(void *ctx) { return on_func_stage_exit(stage); }
 
 SYSCALL_HOOKS(openat, NR_OPENAT)
 SYSCALL_HOOKS(unlink, NR_UNLINK)
@@ -143,12 +143,12 @@ SYSCALL_HOOKS(renameat2, NR_RENAMEAT2)
 
 /* do_sys_openat2 is static (fs/open.c) but kept out of line since v5.6;
  * __do_sys_openat and do_fsync are inlined away on common builds. */
-STAGE_HOOKS(do_sys_openat2, STAGE_DO_SYS_OPENAT2)
-STAGE_HOOKS(do_unlinkat, STAGE_DO_UNLINKAT)
-STAGE_HOOKS(vfs_unlink, STAGE_VFS_UNLINK)
-STAGE_HOOKS(vfs_fsync_range, STAGE_VFS_FSYNC_RANGE)
-STAGE_HOOKS(file_write_and_wait_range, STAGE_FILE_WRITE_AND_WAIT_RANGE)
-STAGE_HOOKS(do_linkat, STAGE_DO_LINKAT)
-STAGE_HOOKS(vfs_link, STAGE_VFS_LINK)
-STAGE_HOOKS(do_renameat2, STAGE_DO_RENAMEAT2)
-STAGE_HOOKS(vfs_rename, STAGE_VFS_RENAME)
+FUNC_STAGE_HOOKS(do_sys_openat2, STAGE_DO_SYS_OPENAT2)
+FUNC_STAGE_HOOKS(do_unlinkat, STAGE_DO_UNLINKAT)
+FUNC_STAGE_HOOKS(vfs_unlink, STAGE_VFS_UNLINK)
+FUNC_STAGE_HOOKS(vfs_fsync_range, STAGE_VFS_FSYNC_RANGE)
+FUNC_STAGE_HOOKS(file_write_and_wait_range, STAGE_FILE_WRITE_AND_WAIT_RANGE)
+FUNC_STAGE_HOOKS(do_linkat, STAGE_DO_LINKAT)
+FUNC_STAGE_HOOKS(vfs_link, STAGE_VFS_LINK)
+FUNC_STAGE_HOOKS(do_renameat2, STAGE_DO_RENAMEAT2)
+FUNC_STAGE_HOOKS(vfs_rename, STAGE_VFS_RENAME)

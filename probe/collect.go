@@ -43,9 +43,9 @@ func (p *Probe) ForgetThreads() {
 	var tid uint32
 	var st tmpprobeThreadState
 	clearMap(p.coll.Maps["threads"], &tid, &st)
-	var sk tmpprobeStageKey
+	var sk tmpprobeFuncStageKey
 	var ns uint64
-	clearMap(p.coll.Maps["stage_starts"], &sk, &ns)
+	clearMap(p.coll.Maps["func_stage_starts"], &sk, &ns)
 }
 
 func clearMap[K comparable, V any](m *ebpf.Map, key *K, val *V) {

@@ -31,7 +31,7 @@ type tmpprobeClassStats struct {
 	Hist     [192]uint32
 }
 
-type tmpprobeStageKey struct {
+type tmpprobeFuncStageKey struct {
 	_     structs.HostLayout
 	Tid   uint32
 	Stage uint32
@@ -56,8 +56,8 @@ type tmpprobeThreadState struct {
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	tmpprobeMapDrops                           = "drops"
+	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
 	tmpprobeMapIrqDepth                        = "irq_depth"
-	tmpprobeMapStageStarts                     = "stage_starts"
 	tmpprobeMapStats                           = "stats"
 	tmpprobeMapThreads                         = "threads"
 	tmpprobeProgFentryDoLinkat                 = "fentry_do_linkat"
@@ -300,11 +300,11 @@ type tmpprobeProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeMapSpecs struct {
-	Drops       *ebpf.MapSpec `ebpf:"drops"`
-	IrqDepth    *ebpf.MapSpec `ebpf:"irq_depth"`
-	StageStarts *ebpf.MapSpec `ebpf:"stage_starts"`
-	Stats       *ebpf.MapSpec `ebpf:"stats"`
-	Threads     *ebpf.MapSpec `ebpf:"threads"`
+	Drops           *ebpf.MapSpec `ebpf:"drops"`
+	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
+	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
+	Stats           *ebpf.MapSpec `ebpf:"stats"`
+	Threads         *ebpf.MapSpec `ebpf:"threads"`
 }
 
 // tmpprobeVariableSpecs contains global variables before they are loaded into the kernel.
@@ -335,18 +335,18 @@ func (o *tmpprobeObjects) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeMaps struct {
-	Drops       *ebpf.Map `ebpf:"drops"`
-	IrqDepth    *ebpf.Map `ebpf:"irq_depth"`
-	StageStarts *ebpf.Map `ebpf:"stage_starts"`
-	Stats       *ebpf.Map `ebpf:"stats"`
-	Threads     *ebpf.Map `ebpf:"threads"`
+	Drops           *ebpf.Map `ebpf:"drops"`
+	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
+	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
+	Stats           *ebpf.Map `ebpf:"stats"`
+	Threads         *ebpf.Map `ebpf:"threads"`
 }
 
 func (m *tmpprobeMaps) Close() error {
 	return _TmpprobeClose(
 		m.Drops,
+		m.FuncStageStarts,
 		m.IrqDepth,
-		m.StageStarts,
 		m.Stats,
 		m.Threads,
 	)
