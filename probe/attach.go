@@ -49,7 +49,7 @@ func (p *Probe) attachSteps() []attachStep {
 			steps = append(steps, p.funcSteps(false)...)
 			steps = append(steps, p.funcSteps(true)...)
 		}
-		prog := p.coll.Programs[string(p.Family)+"_"+h.Name]
+		prog := p.progs[string(p.Family)+"_"+h.Name]
 		if prog == nil {
 			continue
 		}

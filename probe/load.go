@@ -45,6 +45,9 @@ func loadTracepoints(cookie uint64, owned [8]uint64, cache *btf.Cache) (*Probe, 
 	return nil, fmt.Errorf("loading tracepoint programs (%s): %w", strings.Join(errs, "; "), first)
 }
 
+// loadFamily loads the maps and the family's required tracepoint programs
+// in one collection, then each optional one on its own: a tracepoint the
+// kernel lacks (a module's, not loaded) fails only its own hook.
 func loadFamily(fam Family, cookie uint64, owned [8]uint64, cache *btf.Cache) (*Probe, error) {
 	spec, err := loadTmpprobe()
 	if err != nil {
@@ -60,9 +63,9 @@ func loadFamily(fam Family, cookie uint64, owned [8]uint64, cache *btf.Cache) (*
 	// must not fail the load of the others.
 	base := *spec
 	base.Programs = map[string]*ebpf.ProgramSpec{}
-	for name, ps := range spec.Programs {
-		if strings.HasPrefix(name, string(fam)+"_") {
-			base.Programs[name] = ps
+	for _, h := range Hooks {
+		if name := string(fam) + "_" + h.Name; h.Required && spec.Programs[name] != nil {
+			base.Programs[name] = spec.Programs[name]
 		}
 	}
 	coll, err := ebpf.NewCollectionWithOptions(&base, ebpf.CollectionOptions{Cache: cache})
@@ -70,7 +73,45 @@ func loadFamily(fam Family, cookie uint64, owned [8]uint64, cache *btf.Cache) (*
 		printVerifierLog(err)
 		return nil, err
 	}
-	return &Probe{Cookie: cookie, Family: fam, coll: coll, spec: spec, cache: cache}, nil
+	p := &Probe{Cookie: cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}}
+	for name, prog := range coll.Programs {
+		p.progs[name] = prog
+	}
+	for _, h := range Hooks {
+		name := string(fam) + "_" + h.Name
+		if h.Required || spec.Programs[name] == nil {
+			continue
+		}
+		prog, err := p.loadOne(name, "")
+		if err != nil {
+			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Reason(err)))
+			continue
+		}
+		p.progs[name] = prog
+	}
+	return p, nil
+}
+
+// loadOne loads one program of the object with the maps of the probe's
+// collection, attached to target when it is set (fentry/fexit).
+func (p *Probe) loadOne(name, target string) (*ebpf.Program, error) {
+	ps := p.spec.Programs[name]
+	if ps == nil {
+		return nil, fmt.Errorf("program %s missing from the BPF object (stale 'make generate'?)", name)
+	}
+	ps = ps.Copy()
+	if target != "" {
+		ps.AttachTo = target
+	}
+	one := *p.spec
+	one.Programs = map[string]*ebpf.ProgramSpec{name: ps}
+	c, err := ebpf.NewCollectionWithOptions(&one, ebpf.CollectionOptions{MapReplacements: p.coll.Maps, Cache: p.cache})
+	if err != nil {
+		printVerifierLog(err)
+		return nil, err
+	}
+	p.colls = append(p.colls, c)
+	return c.Programs[name], nil
 }
 
 func printVerifierLog(err error) {
@@ -141,13 +182,6 @@ func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 type funcProgs struct {
 	hook        funcHook
 	entry, exit *ebpf.Program
-	colls       []*ebpf.Collection
-}
-
-func (f *funcProgs) close() {
-	for _, c := range f.colls {
-		c.Close()
-	}
 }
 
 // loadFuncs loads the backend's programs for hooks, sharing the maps of
@@ -158,11 +192,10 @@ func (p *Probe) loadFuncs(hooks []funcHook) error {
 	for _, h := range hooks {
 		f := funcProgs{hook: h}
 		var err error
-		if f.entry, err = p.loadFunc(&f, entryFam, h); err == nil {
-			f.exit, err = p.loadFunc(&f, exitFam, h)
+		if f.entry, err = p.loadOne(entryFam+"_"+h.prog, h.target); err == nil {
+			f.exit, err = p.loadOne(exitFam+"_"+h.prog, h.target)
 		}
 		if err != nil {
-			f.close()
 			if h.syscall != "" {
 				return fmt.Errorf("loading %s %s: %w", entryFam, h.target, err)
 			}
@@ -172,23 +205,4 @@ func (p *Probe) loadFuncs(hooks []funcHook) error {
 		p.funcs = append(p.funcs, f)
 	}
 	return nil
-}
-
-func (p *Probe) loadFunc(f *funcProgs, fam string, h funcHook) (*ebpf.Program, error) {
-	name := fam + "_" + h.prog
-	ps := p.spec.Programs[name]
-	if ps == nil {
-		return nil, fmt.Errorf("program %s missing from the BPF object (stale 'make generate'?)", name)
-	}
-	ps = ps.Copy()
-	ps.AttachTo = h.target
-	one := *p.spec
-	one.Programs = map[string]*ebpf.ProgramSpec{name: ps}
-	c, err := ebpf.NewCollectionWithOptions(&one, ebpf.CollectionOptions{MapReplacements: p.coll.Maps, Cache: p.cache})
-	if err != nil {
-		printVerifierLog(err)
-		return nil, err
-	}
-	f.colls = append(f.colls, c)
-	return c.Programs[name], nil
 }

@@ -70,11 +70,13 @@ type Probe struct {
 	Missing []string  // hooks not attached, with the reason
 	Owned   []string  // syscalls timed by the backend's function hooks
 
-	coll        *ebpf.Collection
-	spec        *ebpf.CollectionSpec // every program, for the function hooks
+	coll        *ebpf.Collection         // maps and required tracepoint programs
+	colls       []*ebpf.Collection       // every program loaded on its own
+	progs       map[string]*ebpf.Program // tracepoint programs by name
+	spec        *ebpf.CollectionSpec     // every program, for loadOne
 	cache       *btf.Cache
 	funcs       []funcProgs
-	unavailable []string // function hooks this kernel lacks, found at load
+	unavailable []string // hooks that did not load, with the reason
 	links       []link.Link
 }
 
@@ -181,10 +183,10 @@ func (p *Probe) Detach() {
 // Close detaches and unloads everything.
 func (p *Probe) Close() {
 	p.Detach()
-	for _, f := range p.funcs {
-		f.close()
+	for _, c := range p.colls {
+		c.Close()
 	}
-	p.funcs = nil
+	p.colls, p.funcs, p.progs = nil, nil, nil
 	if p.coll != nil {
 		p.coll.Close()
 		p.coll = nil
