@@ -138,7 +138,8 @@ func openBackend(b Backend, cookie uint64) (*Probe, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Backend, p.Owned, p.unavailable = b, plan.ownedNames, plan.unavailable
+	p.Backend, p.Owned = b, plan.ownedNames
+	p.unavailable = append(p.unavailable, plan.unavailable...)
 	if err := p.loadFuncs(plan.hooks); err != nil {
 		p.Close()
 		return nil, err
