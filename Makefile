@@ -21,6 +21,14 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
+# Boots Debian's stock kernel under QEMU (TCG) with tmpprobe as /init's
+# workload and checks the kprobe, fentry and tracepoint backends against
+# each other (vmtest/). The kernel package is fetched once into
+# /var/cache/tmpprobe-vmtest. Without qemu or the kernel it skips, or fails
+# when CI is set.
+vmtest:
+	$(GO) test -tags vmtest -count=1 -v -timeout 10m ./vmtest/
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./bench/
 

@@ -36,6 +36,18 @@ const volatile __u32 trace_phase = 0;
 /* trace --errors: count failed calls per errno as stages. */
 const volatile bool count_errnos = false;
 
+/* Set before load: syscall nrs timed by the kprobe or fentry backend's own
+ * hooks (bit nr). sys_enter/sys_exit skip them, so no call counts twice. */
+#define BACKEND_NR_MAX 512
+const volatile __u64 backend_syscalls[BACKEND_NR_MAX / 64] = {};
+
+static __always_inline int backend_owns(__u64 nr)
+{
+	if (nr >= BACKEND_NR_MAX)
+		return 0;
+	return (backend_syscalls[nr / 64] >> (nr % 64)) & 1;
+}
+
 struct thread_state {
 	__u32 phase;
 	__u32 nr;         /* syscall in progress; valid when in_syscall */
@@ -249,23 +261,17 @@ static __always_inline void set_window(__u32 tid)
 		*w = tid;
 }
 
-static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
+/* A syscall starts: shared by sys_enter and the backends' entry hooks, so
+ * off-CPU accounting and the I/O window see the same state whichever hook
+ * timed the call. */
+static __always_inline void begin_syscall(struct thread_state *st, __u32 tid, __u32 nr, struct pt_regs *regs)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_state *st;
-
-	if (id == NR_LSEEK && handle_marker(tid, regs))
-		return 0;
-	st = bpf_map_lookup_elem(&threads, &tid);
-	if (!st && !(st = adopt_cgroup_thread(tid)))
-		return 0;
-	st->nr = id;
-	st->class = classify(id, regs);
+	st->nr = nr;
+	st->class = classify(nr, regs);
 	st->in_syscall = 1;
 	st->in_marker = 0; /* a marker's exit (if any) came before this enter */
 	st->enter_ns = bpf_ktime_get_ns();
 	set_window(tid);
-	return 0;
 }
 
 static __always_inline void count_errno(struct thread_state *st, __u16 err)
@@ -276,13 +282,56 @@ static __always_inline void count_errno(struct thread_state *st, __u16 err)
 		s->calls++;
 }
 
+static __always_inline void record_call(struct class_stats *s, __u64 delta, long ret)
+{
+	__u32 slot;
+
+	s->calls++;
+	if (ret < 0 && ret >= -MAX_ERRNO)
+		s->errors++;
+	s->total_ns += delta;
+	slot = hist_slot(delta);
+	/* hist_slot clamps already, but clang drops a repeated bound check
+	 * and the verifier needs to see one. */
+	asm volatile("" : "+r"(slot));
+	if (slot < HIST_SLOTS)
+		s->hist[slot]++;
+}
+
+/* A syscall ends; the caller has checked it is the one that began. */
+static __always_inline void end_syscall(struct thread_state *st, long ret)
+{
+	struct class_stats *s;
+	__u64 delta = bpf_ktime_get_ns() - st->enter_ns;
+
+	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
+	if (s)
+		record_call(s, delta, ret);
+	if (count_errnos && ret < 0 && ret >= -MAX_ERRNO)
+		count_errno(st, (__u16)-ret);
+}
+
+static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st;
+
+	if (id == NR_LSEEK && handle_marker(tid, regs))
+		return 0;
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st && !(st = adopt_cgroup_thread(tid)))
+		return 0;
+	if (backend_owns(id))
+		return 0;
+	begin_syscall(st, tid, id, regs);
+	return 0;
+}
+
 static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
-	struct class_stats *s;
-	__u64 delta, nr;
-	__u32 slot;
+	__u64 nr;
 
 	st = bpf_map_lookup_elem(&threads, &tid);
 	if (!st)
@@ -291,34 +340,21 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 		st->in_marker = 0;
 		return 0;
 	}
+	/* rt_sigreturn restores the signal frame's registers, so its exit
+	 * shows orig_ax = -1: that is still the syscall we saw enter. */
+	nr = BPF_CORE_READ(regs, orig_ax);
+	if (backend_owns(nr))
+		return 0;
 	if (!st->in_syscall) {
 		count_drop(DROP_NO_START);
 		return 0;
 	}
 	st->in_syscall = 0;
-	/* rt_sigreturn restores the signal frame's registers, so its exit
-	 * shows orig_ax = -1: that is still the syscall we saw enter. */
-	nr = BPF_CORE_READ(regs, orig_ax);
 	if (nr != st->nr && nr != (__u64)-1) {
 		count_drop(DROP_NR_MISMATCH);
 		return 0;
 	}
-	delta = bpf_ktime_get_ns() - st->enter_ns;
-	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
-	if (!s)
-		return 0;
-	s->calls++;
-	if (ret < 0 && ret >= -MAX_ERRNO)
-		s->errors++;
-	s->total_ns += delta;
-	if (count_errnos && ret < 0 && ret >= -MAX_ERRNO)
-		count_errno(st, (__u16)-ret);
-	slot = hist_slot(delta);
-	/* hist_slot clamps already, but clang drops a repeated bound check
-	 * and the verifier needs to see one. */
-	asm volatile("" : "+r"(slot));
-	if (slot < HIST_SLOTS)
-		s->hist[slot]++;
+	end_syscall(st, ret);
 	return 0;
 }
 
@@ -720,3 +756,6 @@ int kind##_ext4_free_inode(__u64 *ctx) { return on_event(STAGE_EXT4_FREE_INODE);
 
 HOOKS(tp_btf)
 HOOKS(raw_tp)
+
+/* kprobe and fentry backends: after the shared handlers they reuse. */
+#include "backends.bpf.h"

@@ -47,6 +47,18 @@
 /* 32 and up: stages of the kprobe/fentry backends. */
 #define STAGE_ERRNO 0x8000 /* | errno: failed calls by errno (trace --errors) */
 
+/* Kernel functions timed inside a syscall by the kprobe and fentry backends
+ * (bpf/backends.bpf.h); from 32 on so tracepoint stages can grow below. */
+#define STAGE_DO_SYS_OPENAT2 32
+#define STAGE_DO_UNLINKAT 33
+#define STAGE_VFS_UNLINK 34
+#define STAGE_VFS_FSYNC_RANGE 35
+#define STAGE_FILE_WRITE_AND_WAIT_RANGE 36
+#define STAGE_DO_LINKAT 37
+#define STAGE_VFS_LINK 38
+#define STAGE_DO_RENAMEAT2 39
+#define STAGE_VFS_RENAME 40
+
 /* Drop reasons, counted rather than silently lost. */
 #define DROP_NO_START 0     /* sys_exit of an active thread with no sys_enter seen */
 #define DROP_NR_MISMATCH 1  /* sys_exit for another nr than the recorded start */

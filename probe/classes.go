@@ -77,6 +77,11 @@ func StageName(s uint16) string {
 	if n, ok := stageNames[s]; ok {
 		return n
 	}
+	for _, f := range StageFuncs {
+		if f.Stage == s {
+			return f.Func
+		}
+	}
 	return fmt.Sprintf("stage_%d", s)
 }
 

@@ -1,21 +1,18 @@
 //go:build linux
 
-// Package probe loads the BPF programs, attaches them, hands out the marker
-// cookie and turns the kernel maps into results.ClassRecords.
+// Package probe loads the BPF programs, picks an attach backend, attaches,
+// hands out the marker cookie and turns the kernel maps into
+// results.ClassRecords.
 package probe
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
-
-	"tmpprobe/results"
 )
 
 // Hook is one tracepoint tmpprobe attaches to. Required hooks make the
@@ -27,7 +24,8 @@ type Hook struct {
 }
 
 // Hooks in attach order: exits before entries, so no enter is ever seen
-// without the matching exit hook already in place.
+// without the matching exit hook already in place. The function backends'
+// hooks attach just before sys_enter, exits first as well.
 var Hooks = []Hook{
 	{"sys_exit", true, "syscall time"},
 	{"sched_switch", true, "off-CPU time"},
@@ -64,18 +62,10 @@ const (
 	FamilyRawTp Family = "raw_tp"
 )
 
-// Probe is a loaded, possibly attached, set of BPF programs for one run.
-type Probe struct {
-	Cookie  uint64
-	Family  Family
-	Missing []string // optional hooks that could not attach, with the reason
-	coll    *ebpf.Collection
-	spec    *ebpf.CollectionSpec
-	links   []link.Link
-}
-
-// Options are set in the programs before they load.
+// Options choose how the probe attaches; the rest are set in the programs
+// before they load.
 type Options struct {
+	Attach Backend // "" is auto
 	// TargetCgroup traces every thread of this cgroup (v2 id) in phase
 	// TracePhase, without markers (trace --cgroup).
 	TargetCgroup uint64
@@ -84,107 +74,129 @@ type Options struct {
 	CountErrnos bool
 }
 
-// Open loads the programs of the first family the kernel accepts. Nothing
-// is attached yet.
+// Skipped is a backend auto tried and could not use.
+type Skipped struct {
+	Backend Backend
+	Class   Class
+	Reason  string
+}
+
+// Probe is a loaded, possibly attached, set of BPF programs for one run.
+type Probe struct {
+	Cookie  uint64
+	Backend Backend
+	Family  Family
+	Skipped []Skipped // backends tried before this one, in AutoOrder
+	Missing []string  // hooks not attached, with the reason
+	Owned   []string  // syscalls timed by the backend's function hooks
+
+	coll        *ebpf.Collection         // maps and required tracepoint programs
+	colls       []*ebpf.Collection       // every program loaded on its own
+	progs       map[string]*ebpf.Program // tracepoint programs by name
+	spec        *ebpf.CollectionSpec     // every program, for loadOne
+	cache       *btf.Cache
+	funcs       []funcProgs
+	unavailable []string // hooks that did not load, with the reason
+	links       []link.Link
+}
+
+// BackendError is why a backend cannot be used here.
+type BackendError struct {
+	Backend Backend
+	Err     error
+}
+
+func (e *BackendError) Error() string {
+	return fmt.Sprintf("--attach %s: %s", e.Backend, Reason(e.Err))
+}
+
+func (e *BackendError) Unwrap() error { return e.Err }
+
+// Open loads the programs of the chosen backend and proves them with a
+// trial attach and detach; auto takes the first of AutoOrder that passes.
+// Nothing is attached when it returns.
 func Open(opts Options) (*Probe, error) {
 	cookie, err := newCookie()
 	if err != nil {
 		return nil, err
 	}
-	var errs []string
-	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
-		p, err := load(fam, cookie, opts)
+	order := []Backend{opts.Attach}
+	if opts.Attach == "" || opts.Attach == BackendAuto {
+		order = AutoOrder
+	}
+	var skipped []Skipped
+	var lastErr error
+	for _, b := range order {
+		p, err := openBackend(b, cookie, opts)
 		if err == nil {
+			p.Skipped = skipped
 			return p, nil
 		}
-		errs = append(errs, fmt.Sprintf("%s: %v", fam, oneLine(err)))
+		lastErr = &BackendError{b, err}
+		skipped = append(skipped, Skipped{b, Classify(err), errText(err)})
 	}
-	return nil, fmt.Errorf("loading BPF programs failed (%s); see 'tmpprobe check'", strings.Join(errs, "; "))
+	if len(order) == 1 {
+		return nil, lastErr
+	}
+	var why []string
+	for _, s := range skipped {
+		why = append(why, fmt.Sprintf("%s: %s: %s", s.Backend, s.Class, s.Reason))
+	}
+	return nil, fmt.Errorf("no attach backend works (%s); see 'tmpprobe check': %w", strings.Join(why, "; "), errors.Unwrap(lastErr))
 }
 
-func newCookie() (uint64, error) {
-	var b [8]byte
-	for {
-		if _, err := rand.Read(b[:]); err != nil {
-			return 0, fmt.Errorf("marker cookie: %w", err)
-		}
-		// 63 bits: lseek's offset is a signed off_t and must stay positive.
-		if c := binary.LittleEndian.Uint64(b[:]) >> 1; c != 0 {
-			return c, nil
+func openBackend(b Backend, cookie uint64, opts Options) (*Probe, error) {
+	var plan funcPlan
+	cache := btf.NewCache()
+	if b != BackendTracepoint {
+		var err error
+		if plan, err = planFuncHooks(b, cache); err != nil {
+			return nil, err
 		}
 	}
-}
-
-func load(fam Family, cookie uint64, opts Options) (*Probe, error) {
-	spec, err := loadTmpprobe()
+	p, err := loadTracepoints(cookie, plan.owned, opts, cache)
 	if err != nil {
 		return nil, err
 	}
-	prefix := string(fam) + "_"
-	for name := range spec.Programs {
-		if !strings.HasPrefix(name, prefix) {
-			delete(spec.Programs, name)
-		}
-	}
-	for name, v := range map[string]any{
-		"cookie": cookie, "target_cgroup": opts.TargetCgroup,
-		"trace_phase": opts.TracePhase, "count_errnos": opts.CountErrnos,
-	} {
-		if err := spec.Variables[name].Set(v); err != nil {
-			return nil, fmt.Errorf("setting %s: %w", name, err)
-		}
-	}
-	coll, err := ebpf.NewCollection(spec)
-	if err != nil {
-		var ve *ebpf.VerifierError
-		if errors.As(err, &ve) && os.Getenv("TMPPROBE_VERIFIER_LOG") != "" {
-			fmt.Fprintf(os.Stderr, "%+v\n", ve)
-		}
+	p.Backend, p.Owned = b, plan.ownedNames
+	p.unavailable = append(p.unavailable, plan.unavailable...)
+	if err := p.loadFuncs(plan.hooks); err != nil {
+		p.Close()
 		return nil, err
 	}
-	return &Probe{Cookie: cookie, Family: fam, coll: coll, spec: spec}, nil
+	if err := p.Attach(); err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.Detach()
+	return p, nil
 }
 
-// Attach attaches every hook; a required hook that fails detaches all.
-func (p *Probe) Attach() error {
-	if len(p.links) > 0 {
-		return nil
+// Describe says how the probe is attached, for reports (backend detail).
+func (p *Probe) Describe() string {
+	tp := "tracepoints via " + string(p.Family)
+	entry, exit := p.Backend.families()
+	if entry == "" {
+		return tp
 	}
-	p.Missing = p.Missing[:0]
-	for _, h := range Hooks {
-		prog := p.coll.Programs[string(p.Family)+"_"+h.Name]
-		if prog == nil {
-			continue
+	stages := 0
+	for _, f := range p.funcs {
+		if f.hook.syscall == "" {
+			stages++
 		}
-		l, err := p.attachOne(h.Name, prog)
-		if err != nil {
-			if h.Required {
-				p.Detach()
-				return fmt.Errorf("attach %s/%s: %v", p.Family, h.Name, oneLine(err))
-			}
-			p.Missing = append(p.Missing, fmt.Sprintf("%s (%s): %v", h.Name, h.Why, oneLine(err)))
-			continue
-		}
-		p.links = append(p.links, l)
 	}
-	return nil
-}
-
-func (p *Probe) attachOne(tp string, prog *ebpf.Program) (link.Link, error) {
-	if p.Family == FamilyTpBtf {
-		return link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
-	}
-	return link.AttachRawTracepoint(link.RawTracepointOptions{Name: tp, Program: prog})
+	return fmt.Sprintf("%s+%s on %d syscalls and %d stages, %s", entry, exit, len(p.Owned), stages, tp)
 }
 
 // Attached reports whether the hooks are live.
 func (p *Probe) Attached() bool { return len(p.links) > 0 }
 
-// Detach closes every link; the programs and maps stay loaded, so an
-// untraced batch runs with no tracepoint enabled and Attach can follow.
+// Detach closes every link, entries first; the programs and maps stay
+// loaded, so an untraced batch runs with no hook enabled and Attach can
+// follow.
 func (p *Probe) Detach() {
-	for _, l := range p.links {
-		l.Close()
+	for i := len(p.links) - 1; i >= 0; i-- {
+		p.links[i].Close()
 	}
 	p.links = p.links[:0]
 }
@@ -192,36 +204,14 @@ func (p *Probe) Detach() {
 // Close detaches and unloads everything.
 func (p *Probe) Close() {
 	p.Detach()
+	for _, c := range p.colls {
+		c.Close()
+	}
+	p.colls, p.funcs, p.progs = nil, nil, nil
 	if p.coll != nil {
 		p.coll.Close()
 		p.coll = nil
 	}
-}
-
-// Collect returns the records of every phase the kernel has seen since the
-// last Collect, summed over CPUs, and removes them from the map.
-func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
-	m := p.coll.Maps["stats"]
-	out := map[uint32][]results.ClassRecord{}
-	var (
-		key     tmpprobeClassKey
-		percpu  []tmpprobeClassStats
-		keys    []tmpprobeClassKey
-		entries = m.Iterate()
-	)
-	for entries.Next(&key, &percpu) {
-		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
-		keys = append(keys, key)
-	}
-	if err := entries.Err(); err != nil {
-		return nil, fmt.Errorf("reading stats map: %w", err)
-	}
-	for i := range keys {
-		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-			return nil, fmt.Errorf("clearing stats map: %w", err)
-		}
-	}
-	return out, nil
 }
 
 // WatchDevices sets the block devices whose requests and journal commits
@@ -238,75 +228,6 @@ func (p *Probe) WatchDevices(devs []uint32) error {
 // KernelDev turns a user-space dev_t (stat's st_dev) into the kernel's
 // MKDEV encoding (major << 20 | minor) that tracepoints carry.
 func KernelDev(major, minor uint32) uint32 { return major<<20 | minor }
-
-// ForgetThreads drops every thread state, e.g. after a worker died inside a
-// region.
-func (p *Probe) ForgetThreads() {
-	m := p.coll.Maps["threads"]
-	var tid uint32
-	var keys []uint32
-	it := m.Iterate()
-	var v tmpprobeThreadState
-	for it.Next(&tid, &v) {
-		keys = append(keys, tid)
-	}
-	for _, k := range keys {
-		m.Delete(&k)
-	}
-}
-
-// DropNames names the drop counters of bpf/tmpprobe.h, in order.
-var DropNames = []string{"no_start", "nr_mismatch", "stats_full", "threads_full"}
-
-// Drops returns the drop counters summed over CPUs; all zero in a clean run.
-func (p *Probe) Drops() (map[string]uint64, error) {
-	out := map[string]uint64{}
-	for i, name := range DropNames {
-		var percpu []uint64
-		if err := p.coll.Maps["drops"].Lookup(uint32(i), &percpu); err != nil {
-			return nil, fmt.Errorf("reading drop counters: %w", err)
-		}
-		var sum uint64
-		for _, v := range percpu {
-			sum += v
-		}
-		out[name] = sum
-	}
-	return out, nil
-}
-
-func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRecord {
-	r := results.ClassRecord{Class: ClassName(key.Class), Stage: StageName(key.Stage)}
-	var hist [results.HistSlots]uint64
-	var off [16]uint64
-	for _, s := range percpu {
-		r.Calls += s.Calls
-		r.Errors += s.Errors
-		r.TotalNs += s.TotalNs
-		r.OffCPUNs += s.OffcpuNs
-		r.Bytes += s.Bytes
-		for i, v := range s.OffNs {
-			off[i] += v
-		}
-		for i, v := range s.Hist {
-			hist[i] += uint64(v)
-		}
-	}
-	for i, v := range off {
-		if v > 0 {
-			if r.OffNs == nil {
-				r.OffNs = map[string]uint64{}
-			}
-			r.OffNs[OffLabel(i)] += v
-		}
-	}
-	for i, v := range hist {
-		if v > 0 {
-			r.Hist = append(r.Hist, results.HistBucket{Slot: i, Count: v})
-		}
-	}
-	return r
-}
 
 func oneLine(err error) string {
 	s := err.Error()

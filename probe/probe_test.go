@@ -21,7 +21,7 @@ func openProbe(t *testing.T) *Probe {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to load BPF")
 	}
-	p, err := Open(Options{})
+	p, err := Open(Options{Attach: BackendTracepoint})
 	if errors.Is(err, ebpf.ErrNotSupported) {
 		t.Skipf("BPF not supported: %v", err)
 	}

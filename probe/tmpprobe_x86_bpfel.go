@@ -31,6 +31,12 @@ type tmpprobeClassStats struct {
 	Hist     [192]uint32
 }
 
+type tmpprobeFuncStageKey struct {
+	_     structs.HostLayout
+	Tid   uint32
+	Stage uint32
+}
+
 type tmpprobeRqStart struct {
 	_     structs.HostLayout
 	Ts    uint64
@@ -64,67 +70,141 @@ type tmpprobeThreadState struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
-	tmpprobeMapCommitStarts            = "commit_starts"
-	tmpprobeMapDrops                   = "drops"
-	tmpprobeMapIrqDepth                = "irq_depth"
-	tmpprobeMapRqStarts                = "rq_starts"
-	tmpprobeMapStats                   = "stats"
-	tmpprobeMapThreads                 = "threads"
-	tmpprobeMapWatchedDevs             = "watched_devs"
-	tmpprobeMapWindow                  = "window"
-	tmpprobeProgRawTpBlockBioQueue     = "raw_tp_block_bio_queue"
-	tmpprobeProgRawTpBlockRqComplete   = "raw_tp_block_rq_complete"
-	tmpprobeProgRawTpBlockRqIssue      = "raw_tp_block_rq_issue"
-	tmpprobeProgRawTpExt4EvictInode    = "raw_tp_ext4_evict_inode"
-	tmpprobeProgRawTpExt4FreeInode     = "raw_tp_ext4_free_inode"
-	tmpprobeProgRawTpExt4SyncFileEnter = "raw_tp_ext4_sync_file_enter"
-	tmpprobeProgRawTpExt4SyncFileExit  = "raw_tp_ext4_sync_file_exit"
-	tmpprobeProgRawTpExt4UnlinkEnter   = "raw_tp_ext4_unlink_enter"
-	tmpprobeProgRawTpExt4UnlinkExit    = "raw_tp_ext4_unlink_exit"
-	tmpprobeProgRawTpIrqHandlerEntry   = "raw_tp_irq_handler_entry"
-	tmpprobeProgRawTpIrqHandlerExit    = "raw_tp_irq_handler_exit"
-	tmpprobeProgRawTpJbd2EndCommit     = "raw_tp_jbd2_end_commit"
-	tmpprobeProgRawTpJbd2HandleStart   = "raw_tp_jbd2_handle_start"
-	tmpprobeProgRawTpJbd2StartCommit   = "raw_tp_jbd2_start_commit"
-	tmpprobeProgRawTpPageFaultKernel   = "raw_tp_page_fault_kernel"
-	tmpprobeProgRawTpPageFaultUser     = "raw_tp_page_fault_user"
-	tmpprobeProgRawTpSchedProcessExit  = "raw_tp_sched_process_exit"
-	tmpprobeProgRawTpSchedProcessFork  = "raw_tp_sched_process_fork"
-	tmpprobeProgRawTpSchedSwitch       = "raw_tp_sched_switch"
-	tmpprobeProgRawTpSchedWaking       = "raw_tp_sched_waking"
-	tmpprobeProgRawTpSoftirqEntry      = "raw_tp_softirq_entry"
-	tmpprobeProgRawTpSoftirqExit       = "raw_tp_softirq_exit"
-	tmpprobeProgRawTpSysEnter          = "raw_tp_sys_enter"
-	tmpprobeProgRawTpSysExit           = "raw_tp_sys_exit"
-	tmpprobeProgTpBtfBlockBioQueue     = "tp_btf_block_bio_queue"
-	tmpprobeProgTpBtfBlockRqComplete   = "tp_btf_block_rq_complete"
-	tmpprobeProgTpBtfBlockRqIssue      = "tp_btf_block_rq_issue"
-	tmpprobeProgTpBtfExt4EvictInode    = "tp_btf_ext4_evict_inode"
-	tmpprobeProgTpBtfExt4FreeInode     = "tp_btf_ext4_free_inode"
-	tmpprobeProgTpBtfExt4SyncFileEnter = "tp_btf_ext4_sync_file_enter"
-	tmpprobeProgTpBtfExt4SyncFileExit  = "tp_btf_ext4_sync_file_exit"
-	tmpprobeProgTpBtfExt4UnlinkEnter   = "tp_btf_ext4_unlink_enter"
-	tmpprobeProgTpBtfExt4UnlinkExit    = "tp_btf_ext4_unlink_exit"
-	tmpprobeProgTpBtfIrqHandlerEntry   = "tp_btf_irq_handler_entry"
-	tmpprobeProgTpBtfIrqHandlerExit    = "tp_btf_irq_handler_exit"
-	tmpprobeProgTpBtfJbd2EndCommit     = "tp_btf_jbd2_end_commit"
-	tmpprobeProgTpBtfJbd2HandleStart   = "tp_btf_jbd2_handle_start"
-	tmpprobeProgTpBtfJbd2StartCommit   = "tp_btf_jbd2_start_commit"
-	tmpprobeProgTpBtfPageFaultKernel   = "tp_btf_page_fault_kernel"
-	tmpprobeProgTpBtfPageFaultUser     = "tp_btf_page_fault_user"
-	tmpprobeProgTpBtfSchedProcessExit  = "tp_btf_sched_process_exit"
-	tmpprobeProgTpBtfSchedProcessFork  = "tp_btf_sched_process_fork"
-	tmpprobeProgTpBtfSchedSwitch       = "tp_btf_sched_switch"
-	tmpprobeProgTpBtfSchedWaking       = "tp_btf_sched_waking"
-	tmpprobeProgTpBtfSoftirqEntry      = "tp_btf_softirq_entry"
-	tmpprobeProgTpBtfSoftirqExit       = "tp_btf_softirq_exit"
-	tmpprobeProgTpBtfSysEnter          = "tp_btf_sys_enter"
-	tmpprobeProgTpBtfSysExit           = "tp_btf_sys_exit"
-	tmpprobeVarCookie                  = "cookie"
-	tmpprobeVarCountErrnos             = "count_errnos"
-	tmpprobeVarMatchAnyDev             = "match_any_dev"
-	tmpprobeVarTargetCgroup            = "target_cgroup"
-	tmpprobeVarTracePhase              = "trace_phase"
+	tmpprobeMapCommitStarts                    = "commit_starts"
+	tmpprobeMapDrops                           = "drops"
+	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
+	tmpprobeMapIrqDepth                        = "irq_depth"
+	tmpprobeMapRqStarts                        = "rq_starts"
+	tmpprobeMapStats                           = "stats"
+	tmpprobeMapThreads                         = "threads"
+	tmpprobeMapWatchedDevs                     = "watched_devs"
+	tmpprobeMapWindow                          = "window"
+	tmpprobeProgFentryDoLinkat                 = "fentry_do_linkat"
+	tmpprobeProgFentryDoRenameat2              = "fentry_do_renameat2"
+	tmpprobeProgFentryDoSysOpenat2             = "fentry_do_sys_openat2"
+	tmpprobeProgFentryDoUnlinkat               = "fentry_do_unlinkat"
+	tmpprobeProgFentryFileWriteAndWaitRange    = "fentry_file_write_and_wait_range"
+	tmpprobeProgFentrySysFdatasync             = "fentry_sys_fdatasync"
+	tmpprobeProgFentrySysFsync                 = "fentry_sys_fsync"
+	tmpprobeProgFentrySysLinkat                = "fentry_sys_linkat"
+	tmpprobeProgFentrySysOpenat                = "fentry_sys_openat"
+	tmpprobeProgFentrySysRename                = "fentry_sys_rename"
+	tmpprobeProgFentrySysRenameat              = "fentry_sys_renameat"
+	tmpprobeProgFentrySysRenameat2             = "fentry_sys_renameat2"
+	tmpprobeProgFentrySysUnlink                = "fentry_sys_unlink"
+	tmpprobeProgFentrySysUnlinkat              = "fentry_sys_unlinkat"
+	tmpprobeProgFentryVfsFsyncRange            = "fentry_vfs_fsync_range"
+	tmpprobeProgFentryVfsLink                  = "fentry_vfs_link"
+	tmpprobeProgFentryVfsRename                = "fentry_vfs_rename"
+	tmpprobeProgFentryVfsUnlink                = "fentry_vfs_unlink"
+	tmpprobeProgFexitDoLinkat                  = "fexit_do_linkat"
+	tmpprobeProgFexitDoRenameat2               = "fexit_do_renameat2"
+	tmpprobeProgFexitDoSysOpenat2              = "fexit_do_sys_openat2"
+	tmpprobeProgFexitDoUnlinkat                = "fexit_do_unlinkat"
+	tmpprobeProgFexitFileWriteAndWaitRange     = "fexit_file_write_and_wait_range"
+	tmpprobeProgFexitSysFdatasync              = "fexit_sys_fdatasync"
+	tmpprobeProgFexitSysFsync                  = "fexit_sys_fsync"
+	tmpprobeProgFexitSysLinkat                 = "fexit_sys_linkat"
+	tmpprobeProgFexitSysOpenat                 = "fexit_sys_openat"
+	tmpprobeProgFexitSysRename                 = "fexit_sys_rename"
+	tmpprobeProgFexitSysRenameat               = "fexit_sys_renameat"
+	tmpprobeProgFexitSysRenameat2              = "fexit_sys_renameat2"
+	tmpprobeProgFexitSysUnlink                 = "fexit_sys_unlink"
+	tmpprobeProgFexitSysUnlinkat               = "fexit_sys_unlinkat"
+	tmpprobeProgFexitVfsFsyncRange             = "fexit_vfs_fsync_range"
+	tmpprobeProgFexitVfsLink                   = "fexit_vfs_link"
+	tmpprobeProgFexitVfsRename                 = "fexit_vfs_rename"
+	tmpprobeProgFexitVfsUnlink                 = "fexit_vfs_unlink"
+	tmpprobeProgKprobeDoLinkat                 = "kprobe_do_linkat"
+	tmpprobeProgKprobeDoRenameat2              = "kprobe_do_renameat2"
+	tmpprobeProgKprobeDoSysOpenat2             = "kprobe_do_sys_openat2"
+	tmpprobeProgKprobeDoUnlinkat               = "kprobe_do_unlinkat"
+	tmpprobeProgKprobeFileWriteAndWaitRange    = "kprobe_file_write_and_wait_range"
+	tmpprobeProgKprobeSysFdatasync             = "kprobe_sys_fdatasync"
+	tmpprobeProgKprobeSysFsync                 = "kprobe_sys_fsync"
+	tmpprobeProgKprobeSysLinkat                = "kprobe_sys_linkat"
+	tmpprobeProgKprobeSysOpenat                = "kprobe_sys_openat"
+	tmpprobeProgKprobeSysRename                = "kprobe_sys_rename"
+	tmpprobeProgKprobeSysRenameat              = "kprobe_sys_renameat"
+	tmpprobeProgKprobeSysRenameat2             = "kprobe_sys_renameat2"
+	tmpprobeProgKprobeSysUnlink                = "kprobe_sys_unlink"
+	tmpprobeProgKprobeSysUnlinkat              = "kprobe_sys_unlinkat"
+	tmpprobeProgKprobeVfsFsyncRange            = "kprobe_vfs_fsync_range"
+	tmpprobeProgKprobeVfsLink                  = "kprobe_vfs_link"
+	tmpprobeProgKprobeVfsRename                = "kprobe_vfs_rename"
+	tmpprobeProgKprobeVfsUnlink                = "kprobe_vfs_unlink"
+	tmpprobeProgKretprobeDoLinkat              = "kretprobe_do_linkat"
+	tmpprobeProgKretprobeDoRenameat2           = "kretprobe_do_renameat2"
+	tmpprobeProgKretprobeDoSysOpenat2          = "kretprobe_do_sys_openat2"
+	tmpprobeProgKretprobeDoUnlinkat            = "kretprobe_do_unlinkat"
+	tmpprobeProgKretprobeFileWriteAndWaitRange = "kretprobe_file_write_and_wait_range"
+	tmpprobeProgKretprobeSysFdatasync          = "kretprobe_sys_fdatasync"
+	tmpprobeProgKretprobeSysFsync              = "kretprobe_sys_fsync"
+	tmpprobeProgKretprobeSysLinkat             = "kretprobe_sys_linkat"
+	tmpprobeProgKretprobeSysOpenat             = "kretprobe_sys_openat"
+	tmpprobeProgKretprobeSysRename             = "kretprobe_sys_rename"
+	tmpprobeProgKretprobeSysRenameat           = "kretprobe_sys_renameat"
+	tmpprobeProgKretprobeSysRenameat2          = "kretprobe_sys_renameat2"
+	tmpprobeProgKretprobeSysUnlink             = "kretprobe_sys_unlink"
+	tmpprobeProgKretprobeSysUnlinkat           = "kretprobe_sys_unlinkat"
+	tmpprobeProgKretprobeVfsFsyncRange         = "kretprobe_vfs_fsync_range"
+	tmpprobeProgKretprobeVfsLink               = "kretprobe_vfs_link"
+	tmpprobeProgKretprobeVfsRename             = "kretprobe_vfs_rename"
+	tmpprobeProgKretprobeVfsUnlink             = "kretprobe_vfs_unlink"
+	tmpprobeProgRawTpBlockBioQueue             = "raw_tp_block_bio_queue"
+	tmpprobeProgRawTpBlockRqComplete           = "raw_tp_block_rq_complete"
+	tmpprobeProgRawTpBlockRqIssue              = "raw_tp_block_rq_issue"
+	tmpprobeProgRawTpExt4EvictInode            = "raw_tp_ext4_evict_inode"
+	tmpprobeProgRawTpExt4FreeInode             = "raw_tp_ext4_free_inode"
+	tmpprobeProgRawTpExt4SyncFileEnter         = "raw_tp_ext4_sync_file_enter"
+	tmpprobeProgRawTpExt4SyncFileExit          = "raw_tp_ext4_sync_file_exit"
+	tmpprobeProgRawTpExt4UnlinkEnter           = "raw_tp_ext4_unlink_enter"
+	tmpprobeProgRawTpExt4UnlinkExit            = "raw_tp_ext4_unlink_exit"
+	tmpprobeProgRawTpIrqHandlerEntry           = "raw_tp_irq_handler_entry"
+	tmpprobeProgRawTpIrqHandlerExit            = "raw_tp_irq_handler_exit"
+	tmpprobeProgRawTpJbd2EndCommit             = "raw_tp_jbd2_end_commit"
+	tmpprobeProgRawTpJbd2HandleStart           = "raw_tp_jbd2_handle_start"
+	tmpprobeProgRawTpJbd2StartCommit           = "raw_tp_jbd2_start_commit"
+	tmpprobeProgRawTpPageFaultKernel           = "raw_tp_page_fault_kernel"
+	tmpprobeProgRawTpPageFaultUser             = "raw_tp_page_fault_user"
+	tmpprobeProgRawTpSchedProcessExit          = "raw_tp_sched_process_exit"
+	tmpprobeProgRawTpSchedProcessFork          = "raw_tp_sched_process_fork"
+	tmpprobeProgRawTpSchedSwitch               = "raw_tp_sched_switch"
+	tmpprobeProgRawTpSchedWaking               = "raw_tp_sched_waking"
+	tmpprobeProgRawTpSoftirqEntry              = "raw_tp_softirq_entry"
+	tmpprobeProgRawTpSoftirqExit               = "raw_tp_softirq_exit"
+	tmpprobeProgRawTpSysEnter                  = "raw_tp_sys_enter"
+	tmpprobeProgRawTpSysExit                   = "raw_tp_sys_exit"
+	tmpprobeProgTpBtfBlockBioQueue             = "tp_btf_block_bio_queue"
+	tmpprobeProgTpBtfBlockRqComplete           = "tp_btf_block_rq_complete"
+	tmpprobeProgTpBtfBlockRqIssue              = "tp_btf_block_rq_issue"
+	tmpprobeProgTpBtfExt4EvictInode            = "tp_btf_ext4_evict_inode"
+	tmpprobeProgTpBtfExt4FreeInode             = "tp_btf_ext4_free_inode"
+	tmpprobeProgTpBtfExt4SyncFileEnter         = "tp_btf_ext4_sync_file_enter"
+	tmpprobeProgTpBtfExt4SyncFileExit          = "tp_btf_ext4_sync_file_exit"
+	tmpprobeProgTpBtfExt4UnlinkEnter           = "tp_btf_ext4_unlink_enter"
+	tmpprobeProgTpBtfExt4UnlinkExit            = "tp_btf_ext4_unlink_exit"
+	tmpprobeProgTpBtfIrqHandlerEntry           = "tp_btf_irq_handler_entry"
+	tmpprobeProgTpBtfIrqHandlerExit            = "tp_btf_irq_handler_exit"
+	tmpprobeProgTpBtfJbd2EndCommit             = "tp_btf_jbd2_end_commit"
+	tmpprobeProgTpBtfJbd2HandleStart           = "tp_btf_jbd2_handle_start"
+	tmpprobeProgTpBtfJbd2StartCommit           = "tp_btf_jbd2_start_commit"
+	tmpprobeProgTpBtfPageFaultKernel           = "tp_btf_page_fault_kernel"
+	tmpprobeProgTpBtfPageFaultUser             = "tp_btf_page_fault_user"
+	tmpprobeProgTpBtfSchedProcessExit          = "tp_btf_sched_process_exit"
+	tmpprobeProgTpBtfSchedProcessFork          = "tp_btf_sched_process_fork"
+	tmpprobeProgTpBtfSchedSwitch               = "tp_btf_sched_switch"
+	tmpprobeProgTpBtfSchedWaking               = "tp_btf_sched_waking"
+	tmpprobeProgTpBtfSoftirqEntry              = "tp_btf_softirq_entry"
+	tmpprobeProgTpBtfSoftirqExit               = "tp_btf_softirq_exit"
+	tmpprobeProgTpBtfSysEnter                  = "tp_btf_sys_enter"
+	tmpprobeProgTpBtfSysExit                   = "tp_btf_sys_exit"
+	tmpprobeVarBackendSyscalls                 = "backend_syscalls"
+	tmpprobeVarCookie                          = "cookie"
+	tmpprobeVarCountErrnos                     = "count_errnos"
+	tmpprobeVarMatchAnyDev                     = "match_any_dev"
+	tmpprobeVarTargetCgroup                    = "target_cgroup"
+	tmpprobeVarTracePhase                      = "trace_phase"
 )
 
 // loadTmpprobe returns the embedded CollectionSpec for tmpprobe.
@@ -169,79 +249,153 @@ type tmpprobeSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeProgramSpecs struct {
-	RawTpBlockBioQueue     *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
-	RawTpBlockRqComplete   *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
-	RawTpBlockRqIssue      *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
-	RawTpExt4EvictInode    *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_evict_inode"`
-	RawTpExt4FreeInode     *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_free_inode"`
-	RawTpExt4SyncFileEnter *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_enter"`
-	RawTpExt4SyncFileExit  *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_exit"`
-	RawTpExt4UnlinkEnter   *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_enter"`
-	RawTpExt4UnlinkExit    *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_exit"`
-	RawTpIrqHandlerEntry   *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_entry"`
-	RawTpIrqHandlerExit    *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_exit"`
-	RawTpJbd2EndCommit     *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_end_commit"`
-	RawTpJbd2HandleStart   *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_handle_start"`
-	RawTpJbd2StartCommit   *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_start_commit"`
-	RawTpPageFaultKernel   *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
-	RawTpPageFaultUser     *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
-	RawTpSchedProcessExit  *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
-	RawTpSchedProcessFork  *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_fork"`
-	RawTpSchedSwitch       *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
-	RawTpSchedWaking       *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
-	RawTpSoftirqEntry      *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
-	RawTpSoftirqExit       *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
-	RawTpSysEnter          *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
-	RawTpSysExit           *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
-	TpBtfBlockBioQueue     *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
-	TpBtfBlockRqComplete   *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
-	TpBtfBlockRqIssue      *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
-	TpBtfExt4EvictInode    *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_evict_inode"`
-	TpBtfExt4FreeInode     *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_free_inode"`
-	TpBtfExt4SyncFileEnter *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_enter"`
-	TpBtfExt4SyncFileExit  *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_exit"`
-	TpBtfExt4UnlinkEnter   *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_enter"`
-	TpBtfExt4UnlinkExit    *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_exit"`
-	TpBtfIrqHandlerEntry   *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_entry"`
-	TpBtfIrqHandlerExit    *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_exit"`
-	TpBtfJbd2EndCommit     *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_end_commit"`
-	TpBtfJbd2HandleStart   *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_handle_start"`
-	TpBtfJbd2StartCommit   *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_start_commit"`
-	TpBtfPageFaultKernel   *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
-	TpBtfPageFaultUser     *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
-	TpBtfSchedProcessExit  *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
-	TpBtfSchedProcessFork  *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
-	TpBtfSchedSwitch       *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
-	TpBtfSchedWaking       *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
-	TpBtfSoftirqEntry      *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
-	TpBtfSoftirqExit       *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
-	TpBtfSysEnter          *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
-	TpBtfSysExit           *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
+	FentryDoLinkat                 *ebpf.ProgramSpec `ebpf:"fentry_do_linkat"`
+	FentryDoRenameat2              *ebpf.ProgramSpec `ebpf:"fentry_do_renameat2"`
+	FentryDoSysOpenat2             *ebpf.ProgramSpec `ebpf:"fentry_do_sys_openat2"`
+	FentryDoUnlinkat               *ebpf.ProgramSpec `ebpf:"fentry_do_unlinkat"`
+	FentryFileWriteAndWaitRange    *ebpf.ProgramSpec `ebpf:"fentry_file_write_and_wait_range"`
+	FentrySysFdatasync             *ebpf.ProgramSpec `ebpf:"fentry_sys_fdatasync"`
+	FentrySysFsync                 *ebpf.ProgramSpec `ebpf:"fentry_sys_fsync"`
+	FentrySysLinkat                *ebpf.ProgramSpec `ebpf:"fentry_sys_linkat"`
+	FentrySysOpenat                *ebpf.ProgramSpec `ebpf:"fentry_sys_openat"`
+	FentrySysRename                *ebpf.ProgramSpec `ebpf:"fentry_sys_rename"`
+	FentrySysRenameat              *ebpf.ProgramSpec `ebpf:"fentry_sys_renameat"`
+	FentrySysRenameat2             *ebpf.ProgramSpec `ebpf:"fentry_sys_renameat2"`
+	FentrySysUnlink                *ebpf.ProgramSpec `ebpf:"fentry_sys_unlink"`
+	FentrySysUnlinkat              *ebpf.ProgramSpec `ebpf:"fentry_sys_unlinkat"`
+	FentryVfsFsyncRange            *ebpf.ProgramSpec `ebpf:"fentry_vfs_fsync_range"`
+	FentryVfsLink                  *ebpf.ProgramSpec `ebpf:"fentry_vfs_link"`
+	FentryVfsRename                *ebpf.ProgramSpec `ebpf:"fentry_vfs_rename"`
+	FentryVfsUnlink                *ebpf.ProgramSpec `ebpf:"fentry_vfs_unlink"`
+	FexitDoLinkat                  *ebpf.ProgramSpec `ebpf:"fexit_do_linkat"`
+	FexitDoRenameat2               *ebpf.ProgramSpec `ebpf:"fexit_do_renameat2"`
+	FexitDoSysOpenat2              *ebpf.ProgramSpec `ebpf:"fexit_do_sys_openat2"`
+	FexitDoUnlinkat                *ebpf.ProgramSpec `ebpf:"fexit_do_unlinkat"`
+	FexitFileWriteAndWaitRange     *ebpf.ProgramSpec `ebpf:"fexit_file_write_and_wait_range"`
+	FexitSysFdatasync              *ebpf.ProgramSpec `ebpf:"fexit_sys_fdatasync"`
+	FexitSysFsync                  *ebpf.ProgramSpec `ebpf:"fexit_sys_fsync"`
+	FexitSysLinkat                 *ebpf.ProgramSpec `ebpf:"fexit_sys_linkat"`
+	FexitSysOpenat                 *ebpf.ProgramSpec `ebpf:"fexit_sys_openat"`
+	FexitSysRename                 *ebpf.ProgramSpec `ebpf:"fexit_sys_rename"`
+	FexitSysRenameat               *ebpf.ProgramSpec `ebpf:"fexit_sys_renameat"`
+	FexitSysRenameat2              *ebpf.ProgramSpec `ebpf:"fexit_sys_renameat2"`
+	FexitSysUnlink                 *ebpf.ProgramSpec `ebpf:"fexit_sys_unlink"`
+	FexitSysUnlinkat               *ebpf.ProgramSpec `ebpf:"fexit_sys_unlinkat"`
+	FexitVfsFsyncRange             *ebpf.ProgramSpec `ebpf:"fexit_vfs_fsync_range"`
+	FexitVfsLink                   *ebpf.ProgramSpec `ebpf:"fexit_vfs_link"`
+	FexitVfsRename                 *ebpf.ProgramSpec `ebpf:"fexit_vfs_rename"`
+	FexitVfsUnlink                 *ebpf.ProgramSpec `ebpf:"fexit_vfs_unlink"`
+	KprobeDoLinkat                 *ebpf.ProgramSpec `ebpf:"kprobe_do_linkat"`
+	KprobeDoRenameat2              *ebpf.ProgramSpec `ebpf:"kprobe_do_renameat2"`
+	KprobeDoSysOpenat2             *ebpf.ProgramSpec `ebpf:"kprobe_do_sys_openat2"`
+	KprobeDoUnlinkat               *ebpf.ProgramSpec `ebpf:"kprobe_do_unlinkat"`
+	KprobeFileWriteAndWaitRange    *ebpf.ProgramSpec `ebpf:"kprobe_file_write_and_wait_range"`
+	KprobeSysFdatasync             *ebpf.ProgramSpec `ebpf:"kprobe_sys_fdatasync"`
+	KprobeSysFsync                 *ebpf.ProgramSpec `ebpf:"kprobe_sys_fsync"`
+	KprobeSysLinkat                *ebpf.ProgramSpec `ebpf:"kprobe_sys_linkat"`
+	KprobeSysOpenat                *ebpf.ProgramSpec `ebpf:"kprobe_sys_openat"`
+	KprobeSysRename                *ebpf.ProgramSpec `ebpf:"kprobe_sys_rename"`
+	KprobeSysRenameat              *ebpf.ProgramSpec `ebpf:"kprobe_sys_renameat"`
+	KprobeSysRenameat2             *ebpf.ProgramSpec `ebpf:"kprobe_sys_renameat2"`
+	KprobeSysUnlink                *ebpf.ProgramSpec `ebpf:"kprobe_sys_unlink"`
+	KprobeSysUnlinkat              *ebpf.ProgramSpec `ebpf:"kprobe_sys_unlinkat"`
+	KprobeVfsFsyncRange            *ebpf.ProgramSpec `ebpf:"kprobe_vfs_fsync_range"`
+	KprobeVfsLink                  *ebpf.ProgramSpec `ebpf:"kprobe_vfs_link"`
+	KprobeVfsRename                *ebpf.ProgramSpec `ebpf:"kprobe_vfs_rename"`
+	KprobeVfsUnlink                *ebpf.ProgramSpec `ebpf:"kprobe_vfs_unlink"`
+	KretprobeDoLinkat              *ebpf.ProgramSpec `ebpf:"kretprobe_do_linkat"`
+	KretprobeDoRenameat2           *ebpf.ProgramSpec `ebpf:"kretprobe_do_renameat2"`
+	KretprobeDoSysOpenat2          *ebpf.ProgramSpec `ebpf:"kretprobe_do_sys_openat2"`
+	KretprobeDoUnlinkat            *ebpf.ProgramSpec `ebpf:"kretprobe_do_unlinkat"`
+	KretprobeFileWriteAndWaitRange *ebpf.ProgramSpec `ebpf:"kretprobe_file_write_and_wait_range"`
+	KretprobeSysFdatasync          *ebpf.ProgramSpec `ebpf:"kretprobe_sys_fdatasync"`
+	KretprobeSysFsync              *ebpf.ProgramSpec `ebpf:"kretprobe_sys_fsync"`
+	KretprobeSysLinkat             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_linkat"`
+	KretprobeSysOpenat             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_openat"`
+	KretprobeSysRename             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_rename"`
+	KretprobeSysRenameat           *ebpf.ProgramSpec `ebpf:"kretprobe_sys_renameat"`
+	KretprobeSysRenameat2          *ebpf.ProgramSpec `ebpf:"kretprobe_sys_renameat2"`
+	KretprobeSysUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_unlink"`
+	KretprobeSysUnlinkat           *ebpf.ProgramSpec `ebpf:"kretprobe_sys_unlinkat"`
+	KretprobeVfsFsyncRange         *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_fsync_range"`
+	KretprobeVfsLink               *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_link"`
+	KretprobeVfsRename             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_rename"`
+	KretprobeVfsUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_unlink"`
+	RawTpBlockBioQueue             *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockRqComplete           *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
+	RawTpBlockRqIssue              *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
+	RawTpExt4EvictInode            *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_evict_inode"`
+	RawTpExt4FreeInode             *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_free_inode"`
+	RawTpExt4SyncFileEnter         *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_enter"`
+	RawTpExt4SyncFileExit          *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_exit"`
+	RawTpExt4UnlinkEnter           *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_enter"`
+	RawTpExt4UnlinkExit            *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_exit"`
+	RawTpIrqHandlerEntry           *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_entry"`
+	RawTpIrqHandlerExit            *ebpf.ProgramSpec `ebpf:"raw_tp_irq_handler_exit"`
+	RawTpJbd2EndCommit             *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_end_commit"`
+	RawTpJbd2HandleStart           *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_handle_start"`
+	RawTpJbd2StartCommit           *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_start_commit"`
+	RawTpPageFaultKernel           *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
+	RawTpPageFaultUser             *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedProcessFork          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_fork"`
+	RawTpSchedSwitch               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedWaking               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
+	RawTpSoftirqEntry              *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
+	RawTpSoftirqExit               *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
+	RawTpSysEnter                  *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
+	RawTpSysExit                   *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
+	TpBtfBlockBioQueue             *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockRqComplete           *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
+	TpBtfBlockRqIssue              *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfExt4EvictInode            *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_evict_inode"`
+	TpBtfExt4FreeInode             *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_free_inode"`
+	TpBtfExt4SyncFileEnter         *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_enter"`
+	TpBtfExt4SyncFileExit          *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_exit"`
+	TpBtfExt4UnlinkEnter           *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_enter"`
+	TpBtfExt4UnlinkExit            *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_exit"`
+	TpBtfIrqHandlerEntry           *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_entry"`
+	TpBtfIrqHandlerExit            *ebpf.ProgramSpec `ebpf:"tp_btf_irq_handler_exit"`
+	TpBtfJbd2EndCommit             *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_end_commit"`
+	TpBtfJbd2HandleStart           *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_handle_start"`
+	TpBtfJbd2StartCommit           *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_start_commit"`
+	TpBtfPageFaultKernel           *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
+	TpBtfPageFaultUser             *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedProcessFork          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
+	TpBtfSchedSwitch               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedWaking               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
+	TpBtfSoftirqEntry              *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
+	TpBtfSoftirqExit               *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
+	TpBtfSysEnter                  *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysExit                   *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
 }
 
 // tmpprobeMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeMapSpecs struct {
-	CommitStarts *ebpf.MapSpec `ebpf:"commit_starts"`
-	Drops        *ebpf.MapSpec `ebpf:"drops"`
-	IrqDepth     *ebpf.MapSpec `ebpf:"irq_depth"`
-	RqStarts     *ebpf.MapSpec `ebpf:"rq_starts"`
-	Stats        *ebpf.MapSpec `ebpf:"stats"`
-	Threads      *ebpf.MapSpec `ebpf:"threads"`
-	WatchedDevs  *ebpf.MapSpec `ebpf:"watched_devs"`
-	Window       *ebpf.MapSpec `ebpf:"window"`
+	CommitStarts    *ebpf.MapSpec `ebpf:"commit_starts"`
+	Drops           *ebpf.MapSpec `ebpf:"drops"`
+	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
+	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
+	RqStarts        *ebpf.MapSpec `ebpf:"rq_starts"`
+	Stats           *ebpf.MapSpec `ebpf:"stats"`
+	Threads         *ebpf.MapSpec `ebpf:"threads"`
+	WatchedDevs     *ebpf.MapSpec `ebpf:"watched_devs"`
+	Window          *ebpf.MapSpec `ebpf:"window"`
 }
 
 // tmpprobeVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeVariableSpecs struct {
-	Cookie       *ebpf.VariableSpec `ebpf:"cookie"`
-	CountErrnos  *ebpf.VariableSpec `ebpf:"count_errnos"`
-	MatchAnyDev  *ebpf.VariableSpec `ebpf:"match_any_dev"`
-	TargetCgroup *ebpf.VariableSpec `ebpf:"target_cgroup"`
-	TracePhase   *ebpf.VariableSpec `ebpf:"trace_phase"`
+	BackendSyscalls *ebpf.VariableSpec `ebpf:"backend_syscalls"`
+	Cookie          *ebpf.VariableSpec `ebpf:"cookie"`
+	CountErrnos     *ebpf.VariableSpec `ebpf:"count_errnos"`
+	MatchAnyDev     *ebpf.VariableSpec `ebpf:"match_any_dev"`
+	TargetCgroup    *ebpf.VariableSpec `ebpf:"target_cgroup"`
+	TracePhase      *ebpf.VariableSpec `ebpf:"trace_phase"`
 }
 
 // tmpprobeObjects contains all objects after they have been loaded into the kernel.
@@ -264,20 +418,22 @@ func (o *tmpprobeObjects) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeMaps struct {
-	CommitStarts *ebpf.Map `ebpf:"commit_starts"`
-	Drops        *ebpf.Map `ebpf:"drops"`
-	IrqDepth     *ebpf.Map `ebpf:"irq_depth"`
-	RqStarts     *ebpf.Map `ebpf:"rq_starts"`
-	Stats        *ebpf.Map `ebpf:"stats"`
-	Threads      *ebpf.Map `ebpf:"threads"`
-	WatchedDevs  *ebpf.Map `ebpf:"watched_devs"`
-	Window       *ebpf.Map `ebpf:"window"`
+	CommitStarts    *ebpf.Map `ebpf:"commit_starts"`
+	Drops           *ebpf.Map `ebpf:"drops"`
+	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
+	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
+	RqStarts        *ebpf.Map `ebpf:"rq_starts"`
+	Stats           *ebpf.Map `ebpf:"stats"`
+	Threads         *ebpf.Map `ebpf:"threads"`
+	WatchedDevs     *ebpf.Map `ebpf:"watched_devs"`
+	Window          *ebpf.Map `ebpf:"window"`
 }
 
 func (m *tmpprobeMaps) Close() error {
 	return _TmpprobeClose(
 		m.CommitStarts,
 		m.Drops,
+		m.FuncStageStarts,
 		m.IrqDepth,
 		m.RqStarts,
 		m.Stats,
@@ -291,69 +447,214 @@ func (m *tmpprobeMaps) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeVariables struct {
-	Cookie       *ebpf.Variable `ebpf:"cookie"`
-	CountErrnos  *ebpf.Variable `ebpf:"count_errnos"`
-	MatchAnyDev  *ebpf.Variable `ebpf:"match_any_dev"`
-	TargetCgroup *ebpf.Variable `ebpf:"target_cgroup"`
-	TracePhase   *ebpf.Variable `ebpf:"trace_phase"`
+	BackendSyscalls *ebpf.Variable `ebpf:"backend_syscalls"`
+	Cookie          *ebpf.Variable `ebpf:"cookie"`
+	CountErrnos     *ebpf.Variable `ebpf:"count_errnos"`
+	MatchAnyDev     *ebpf.Variable `ebpf:"match_any_dev"`
+	TargetCgroup    *ebpf.Variable `ebpf:"target_cgroup"`
+	TracePhase      *ebpf.Variable `ebpf:"trace_phase"`
 }
 
 // tmpprobePrograms contains all programs after they have been loaded into the kernel.
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobePrograms struct {
-	RawTpBlockBioQueue     *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
-	RawTpBlockRqComplete   *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
-	RawTpBlockRqIssue      *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
-	RawTpExt4EvictInode    *ebpf.Program `ebpf:"raw_tp_ext4_evict_inode"`
-	RawTpExt4FreeInode     *ebpf.Program `ebpf:"raw_tp_ext4_free_inode"`
-	RawTpExt4SyncFileEnter *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_enter"`
-	RawTpExt4SyncFileExit  *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_exit"`
-	RawTpExt4UnlinkEnter   *ebpf.Program `ebpf:"raw_tp_ext4_unlink_enter"`
-	RawTpExt4UnlinkExit    *ebpf.Program `ebpf:"raw_tp_ext4_unlink_exit"`
-	RawTpIrqHandlerEntry   *ebpf.Program `ebpf:"raw_tp_irq_handler_entry"`
-	RawTpIrqHandlerExit    *ebpf.Program `ebpf:"raw_tp_irq_handler_exit"`
-	RawTpJbd2EndCommit     *ebpf.Program `ebpf:"raw_tp_jbd2_end_commit"`
-	RawTpJbd2HandleStart   *ebpf.Program `ebpf:"raw_tp_jbd2_handle_start"`
-	RawTpJbd2StartCommit   *ebpf.Program `ebpf:"raw_tp_jbd2_start_commit"`
-	RawTpPageFaultKernel   *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
-	RawTpPageFaultUser     *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
-	RawTpSchedProcessExit  *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
-	RawTpSchedProcessFork  *ebpf.Program `ebpf:"raw_tp_sched_process_fork"`
-	RawTpSchedSwitch       *ebpf.Program `ebpf:"raw_tp_sched_switch"`
-	RawTpSchedWaking       *ebpf.Program `ebpf:"raw_tp_sched_waking"`
-	RawTpSoftirqEntry      *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
-	RawTpSoftirqExit       *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
-	RawTpSysEnter          *ebpf.Program `ebpf:"raw_tp_sys_enter"`
-	RawTpSysExit           *ebpf.Program `ebpf:"raw_tp_sys_exit"`
-	TpBtfBlockBioQueue     *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
-	TpBtfBlockRqComplete   *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
-	TpBtfBlockRqIssue      *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
-	TpBtfExt4EvictInode    *ebpf.Program `ebpf:"tp_btf_ext4_evict_inode"`
-	TpBtfExt4FreeInode     *ebpf.Program `ebpf:"tp_btf_ext4_free_inode"`
-	TpBtfExt4SyncFileEnter *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_enter"`
-	TpBtfExt4SyncFileExit  *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_exit"`
-	TpBtfExt4UnlinkEnter   *ebpf.Program `ebpf:"tp_btf_ext4_unlink_enter"`
-	TpBtfExt4UnlinkExit    *ebpf.Program `ebpf:"tp_btf_ext4_unlink_exit"`
-	TpBtfIrqHandlerEntry   *ebpf.Program `ebpf:"tp_btf_irq_handler_entry"`
-	TpBtfIrqHandlerExit    *ebpf.Program `ebpf:"tp_btf_irq_handler_exit"`
-	TpBtfJbd2EndCommit     *ebpf.Program `ebpf:"tp_btf_jbd2_end_commit"`
-	TpBtfJbd2HandleStart   *ebpf.Program `ebpf:"tp_btf_jbd2_handle_start"`
-	TpBtfJbd2StartCommit   *ebpf.Program `ebpf:"tp_btf_jbd2_start_commit"`
-	TpBtfPageFaultKernel   *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
-	TpBtfPageFaultUser     *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
-	TpBtfSchedProcessExit  *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
-	TpBtfSchedProcessFork  *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
-	TpBtfSchedSwitch       *ebpf.Program `ebpf:"tp_btf_sched_switch"`
-	TpBtfSchedWaking       *ebpf.Program `ebpf:"tp_btf_sched_waking"`
-	TpBtfSoftirqEntry      *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
-	TpBtfSoftirqExit       *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
-	TpBtfSysEnter          *ebpf.Program `ebpf:"tp_btf_sys_enter"`
-	TpBtfSysExit           *ebpf.Program `ebpf:"tp_btf_sys_exit"`
+	FentryDoLinkat                 *ebpf.Program `ebpf:"fentry_do_linkat"`
+	FentryDoRenameat2              *ebpf.Program `ebpf:"fentry_do_renameat2"`
+	FentryDoSysOpenat2             *ebpf.Program `ebpf:"fentry_do_sys_openat2"`
+	FentryDoUnlinkat               *ebpf.Program `ebpf:"fentry_do_unlinkat"`
+	FentryFileWriteAndWaitRange    *ebpf.Program `ebpf:"fentry_file_write_and_wait_range"`
+	FentrySysFdatasync             *ebpf.Program `ebpf:"fentry_sys_fdatasync"`
+	FentrySysFsync                 *ebpf.Program `ebpf:"fentry_sys_fsync"`
+	FentrySysLinkat                *ebpf.Program `ebpf:"fentry_sys_linkat"`
+	FentrySysOpenat                *ebpf.Program `ebpf:"fentry_sys_openat"`
+	FentrySysRename                *ebpf.Program `ebpf:"fentry_sys_rename"`
+	FentrySysRenameat              *ebpf.Program `ebpf:"fentry_sys_renameat"`
+	FentrySysRenameat2             *ebpf.Program `ebpf:"fentry_sys_renameat2"`
+	FentrySysUnlink                *ebpf.Program `ebpf:"fentry_sys_unlink"`
+	FentrySysUnlinkat              *ebpf.Program `ebpf:"fentry_sys_unlinkat"`
+	FentryVfsFsyncRange            *ebpf.Program `ebpf:"fentry_vfs_fsync_range"`
+	FentryVfsLink                  *ebpf.Program `ebpf:"fentry_vfs_link"`
+	FentryVfsRename                *ebpf.Program `ebpf:"fentry_vfs_rename"`
+	FentryVfsUnlink                *ebpf.Program `ebpf:"fentry_vfs_unlink"`
+	FexitDoLinkat                  *ebpf.Program `ebpf:"fexit_do_linkat"`
+	FexitDoRenameat2               *ebpf.Program `ebpf:"fexit_do_renameat2"`
+	FexitDoSysOpenat2              *ebpf.Program `ebpf:"fexit_do_sys_openat2"`
+	FexitDoUnlinkat                *ebpf.Program `ebpf:"fexit_do_unlinkat"`
+	FexitFileWriteAndWaitRange     *ebpf.Program `ebpf:"fexit_file_write_and_wait_range"`
+	FexitSysFdatasync              *ebpf.Program `ebpf:"fexit_sys_fdatasync"`
+	FexitSysFsync                  *ebpf.Program `ebpf:"fexit_sys_fsync"`
+	FexitSysLinkat                 *ebpf.Program `ebpf:"fexit_sys_linkat"`
+	FexitSysOpenat                 *ebpf.Program `ebpf:"fexit_sys_openat"`
+	FexitSysRename                 *ebpf.Program `ebpf:"fexit_sys_rename"`
+	FexitSysRenameat               *ebpf.Program `ebpf:"fexit_sys_renameat"`
+	FexitSysRenameat2              *ebpf.Program `ebpf:"fexit_sys_renameat2"`
+	FexitSysUnlink                 *ebpf.Program `ebpf:"fexit_sys_unlink"`
+	FexitSysUnlinkat               *ebpf.Program `ebpf:"fexit_sys_unlinkat"`
+	FexitVfsFsyncRange             *ebpf.Program `ebpf:"fexit_vfs_fsync_range"`
+	FexitVfsLink                   *ebpf.Program `ebpf:"fexit_vfs_link"`
+	FexitVfsRename                 *ebpf.Program `ebpf:"fexit_vfs_rename"`
+	FexitVfsUnlink                 *ebpf.Program `ebpf:"fexit_vfs_unlink"`
+	KprobeDoLinkat                 *ebpf.Program `ebpf:"kprobe_do_linkat"`
+	KprobeDoRenameat2              *ebpf.Program `ebpf:"kprobe_do_renameat2"`
+	KprobeDoSysOpenat2             *ebpf.Program `ebpf:"kprobe_do_sys_openat2"`
+	KprobeDoUnlinkat               *ebpf.Program `ebpf:"kprobe_do_unlinkat"`
+	KprobeFileWriteAndWaitRange    *ebpf.Program `ebpf:"kprobe_file_write_and_wait_range"`
+	KprobeSysFdatasync             *ebpf.Program `ebpf:"kprobe_sys_fdatasync"`
+	KprobeSysFsync                 *ebpf.Program `ebpf:"kprobe_sys_fsync"`
+	KprobeSysLinkat                *ebpf.Program `ebpf:"kprobe_sys_linkat"`
+	KprobeSysOpenat                *ebpf.Program `ebpf:"kprobe_sys_openat"`
+	KprobeSysRename                *ebpf.Program `ebpf:"kprobe_sys_rename"`
+	KprobeSysRenameat              *ebpf.Program `ebpf:"kprobe_sys_renameat"`
+	KprobeSysRenameat2             *ebpf.Program `ebpf:"kprobe_sys_renameat2"`
+	KprobeSysUnlink                *ebpf.Program `ebpf:"kprobe_sys_unlink"`
+	KprobeSysUnlinkat              *ebpf.Program `ebpf:"kprobe_sys_unlinkat"`
+	KprobeVfsFsyncRange            *ebpf.Program `ebpf:"kprobe_vfs_fsync_range"`
+	KprobeVfsLink                  *ebpf.Program `ebpf:"kprobe_vfs_link"`
+	KprobeVfsRename                *ebpf.Program `ebpf:"kprobe_vfs_rename"`
+	KprobeVfsUnlink                *ebpf.Program `ebpf:"kprobe_vfs_unlink"`
+	KretprobeDoLinkat              *ebpf.Program `ebpf:"kretprobe_do_linkat"`
+	KretprobeDoRenameat2           *ebpf.Program `ebpf:"kretprobe_do_renameat2"`
+	KretprobeDoSysOpenat2          *ebpf.Program `ebpf:"kretprobe_do_sys_openat2"`
+	KretprobeDoUnlinkat            *ebpf.Program `ebpf:"kretprobe_do_unlinkat"`
+	KretprobeFileWriteAndWaitRange *ebpf.Program `ebpf:"kretprobe_file_write_and_wait_range"`
+	KretprobeSysFdatasync          *ebpf.Program `ebpf:"kretprobe_sys_fdatasync"`
+	KretprobeSysFsync              *ebpf.Program `ebpf:"kretprobe_sys_fsync"`
+	KretprobeSysLinkat             *ebpf.Program `ebpf:"kretprobe_sys_linkat"`
+	KretprobeSysOpenat             *ebpf.Program `ebpf:"kretprobe_sys_openat"`
+	KretprobeSysRename             *ebpf.Program `ebpf:"kretprobe_sys_rename"`
+	KretprobeSysRenameat           *ebpf.Program `ebpf:"kretprobe_sys_renameat"`
+	KretprobeSysRenameat2          *ebpf.Program `ebpf:"kretprobe_sys_renameat2"`
+	KretprobeSysUnlink             *ebpf.Program `ebpf:"kretprobe_sys_unlink"`
+	KretprobeSysUnlinkat           *ebpf.Program `ebpf:"kretprobe_sys_unlinkat"`
+	KretprobeVfsFsyncRange         *ebpf.Program `ebpf:"kretprobe_vfs_fsync_range"`
+	KretprobeVfsLink               *ebpf.Program `ebpf:"kretprobe_vfs_link"`
+	KretprobeVfsRename             *ebpf.Program `ebpf:"kretprobe_vfs_rename"`
+	KretprobeVfsUnlink             *ebpf.Program `ebpf:"kretprobe_vfs_unlink"`
+	RawTpBlockBioQueue             *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockRqComplete           *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
+	RawTpBlockRqIssue              *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
+	RawTpExt4EvictInode            *ebpf.Program `ebpf:"raw_tp_ext4_evict_inode"`
+	RawTpExt4FreeInode             *ebpf.Program `ebpf:"raw_tp_ext4_free_inode"`
+	RawTpExt4SyncFileEnter         *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_enter"`
+	RawTpExt4SyncFileExit          *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_exit"`
+	RawTpExt4UnlinkEnter           *ebpf.Program `ebpf:"raw_tp_ext4_unlink_enter"`
+	RawTpExt4UnlinkExit            *ebpf.Program `ebpf:"raw_tp_ext4_unlink_exit"`
+	RawTpIrqHandlerEntry           *ebpf.Program `ebpf:"raw_tp_irq_handler_entry"`
+	RawTpIrqHandlerExit            *ebpf.Program `ebpf:"raw_tp_irq_handler_exit"`
+	RawTpJbd2EndCommit             *ebpf.Program `ebpf:"raw_tp_jbd2_end_commit"`
+	RawTpJbd2HandleStart           *ebpf.Program `ebpf:"raw_tp_jbd2_handle_start"`
+	RawTpJbd2StartCommit           *ebpf.Program `ebpf:"raw_tp_jbd2_start_commit"`
+	RawTpPageFaultKernel           *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
+	RawTpPageFaultUser             *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExit          *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
+	RawTpSchedProcessFork          *ebpf.Program `ebpf:"raw_tp_sched_process_fork"`
+	RawTpSchedSwitch               *ebpf.Program `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedWaking               *ebpf.Program `ebpf:"raw_tp_sched_waking"`
+	RawTpSoftirqEntry              *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
+	RawTpSoftirqExit               *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
+	RawTpSysEnter                  *ebpf.Program `ebpf:"raw_tp_sys_enter"`
+	RawTpSysExit                   *ebpf.Program `ebpf:"raw_tp_sys_exit"`
+	TpBtfBlockBioQueue             *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockRqComplete           *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
+	TpBtfBlockRqIssue              *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfExt4EvictInode            *ebpf.Program `ebpf:"tp_btf_ext4_evict_inode"`
+	TpBtfExt4FreeInode             *ebpf.Program `ebpf:"tp_btf_ext4_free_inode"`
+	TpBtfExt4SyncFileEnter         *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_enter"`
+	TpBtfExt4SyncFileExit          *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_exit"`
+	TpBtfExt4UnlinkEnter           *ebpf.Program `ebpf:"tp_btf_ext4_unlink_enter"`
+	TpBtfExt4UnlinkExit            *ebpf.Program `ebpf:"tp_btf_ext4_unlink_exit"`
+	TpBtfIrqHandlerEntry           *ebpf.Program `ebpf:"tp_btf_irq_handler_entry"`
+	TpBtfIrqHandlerExit            *ebpf.Program `ebpf:"tp_btf_irq_handler_exit"`
+	TpBtfJbd2EndCommit             *ebpf.Program `ebpf:"tp_btf_jbd2_end_commit"`
+	TpBtfJbd2HandleStart           *ebpf.Program `ebpf:"tp_btf_jbd2_handle_start"`
+	TpBtfJbd2StartCommit           *ebpf.Program `ebpf:"tp_btf_jbd2_start_commit"`
+	TpBtfPageFaultKernel           *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
+	TpBtfPageFaultUser             *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExit          *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
+	TpBtfSchedProcessFork          *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
+	TpBtfSchedSwitch               *ebpf.Program `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedWaking               *ebpf.Program `ebpf:"tp_btf_sched_waking"`
+	TpBtfSoftirqEntry              *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
+	TpBtfSoftirqExit               *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
+	TpBtfSysEnter                  *ebpf.Program `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysExit                   *ebpf.Program `ebpf:"tp_btf_sys_exit"`
 }
 
 func (p *tmpprobePrograms) Close() error {
 	return _TmpprobeClose(
+		p.FentryDoLinkat,
+		p.FentryDoRenameat2,
+		p.FentryDoSysOpenat2,
+		p.FentryDoUnlinkat,
+		p.FentryFileWriteAndWaitRange,
+		p.FentrySysFdatasync,
+		p.FentrySysFsync,
+		p.FentrySysLinkat,
+		p.FentrySysOpenat,
+		p.FentrySysRename,
+		p.FentrySysRenameat,
+		p.FentrySysRenameat2,
+		p.FentrySysUnlink,
+		p.FentrySysUnlinkat,
+		p.FentryVfsFsyncRange,
+		p.FentryVfsLink,
+		p.FentryVfsRename,
+		p.FentryVfsUnlink,
+		p.FexitDoLinkat,
+		p.FexitDoRenameat2,
+		p.FexitDoSysOpenat2,
+		p.FexitDoUnlinkat,
+		p.FexitFileWriteAndWaitRange,
+		p.FexitSysFdatasync,
+		p.FexitSysFsync,
+		p.FexitSysLinkat,
+		p.FexitSysOpenat,
+		p.FexitSysRename,
+		p.FexitSysRenameat,
+		p.FexitSysRenameat2,
+		p.FexitSysUnlink,
+		p.FexitSysUnlinkat,
+		p.FexitVfsFsyncRange,
+		p.FexitVfsLink,
+		p.FexitVfsRename,
+		p.FexitVfsUnlink,
+		p.KprobeDoLinkat,
+		p.KprobeDoRenameat2,
+		p.KprobeDoSysOpenat2,
+		p.KprobeDoUnlinkat,
+		p.KprobeFileWriteAndWaitRange,
+		p.KprobeSysFdatasync,
+		p.KprobeSysFsync,
+		p.KprobeSysLinkat,
+		p.KprobeSysOpenat,
+		p.KprobeSysRename,
+		p.KprobeSysRenameat,
+		p.KprobeSysRenameat2,
+		p.KprobeSysUnlink,
+		p.KprobeSysUnlinkat,
+		p.KprobeVfsFsyncRange,
+		p.KprobeVfsLink,
+		p.KprobeVfsRename,
+		p.KprobeVfsUnlink,
+		p.KretprobeDoLinkat,
+		p.KretprobeDoRenameat2,
+		p.KretprobeDoSysOpenat2,
+		p.KretprobeDoUnlinkat,
+		p.KretprobeFileWriteAndWaitRange,
+		p.KretprobeSysFdatasync,
+		p.KretprobeSysFsync,
+		p.KretprobeSysLinkat,
+		p.KretprobeSysOpenat,
+		p.KretprobeSysRename,
+		p.KretprobeSysRenameat,
+		p.KretprobeSysRenameat2,
+		p.KretprobeSysUnlink,
+		p.KretprobeSysUnlinkat,
+		p.KretprobeVfsFsyncRange,
+		p.KretprobeVfsLink,
+		p.KretprobeVfsRename,
+		p.KretprobeVfsUnlink,
 		p.RawTpBlockBioQueue,
 		p.RawTpBlockRqComplete,
 		p.RawTpBlockRqIssue,

@@ -41,6 +41,7 @@ struct pt_regs {
 	unsigned long si;
 	unsigned long di;
 	unsigned long orig_ax;
+	unsigned long ax;
 };
 
 struct task_struct {

@@ -101,6 +101,9 @@ func writeFooter(w io.Writer, run *results.Run) {
 	for _, warn := range m.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	for _, h := range m.MissingHooks {
 		fmt.Fprintf(w, "note: hook not attached: %s\n", h)
 	}

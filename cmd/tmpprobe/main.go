@@ -54,6 +54,7 @@ Usage:
   tmpprobe trace --pid PID       … or for running processes, or a cgroup
   tmpprobe diff OLD NEW          explain what changed between two saved runs
   tmpprobe report RUN            re-render a saved run (text, markdown, json, chart)
+  tmpprobe check                 which hooks and attach backends work here
 
 Examples:
   sudo tmpprobe all
@@ -98,6 +99,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdDiff(rest, stdout, stderr)
 	case "report":
 		err = cmdReport(rest, stdout)
+	case "check":
+		err = cmdCheck(rest, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK

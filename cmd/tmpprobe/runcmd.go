@@ -76,7 +76,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringSliceVar(&f.dirs, "dir", []string{os.TempDir()}, "directories to run in, a list; a private 0700 dir is made in each")
 	fs.StringVar(&f.runtime, "runtime", "auto", "python, go, or auto (both when python3 is found)")
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
-	fs.StringVar(&f.attach, "attach", "auto", "auto, tracepoint, or none (throughput only)")
+	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe, tracepoint, or none (throughput only)")
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
@@ -110,6 +110,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if cmd == "run" && len(names) == 0 {
 		return usagef("'run' needs at least one arm (see 'tmpprobe list')")
 	}
+	backend, err := attachFlag(f.attach)
+	if err != nil {
+		return err
+	}
 	plan, err := f.plan(names, fs.Changed("ops"))
 	if err != nil {
 		return err
@@ -140,14 +144,12 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		os.Exit(code)
 	})
 	defer stop()
-	if f.attach != "none" {
-		if p, err = openProbe(devs); err != nil {
+	if backend != "" {
+		if p, err = openProbe(backend, devs, &run.Meta); err != nil {
 			return err
 		}
 		defer p.Close()
 		runner.Tracer, runner.Cookie = p, p.Cookie
-		run.Meta.Backend, run.Meta.BackendDetail = "tracepoint", string(p.Family)
-		run.Meta.MissingHooks = append([]string(nil), p.Missing...)
 	} else {
 		run.Meta.Backend = "none"
 		plan.Baseline = false
@@ -217,22 +219,6 @@ func gatherFacts(run *results.Run, plan *arms.Plan, python string, rts []arms.Ru
 	return devs, nil
 }
 
-func openProbe(devs []uint32) (*probe.Probe, error) {
-	p, err := probe.Open(probe.Options{})
-	if err != nil {
-		return nil, exitError{exitUsage, privilegeHint(err)}
-	}
-	if err := p.WatchDevices(devs); err != nil {
-		p.Close()
-		return nil, exitError{exitUsage, err.Error()}
-	}
-	if err := p.Attach(); err != nil {
-		p.Close()
-		return nil, exitError{exitUsage, privilegeHint(err)}
-	}
-	return p, nil
-}
-
 // syncOps is the batch size of the arms that wait for the device every op:
 // 1000 of them take seconds per batch on a disk, and a run does ten
 // batches per arm and runtime. An explicit --ops applies to every arm.
@@ -256,11 +242,6 @@ func (f *runFlags) plan(names []string, opsSet bool) (*arms.Plan, error) {
 	}
 	if f.rounds < 1 || f.rounds > 1000 {
 		return nil, usagef("--rounds %d: want 1..1000", f.rounds)
-	}
-	switch f.attach {
-	case "auto", "tracepoint", "none":
-	default:
-		return nil, usagef("--attach %q: want auto, tracepoint or none", f.attach)
 	}
 	if f.armTimeout <= 0 {
 		return nil, usagef("--arm-timeout must be positive")

@@ -1,0 +1,154 @@
+/* The kprobe and fentry backends, included at the end of tmpprobe.bpf.c.
+ *
+ * Both time the named syscalls on their x86-64 wrappers (__x64_sys_X, the
+ * syscall table's entry since v4.17, which takes the user's struct pt_regs)
+ * and time kernel functions inside them as stages. A kprobe/fentry entry
+ * sets the thread state exactly as sys_enter would, the return records like
+ * sys_exit, and sys_enter/sys_exit skip those nrs (backend_syscalls).
+ *
+ * Program names are <family>_<hook>; the loader keeps one family and sets
+ * the real target (kallsyms / BTF name) itself, so the section suffix is
+ * only a label. Families: kprobe_/kretprobe_ and fentry_/fexit_. */
+
+#define NR_FSYNC 74
+#define NR_FDATASYNC 75
+#define NR_RENAME 82
+#define NR_UNLINK 87
+#define NR_UNLINKAT 263
+#define NR_RENAMEAT 264
+#define NR_LINKAT 265
+#define NR_RENAMEAT2 316
+
+/* Entry time of each stage in progress, per thread. Stages nest
+ * (do_unlinkat calls vfs_unlink), so the key carries the stage. */
+struct func_stage_key {
+	__u32 tid;
+	__u32 stage;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct func_stage_key);
+	__type(value, __u64);
+} func_stage_starts SEC(".maps");
+
+static __always_inline int on_backend_enter(__u32 nr, struct pt_regs *regs)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+
+	if (st)
+		begin_syscall(st, tid, nr, regs);
+	return 0;
+}
+
+static __always_inline int on_backend_exit(__u32 nr, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+
+	/* The begin marker's lseek is never one of ours, so in_marker is
+	 * already clear by the time one of these syscalls returns. */
+	if (!st)
+		return 0;
+	if (!st->in_syscall) {
+		count_drop(DROP_NO_START);
+		return 0;
+	}
+	st->in_syscall = 0;
+	if (st->nr != nr) {
+		count_drop(DROP_NR_MISMATCH);
+		return 0;
+	}
+	end_syscall(st, ret);
+	return 0;
+}
+
+static __always_inline int on_func_stage_enter(__u32 stage)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct func_stage_key key = { .tid = tid, .stage = stage };
+	__u64 now;
+
+	if (!st || !st->in_syscall)
+		return 0;
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&func_stage_starts, &key, &now, BPF_ANY);
+	return 0;
+}
+
+/* Stages count calls and time, not errors: their return types differ
+ * (int, long) and fexit finds the return value after a per-kernel number
+ * of arguments (vfs_unlink gained mnt_userns in v5.12). */
+static __always_inline int on_func_stage_exit(__u32 stage)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct func_stage_key key = { .tid = tid, .stage = stage };
+	struct thread_state *st;
+	struct class_stats *s;
+	__u64 *start, delta;
+
+	start = bpf_map_lookup_elem(&func_stage_starts, &key);
+	if (!start)
+		return 0;
+	delta = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&func_stage_starts, &key);
+	st = bpf_map_lookup_elem(&threads, &tid);
+	if (!st || !st->in_syscall)
+		return 0;
+	s = stats_for(st->phase, st->class, stage);
+	if (s)
+		record_call(s, delta, 0);
+	return 0;
+}
+
+/* kprobe: the probed wrapper's first argument (di) is the user's pt_regs;
+ * kretprobe: ax holds the return value. fentry/fexit get the same as u64
+ * arguments, the return value after the one argument. */
+#define SYSCALL_HOOKS(name, nr)                                                \
+SEC("kprobe/sys_" #name)                                                       \
+int kprobe_sys_##name(struct pt_regs *ctx)                                     \
+{ return on_backend_enter(nr, (struct pt_regs *)ctx->di); }                    \
+SEC("kretprobe/sys_" #name)                                                    \
+int kretprobe_sys_##name(struct pt_regs *ctx)                                  \
+{ return on_backend_exit(nr, (long)ctx->ax); }                                 \
+SEC("fentry/sys_" #name)                                                       \
+int fentry_sys_##name(__u64 *ctx)                                              \
+{ return on_backend_enter(nr, (struct pt_regs *)ctx[0]); }                     \
+SEC("fexit/sys_" #name)                                                        \
+int fexit_sys_##name(__u64 *ctx)                                               \
+{ return on_backend_exit(nr, (long)ctx[1]); }
+
+#define FUNC_STAGE_HOOKS(fn, stage)                                                 \
+SEC("kprobe/" #fn)                                                             \
+int kprobe_##fn(void *ctx) { return on_func_stage_enter(stage); }                   \
+SEC("kretprobe/" #fn)                                                          \
+int kretprobe_##fn(void *ctx) { return on_func_stage_exit(stage); }                 \
+SEC("fentry/" #fn)                                                             \
+int fentry_##fn(void *ctx) { return on_func_stage_enter(stage); }                   \
+SEC("fexit/" #fn)                                                              \
+int fexit_##fn(void *ctx) { return on_func_stage_exit(stage); }
+
+SYSCALL_HOOKS(openat, NR_OPENAT)
+SYSCALL_HOOKS(unlink, NR_UNLINK)
+SYSCALL_HOOKS(unlinkat, NR_UNLINKAT)
+SYSCALL_HOOKS(fsync, NR_FSYNC)
+SYSCALL_HOOKS(fdatasync, NR_FDATASYNC)
+SYSCALL_HOOKS(linkat, NR_LINKAT)
+SYSCALL_HOOKS(rename, NR_RENAME)
+SYSCALL_HOOKS(renameat, NR_RENAMEAT)
+SYSCALL_HOOKS(renameat2, NR_RENAMEAT2)
+
+/* do_sys_openat2 is static (fs/open.c) but kept out of line since v5.6;
+ * __do_sys_openat and do_fsync are inlined away on common builds. */
+FUNC_STAGE_HOOKS(do_sys_openat2, STAGE_DO_SYS_OPENAT2)
+FUNC_STAGE_HOOKS(do_unlinkat, STAGE_DO_UNLINKAT)
+FUNC_STAGE_HOOKS(vfs_unlink, STAGE_VFS_UNLINK)
+FUNC_STAGE_HOOKS(vfs_fsync_range, STAGE_VFS_FSYNC_RANGE)
+FUNC_STAGE_HOOKS(file_write_and_wait_range, STAGE_FILE_WRITE_AND_WAIT_RANGE)
+FUNC_STAGE_HOOKS(do_linkat, STAGE_DO_LINKAT)
+FUNC_STAGE_HOOKS(vfs_link, STAGE_VFS_LINK)
+FUNC_STAGE_HOOKS(do_renameat2, STAGE_DO_RENAMEAT2)
+FUNC_STAGE_HOOKS(vfs_rename, STAGE_VFS_RENAME)

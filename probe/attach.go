@@ -1,0 +1,124 @@
+//go:build linux
+
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+)
+
+// attachStep is one link to make.
+type attachStep struct {
+	name     string
+	required bool
+	why      string
+	attach   func() (link.Link, error)
+}
+
+// Attach attaches every hook; a required hook that fails detaches all.
+func (p *Probe) Attach() error {
+	if len(p.links) > 0 {
+		return nil
+	}
+	p.Missing = append(p.Missing[:0], p.unavailable...)
+	for _, s := range p.attachSteps() {
+		l, err := s.attach()
+		if err != nil {
+			if s.required {
+				p.Detach()
+				return fmt.Errorf("attach %s: %w", s.name, err)
+			}
+			p.Missing = append(p.Missing, fmt.Sprintf("%s (%s): %s", s.name, s.why, Reason(err)))
+			continue
+		}
+		p.links = append(p.links, l)
+	}
+	return nil
+}
+
+// attachSteps orders the links: tracepoint exits and helpers, then the
+// function hooks' exits, their entries, and sys_enter last.
+func (p *Probe) attachSteps() []attachStep {
+	var steps []attachStep
+	for _, h := range Hooks {
+		if h.Name == "sys_enter" {
+			steps = append(steps, p.funcSteps(false)...)
+			steps = append(steps, p.funcSteps(true)...)
+		}
+		prog := p.progs[string(p.Family)+"_"+h.Name]
+		if prog == nil {
+			continue
+		}
+		steps = append(steps, attachStep{
+			name: string(p.Family) + "/" + h.Name, required: h.Required, why: h.Why,
+			attach: func() (link.Link, error) { return p.attachTracepoint(h.Name, prog) },
+		})
+	}
+	return steps
+}
+
+func (p *Probe) attachTracepoint(tp string, prog *ebpf.Program) (link.Link, error) {
+	if p.Family == FamilyTpBtf {
+		return link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
+	}
+	return link.AttachRawTracepoint(link.RawTracepointOptions{Name: tp, Program: prog})
+}
+
+func (p *Probe) funcSteps(entry bool) []attachStep {
+	entryFam, exitFam := p.Backend.families()
+	var steps []attachStep
+	for _, f := range p.funcs {
+		kind, prog := exitFam, f.exit
+		if entry {
+			kind, prog = entryFam, f.entry
+		}
+		why := "stage time"
+		if f.hook.syscall != "" {
+			why = f.hook.syscall + " time"
+		}
+		steps = append(steps, attachStep{
+			name: kind + " " + f.hook.label(), required: f.hook.syscall != "", why: why,
+			attach: func() (link.Link, error) { return attachFunc(kind, f.hook.target, prog) },
+		})
+	}
+	return steps
+}
+
+// attachFunc attaches prog of kind (kprobe, kretprobe, fentry, fexit) to
+// a kernel function.
+func attachFunc(kind, target string, prog *ebpf.Program) (link.Link, error) {
+	var l link.Link
+	var err error
+	switch kind {
+	case "kprobe":
+		l, err = link.Kprobe(target, prog, nil)
+	case "kretprobe":
+		l, err = link.Kretprobe(target, prog, nil)
+	case "fentry":
+		l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceFEntry})
+	case "fexit":
+		l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceFExit})
+	default:
+		return nil, fmt.Errorf("unknown hook kind %q", kind)
+	}
+	if err != nil && (kind == "kprobe" || kind == "kretprobe") && errors.Is(err, os.ErrNotExist) && !HaveKprobePMU() {
+		// cilium/ebpf falls back from the kprobe PMU to tracefs
+		// kprobe_events; with neither the kernel has no kprobes at all,
+		// which its error (ENOENT on a tracefs file) does not say.
+		return nil, notSupported("no kprobe PMU (" + kprobePMU + ") and no tracefs kprobe_events")
+	}
+	return l, err
+}
+
+const kprobePMU = "/sys/bus/event_source/devices/kprobe"
+
+// HaveKprobePMU reports whether perf can create kprobes (v4.17+, with
+// CONFIG_KPROBE_EVENTS).
+func HaveKprobePMU() bool {
+	_, err := os.Stat(kprobePMU + "/type")
+	return err == nil
+}

@@ -1,0 +1,115 @@
+package probe
+
+import "fmt"
+
+// Backend is how the named syscalls are timed (DESIGN.md, "Attach backends").
+type Backend string
+
+const (
+	BackendAuto       Backend = "auto"
+	BackendFentry     Backend = "fentry"
+	BackendKprobe     Backend = "kprobe"
+	BackendTracepoint Backend = "tracepoint"
+)
+
+// AutoOrder is what --attach auto tries, deepest first.
+var AutoOrder = []Backend{BackendFentry, BackendKprobe, BackendTracepoint}
+
+// ParseBackend checks an --attach value (without "none", which means no
+// probe at all and is the command's business).
+func ParseBackend(s string) (Backend, error) {
+	switch b := Backend(s); b {
+	case BackendAuto, BackendFentry, BackendKprobe, BackendTracepoint:
+		return b, nil
+	}
+	return "", fmt.Errorf("--attach %q: want auto, fentry, kprobe, tracepoint or none", s)
+}
+
+// families are the program name prefixes of a function backend's entry and
+// exit hooks in bpf/backends.bpf.h.
+func (b Backend) families() (entry, exit string) {
+	switch b {
+	case BackendFentry:
+		return "fentry", "fexit"
+	case BackendKprobe:
+		return "kprobe", "kretprobe"
+	}
+	return "", ""
+}
+
+// syscallPrefix names the syscall table's entries: since v4.17 (commit
+// fa697140f9a2) x86-64 calls __x64_sys_X(const struct pt_regs *), which is
+// what the BPF side reads the arguments from.
+const syscallPrefix = "__x64_sys_"
+
+// BackendSyscalls are the syscalls the fentry and kprobe backends time on
+// their own functions; the BPF side has a hook pair for each.
+var BackendSyscalls = []string{
+	"openat", "unlink", "unlinkat", "fsync", "fdatasync", "linkat",
+	"rename", "renameat", "renameat2",
+}
+
+// StageFunc is a kernel function timed inside a syscall.
+type StageFunc struct {
+	Func  string
+	Stage uint16 // bpf/tmpprobe.h STAGE_*
+	Under string // the syscalls it usually shows under, for humans
+}
+
+// StageFuncs in the order of bpf/backends.bpf.h.
+var StageFuncs = []StageFunc{
+	{"do_sys_openat2", 32, "openat"},
+	{"do_unlinkat", 33, "unlink(at)"},
+	{"vfs_unlink", 34, "unlink(at)"},
+	{"vfs_fsync_range", 35, "fsync"},
+	{"file_write_and_wait_range", 36, "fsync (ext4…)"},
+	{"do_linkat", 37, "linkat"},
+	{"vfs_link", 38, "linkat"},
+	{"do_renameat2", 39, "rename(at)(2)"},
+	{"vfs_rename", 40, "rename(at)(2)"},
+}
+
+// funcHook is one kernel function a function backend hooks with an entry
+// and an exit program.
+type funcHook struct {
+	target  string // kernel symbol
+	prog    string // program suffix in bpf/backends.bpf.h
+	syscall string // "" for a stage
+}
+
+func (h funcHook) label() string {
+	if h.syscall != "" {
+		return h.target
+	}
+	return h.target + " (stage)"
+}
+
+// funcHooks lists every function hook: the syscalls first, then stages.
+func funcHooks() []funcHook {
+	var out []funcHook
+	for _, s := range BackendSyscalls {
+		out = append(out, funcHook{target: syscallPrefix + s, prog: "sys_" + s, syscall: s})
+	}
+	for _, s := range StageFuncs {
+		out = append(out, funcHook{target: s.Func, prog: s.Func})
+	}
+	return out
+}
+
+func funcTargets() []string {
+	var out []string
+	for _, h := range funcHooks() {
+		out = append(out, h.target)
+	}
+	return out
+}
+
+// syscallNr is the x86-64 number of a syscall name.
+func syscallNr(name string) (uint16, bool) {
+	for nr, n := range syscallNames {
+		if n == name {
+			return nr, true
+		}
+	}
+	return 0, false
+}

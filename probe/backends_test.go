@@ -1,0 +1,80 @@
+//go:build linux
+
+package probe
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cilium/ebpf"
+)
+
+func TestParseBackend(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Backend
+		ok   bool
+	}{
+		{"auto", BackendAuto, true}, {"fentry", BackendFentry, true}, {"kprobe", BackendKprobe, true},
+		{"tracepoint", BackendTracepoint, true}, {"none", "", false}, {"fexit", "", false}, {"", "", false},
+	} {
+		got, err := ParseBackend(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("ParseBackend(%q) = %q, %v", tc.in, got, err)
+		}
+	}
+}
+
+// The stage ids of StageFuncs are bpf/tmpprobe.h's STAGE_<FUNC>.
+func TestStageIDsMatchHeader(t *testing.T) {
+	h, err := os.ReadFile("../bpf/tmpprobe.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defines := map[string]uint16{}
+	for _, m := range regexp.MustCompile(`(?m)^#define STAGE_(\w+) (\d+)`).FindAllStringSubmatch(string(h), -1) {
+		v, _ := strconv.Atoi(m[2])
+		defines[m[1]] = uint16(v)
+	}
+	for _, s := range StageFuncs {
+		id, ok := defines[strings.ToUpper(s.Func)]
+		if !ok || id != s.Stage {
+			t.Errorf("%s: stage %d in Go, STAGE_%s = %d (defined: %v) in tmpprobe.h", s.Func, s.Stage, strings.ToUpper(s.Func), id, ok)
+		}
+		if StageName(s.Stage) != s.Func {
+			t.Errorf("StageName(%d) = %q, want %q", s.Stage, StageName(s.Stage), s.Func)
+		}
+	}
+}
+
+// Every function hook has its four programs, of the right type, in the
+// committed object; every syscall has an x86-64 number the bitmap holds.
+func TestFunctionHookPrograms(t *testing.T) {
+	spec, err := loadTmpprobe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]ebpf.AttachType{"kprobe": ebpf.AttachNone, "kretprobe": ebpf.AttachNone,
+		"fentry": ebpf.AttachTraceFEntry, "fexit": ebpf.AttachTraceFExit}
+	for _, h := range funcHooks() {
+		for fam, at := range want {
+			ps := spec.Programs[fam+"_"+h.prog]
+			switch {
+			case ps == nil:
+				t.Errorf("no program %s_%s", fam, h.prog)
+			case strings.HasPrefix(fam, "f") && (ps.Type != ebpf.Tracing || ps.AttachType != at):
+				t.Errorf("%s: type %s/%s", ps.Name, ps.Type, ps.AttachType)
+			case strings.HasPrefix(fam, "k") && ps.Type != ebpf.Kprobe:
+				t.Errorf("%s: type %s", ps.Name, ps.Type)
+			}
+		}
+		if h.syscall != "" {
+			if nr, ok := syscallNr(h.syscall); !ok || nr >= 512 {
+				t.Errorf("syscall %s: nr %d, %v", h.syscall, nr, ok)
+			}
+		}
+	}
+}

@@ -1,0 +1,269 @@
+//go:build linux
+
+package probe
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+)
+
+// CheckRow is one fact of 'tmpprobe check': a name, yes or the class of
+// no, and why.
+type CheckRow struct {
+	Name  string
+	Class Class
+	Why   string
+}
+
+// OK reports a yes.
+func (r CheckRow) OK() bool { return r.Class == ClassYes }
+
+// FuncRow is one kernel function with a trial of each function hook kind.
+type FuncRow struct {
+	Func  string
+	Role  string              // the syscall it is, or "in" the syscalls of a stage
+	Kinds map[string]CheckRow // by FuncKinds
+}
+
+// FuncKinds are the hook kinds the function backends use.
+var FuncKinds = []string{"kprobe", "kretprobe", "fentry", "fexit"}
+
+// CheckReport is everything 'tmpprobe check' found.
+type CheckReport struct {
+	Env      []CheckRow // privileges, BTF, tracefs, kallsyms, kprobe PMU
+	Types    []CheckRow // each hook type, tried on one exact hook
+	Funcs    []FuncRow  // each function hook, tried on its function
+	Backends []CheckRow // each backend, opened and attached for real
+	Auto     Backend    // what --attach auto takes; "" when nothing works
+}
+
+// Check tries every hook type and hook tmpprobe can use, then each backend
+// as 'tmpprobe run' would open it. It loads tiny programs of its own for
+// the hook trials, so a verifier problem of the real programs shows in the
+// backend rows only.
+func Check() *CheckReport {
+	r := &CheckReport{}
+	cache := btf.NewCache()
+	syms, symErr := ReadKallsyms(funcTargets())
+	r.Env = envRows(cache, syms, symErr)
+	var kernel *btf.Spec
+	if k, err := cache.Kernel(); err == nil {
+		kernel = k
+	}
+	t := trial{kernel: kernel}
+	openat := syscallPrefix + "openat"
+	typeRow := map[string]CheckRow{}
+	for _, tr := range []struct{ name, on string }{
+		{"tp_btf", "sys_enter"}, {"raw_tp", "sys_enter"}, {"tracepoint", "raw_syscalls:sys_enter"},
+		{"kprobe", openat}, {"kretprobe", openat}, {"fentry", openat}, {"fexit", openat},
+	} {
+		row := CheckRow{Name: tr.name, Class: ClassYes, Why: "on " + tr.on}
+		if err := t.try(tr.name, tr.on); err != nil {
+			row.Class, row.Why = Classify(err), errText(err)
+		}
+		typeRow[tr.name] = row
+		r.Types = append(r.Types, row)
+	}
+	for _, h := range funcHooks() {
+		fr := FuncRow{Func: h.target, Role: h.syscall, Kinds: map[string]CheckRow{}}
+		if h.syscall == "" {
+			fr.Role = "in " + stageUnder(h.target)
+		}
+		for _, kind := range FuncKinds {
+			fr.Kinds[kind] = t.funcCell(kind, h.target, syms, typeRow[kind])
+		}
+		r.Funcs = append(r.Funcs, fr)
+	}
+	for _, b := range AutoOrder {
+		row := CheckRow{Name: string(b), Class: ClassYes}
+		p, err := Open(Options{Attach: b})
+		if err != nil {
+			var be *BackendError
+			if errors.As(err, &be) {
+				err = be.Err
+			}
+			row.Class, row.Why = Classify(err), errText(err)
+		} else {
+			row.Why = p.Describe()
+			if len(p.unavailable) > 0 {
+				row.Why += fmt.Sprintf("; %d hooks missing", len(p.unavailable))
+			}
+			p.Close()
+			if r.Auto == "" {
+				r.Auto = b
+			}
+		}
+		r.Backends = append(r.Backends, row)
+	}
+	return r
+}
+
+func stageUnder(fn string) string {
+	for _, s := range StageFuncs {
+		if s.Func == fn {
+			return s.Under
+		}
+	}
+	return "?"
+}
+
+// funcCell tries one kind on one function, unless the function is not in
+// the kernel or the kind failed on every function already (its type row).
+func (t trial) funcCell(kind, fn string, syms Symbols, typeRow CheckRow) CheckRow {
+	if why := syms.Missing(fn); why != "" {
+		return CheckRow{Name: kind, Class: ClassMissing, Why: why}
+	}
+	if c := typeRow.Class; c == ClassNotSupported || c == ClassPermission {
+		return CheckRow{Name: kind, Class: c, Why: typeRow.Why}
+	}
+	if err := t.try(kind, fn); err != nil {
+		return CheckRow{Name: kind, Class: Classify(err), Why: errText(err)}
+	}
+	return CheckRow{Name: kind, Class: ClassYes}
+}
+
+// trial loads a program that returns 0 and attaches it to one hook.
+type trial struct{ kernel *btf.Spec }
+
+func (t trial) try(kind, on string) error {
+	spec := &ebpf.ProgramSpec{
+		Name: "tmpprobe_check", License: "GPL",
+		Instructions: asm.Instructions{asm.Mov.Imm(asm.R0, 0), asm.Return()},
+	}
+	switch kind {
+	case "tp_btf":
+		spec.Type, spec.AttachType, spec.AttachTo = ebpf.Tracing, ebpf.AttachTraceRawTp, on
+	case "raw_tp":
+		spec.Type = ebpf.RawTracepoint
+	case "tracepoint":
+		spec.Type = ebpf.TracePoint
+	case "kprobe", "kretprobe":
+		spec.Type = ebpf.Kprobe
+	case "fentry", "fexit":
+		spec.Type, spec.AttachTo = ebpf.Tracing, on
+		spec.AttachType = ebpf.AttachTraceFEntry
+		if kind == "fexit" {
+			spec.AttachType = ebpf.AttachTraceFExit
+		}
+	}
+	prog, err := ebpf.NewProgramWithOptions(spec, ebpf.ProgramOptions{KernelTypes: t.kernel})
+	if err != nil {
+		return err
+	}
+	defer prog.Close()
+	var l link.Link
+	switch kind {
+	case "tp_btf":
+		l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
+	case "raw_tp":
+		l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: on, Program: prog})
+	case "tracepoint":
+		group, name, _ := strings.Cut(on, ":")
+		l, err = link.Tracepoint(group, name, prog, nil)
+	default:
+		l, err = attachFunc(kind, on, prog)
+	}
+	if err != nil {
+		return err
+	}
+	return l.Close()
+}
+
+func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
+	var rows []CheckRow
+	add := func(name string, ok bool, class Class, why string) {
+		if ok {
+			class = ClassYes
+		}
+		rows = append(rows, CheckRow{name, class, why})
+	}
+	priv, why := privileges()
+	add("privileges", priv, ClassPermission, why)
+	_, err := cache.Kernel()
+	add("BTF", err == nil, Classify(err), btfWhy(err))
+	tracefs := tracefsDir()
+	add("tracefs", tracefs != "", ClassMissing, orElse(tracefs, "not mounted (only classic tracepoints and the kprobe fallback need it)"))
+	if symErr != nil {
+		add("kallsyms", false, Classify(symErr), errText(symErr))
+	} else {
+		n := 0
+		for _, fn := range funcTargets() {
+			if syms.Funcs[fn] {
+				n++
+			}
+		}
+		add("kallsyms", n > 0, ClassMissing, fmt.Sprintf("%d of %d hooked functions", n, len(funcTargets())))
+	}
+	pmu := HaveKprobePMU()
+	pmuWhy := "no " + kprobePMU
+	if pmu {
+		pmuWhy = kprobePMU
+	}
+	add("kprobe PMU", pmu, ClassNotSupported, pmuWhy)
+	return rows
+}
+
+func btfWhy(err error) string {
+	if err != nil {
+		return errText(err)
+	}
+	return "/sys/kernel/btf/vmlinux"
+}
+
+func orElse(s, alt string) string {
+	if s != "" {
+		return s
+	}
+	return alt
+}
+
+func tracefsDir() string {
+	for _, d := range []string{"/sys/kernel/tracing", "/sys/kernel/debug/tracing"} {
+		if _, err := os.Stat(d + "/available_events"); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+// privileges: root, or CAP_BPF with CAP_PERFMON (v5.8+), or CAP_SYS_ADMIN.
+func privileges() (bool, string) {
+	if os.Geteuid() == 0 {
+		return true, "root"
+	}
+	caps := effectiveCaps()
+	const capSysAdmin, capPerfmon, capBPF = 21, 38, 39
+	has := func(c uint) bool { return caps&(1<<c) != 0 }
+	switch {
+	case has(capBPF) && has(capPerfmon):
+		return true, "CAP_BPF and CAP_PERFMON"
+	case has(capSysAdmin):
+		return true, "CAP_SYS_ADMIN"
+	}
+	return false, "not root and no CAP_BPF+CAP_PERFMON: run it with sudo"
+}
+
+func effectiveCaps() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "CapEff:"); ok {
+			caps, _ := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return caps
+		}
+	}
+	return 0
+}

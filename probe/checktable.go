@@ -1,0 +1,92 @@
+//go:build linux
+
+package probe
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteTable prints the report: facts, hook types, functions (one column a
+// hook kind), backends, and auto's pick. A function cell that fails for a
+// reason of its own, not its hook type's, gets a note below the table.
+func (r *CheckReport) WriteTable(w io.Writer) {
+	section := func(title string, rows []CheckRow) {
+		fmt.Fprintf(w, "\n%-14s %-4s %s\n", title, "OK", "WHY")
+		for _, row := range rows {
+			fmt.Fprintf(w, "%-14s %-4s %s\n", row.Name, yesNo(row), why(row))
+		}
+	}
+	section("ENVIRONMENT", r.Env)
+	section("HOOK TYPE", r.Types)
+
+	types := map[string]CheckRow{}
+	for _, t := range r.Types {
+		types[t.Name] = t
+	}
+	fmt.Fprintf(w, "\n%-26s", "FUNCTION")
+	for _, k := range FuncKinds {
+		fmt.Fprintf(w, " %-9s", strings.ToUpper(k))
+	}
+	fmt.Fprintln(w, " TIMES")
+	var notes []string
+	for _, f := range r.Funcs {
+		fmt.Fprintf(w, "%-26s", f.Func)
+		missing := ""
+		for _, k := range FuncKinds {
+			c := f.Kinds[k]
+			fmt.Fprintf(w, " %-9s", cell(c))
+			switch {
+			case c.Class == ClassMissing:
+				missing = c.Why
+			case !c.OK() && c.Why != types[k].Why:
+				notes = append(notes, fmt.Sprintf("%s %s: %s", k, f.Func, why(c)))
+			}
+		}
+		fmt.Fprintln(w, " "+f.Role)
+		if missing != "" {
+			notes = append(notes, fmt.Sprintf("%s: %s", f.Func, missing))
+		}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+
+	section("BACKEND", r.Backends)
+	if r.Auto == "" {
+		fmt.Fprintln(w, "\n--attach auto: no backend works here")
+		return
+	}
+	fmt.Fprintf(w, "\n--attach auto takes: %s\n", r.Auto)
+}
+
+func yesNo(r CheckRow) string {
+	if r.OK() {
+		return "yes"
+	}
+	return "no"
+}
+
+// why is the detail of a yes, or the class and reason of a no.
+func why(r CheckRow) string {
+	if r.OK() || r.Why == "" {
+		return r.Why
+	}
+	return string(r.Class) + ": " + r.Why
+}
+
+// cell is a function table entry: yes, or the short class of a no.
+func cell(r CheckRow) string {
+	switch r.Class {
+	case ClassYes:
+		return "yes"
+	case ClassNotSupported:
+		return "no:unsup"
+	case ClassPermission:
+		return "no:perm"
+	case ClassMissing:
+		return "missing"
+	}
+	return "no:other"
+}

@@ -1,0 +1,113 @@
+//go:build linux
+
+package probe
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cilium/ebpf"
+
+	"tmpprobe/results"
+)
+
+// Collect returns the records of every phase the kernel has seen since the
+// last Collect, summed over CPUs, and removes them from the map.
+func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
+	m := p.coll.Maps["stats"]
+	out := map[uint32][]results.ClassRecord{}
+	var (
+		key     tmpprobeClassKey
+		percpu  []tmpprobeClassStats
+		keys    []tmpprobeClassKey
+		entries = m.Iterate()
+	)
+	for entries.Next(&key, &percpu) {
+		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
+		keys = append(keys, key)
+	}
+	if err := entries.Err(); err != nil {
+		return nil, fmt.Errorf("reading stats map: %w", err)
+	}
+	for i := range keys {
+		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return nil, fmt.Errorf("clearing stats map: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// ForgetThreads drops every thread state and stage start, e.g. after a
+// worker died inside a region.
+func (p *Probe) ForgetThreads() {
+	var tid uint32
+	var st tmpprobeThreadState
+	clearMap(p.coll.Maps["threads"], &tid, &st)
+	var sk tmpprobeFuncStageKey
+	var ns uint64
+	clearMap(p.coll.Maps["func_stage_starts"], &sk, &ns)
+}
+
+func clearMap[K comparable, V any](m *ebpf.Map, key *K, val *V) {
+	var keys []K
+	it := m.Iterate()
+	for it.Next(key, val) {
+		keys = append(keys, *key)
+	}
+	for i := range keys {
+		m.Delete(&keys[i])
+	}
+}
+
+// DropNames names the drop counters of bpf/tmpprobe.h, in order.
+var DropNames = []string{"no_start", "nr_mismatch", "stats_full", "threads_full"}
+
+// Drops returns the drop counters summed over CPUs; all zero in a clean run.
+func (p *Probe) Drops() (map[string]uint64, error) {
+	out := map[string]uint64{}
+	for i, name := range DropNames {
+		var percpu []uint64
+		if err := p.coll.Maps["drops"].Lookup(uint32(i), &percpu); err != nil {
+			return nil, fmt.Errorf("reading drop counters: %w", err)
+		}
+		var sum uint64
+		for _, v := range percpu {
+			sum += v
+		}
+		out[name] = sum
+	}
+	return out, nil
+}
+
+func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRecord {
+	r := results.ClassRecord{Class: ClassName(key.Class), Stage: StageName(key.Stage)}
+	var hist [results.HistSlots]uint64
+	var off [16]uint64
+	for _, s := range percpu {
+		r.Calls += s.Calls
+		r.Errors += s.Errors
+		r.TotalNs += s.TotalNs
+		r.OffCPUNs += s.OffcpuNs
+		r.Bytes += s.Bytes
+		for i, v := range s.OffNs {
+			off[i] += v
+		}
+		for i, v := range s.Hist {
+			hist[i] += uint64(v)
+		}
+	}
+	for i, v := range off {
+		if v > 0 {
+			if r.OffNs == nil {
+				r.OffNs = map[string]uint64{}
+			}
+			r.OffNs[OffLabel(i)] += v
+		}
+	}
+	for i, v := range hist {
+		if v > 0 {
+			r.Hist = append(r.Hist, results.HistBucket{Slot: i, Count: v})
+		}
+	}
+	return r
+}

@@ -1,0 +1,210 @@
+//go:build linux
+
+package probe
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+)
+
+func newCookie() (uint64, error) {
+	var b [8]byte
+	for {
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, fmt.Errorf("marker cookie: %w", err)
+		}
+		// 63 bits: lseek's offset is a signed off_t and must stay positive.
+		if c := binary.LittleEndian.Uint64(b[:]) >> 1; c != 0 {
+			return c, nil
+		}
+	}
+}
+
+// loadTracepoints loads the maps and the tracepoint programs of the first
+// family the kernel accepts. owned is the backend_syscalls bitmap.
+func loadTracepoints(cookie uint64, owned [8]uint64, opts Options, cache *btf.Cache) (*Probe, error) {
+	var errs []string
+	var first error
+	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
+		p, err := loadFamily(fam, cookie, owned, opts, cache)
+		if err == nil {
+			return p, nil
+		}
+		if first == nil {
+			first = err
+		}
+		errs = append(errs, fmt.Sprintf("%s: %v", fam, errText(err)))
+	}
+	return nil, fmt.Errorf("loading tracepoint programs (%s): %w", strings.Join(errs, "; "), first)
+}
+
+// loadFamily loads the maps and the family's required tracepoint programs
+// in one collection, then each optional one on its own: a tracepoint the
+// kernel lacks (a module's, not loaded) fails only its own hook.
+func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache *btf.Cache) (*Probe, error) {
+	spec, err := loadTmpprobe()
+	if err != nil {
+		return nil, err
+	}
+	for name, v := range map[string]any{
+		"cookie": cookie, "backend_syscalls": owned, "target_cgroup": opts.TargetCgroup,
+		"trace_phase": opts.TracePhase, "count_errnos": opts.CountErrnos,
+	} {
+		if err := spec.Variables[name].Set(v); err != nil {
+			return nil, fmt.Errorf("setting %s: %w", name, err)
+		}
+	}
+	// Only this family's programs reach the verifier: a refused hook type
+	// must not fail the load of the others.
+	base := *spec
+	base.Programs = map[string]*ebpf.ProgramSpec{}
+	for _, h := range Hooks {
+		if name := string(fam) + "_" + h.Name; h.Required && spec.Programs[name] != nil {
+			base.Programs[name] = spec.Programs[name]
+		}
+	}
+	coll, err := ebpf.NewCollectionWithOptions(&base, ebpf.CollectionOptions{Cache: cache})
+	if err != nil {
+		printVerifierLog(err)
+		return nil, err
+	}
+	p := &Probe{Cookie: cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}}
+	for name, prog := range coll.Programs {
+		p.progs[name] = prog
+	}
+	for _, h := range Hooks {
+		name := string(fam) + "_" + h.Name
+		if h.Required || spec.Programs[name] == nil {
+			continue
+		}
+		prog, err := p.loadOne(name, "")
+		if err != nil {
+			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Reason(err)))
+			continue
+		}
+		p.progs[name] = prog
+	}
+	return p, nil
+}
+
+// loadOne loads one program of the object with the maps of the probe's
+// collection, attached to target when it is set (fentry/fexit).
+func (p *Probe) loadOne(name, target string) (*ebpf.Program, error) {
+	ps := p.spec.Programs[name]
+	if ps == nil {
+		return nil, fmt.Errorf("program %s missing from the BPF object (stale 'make generate'?)", name)
+	}
+	ps = ps.Copy()
+	if target != "" {
+		ps.AttachTo = target
+	}
+	one := *p.spec
+	one.Programs = map[string]*ebpf.ProgramSpec{name: ps}
+	c, err := ebpf.NewCollectionWithOptions(&one, ebpf.CollectionOptions{MapReplacements: p.coll.Maps, Cache: p.cache})
+	if err != nil {
+		printVerifierLog(err)
+		return nil, err
+	}
+	p.colls = append(p.colls, c)
+	return c.Programs[name], nil
+}
+
+func printVerifierLog(err error) {
+	var ve *ebpf.VerifierError
+	if errors.As(err, &ve) && os.Getenv("TMPPROBE_VERIFIER_LOG") != "" {
+		fmt.Fprintf(os.Stderr, "%+v\n", ve)
+	}
+}
+
+// funcPlan is what a function backend will hook on this kernel.
+type funcPlan struct {
+	hooks       []funcHook
+	owned       [8]uint64 // bit nr: timed by a function hook
+	ownedNames  []string
+	unavailable []string
+}
+
+// planFuncHooks keeps the function hooks whose target this kernel has:
+// kallsyms for both backends, and BTF for fentry. A syscall without its
+// function stays with sys_enter/sys_exit; a stage without one is skipped.
+func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
+	var plan funcPlan
+	syms, err := ReadKallsyms(funcTargets())
+	if err != nil {
+		return plan, fmt.Errorf("reading kallsyms: %w", err)
+	}
+	var kernel *btf.Spec
+	if b == BackendFentry {
+		if kernel, err = cache.Kernel(); err != nil {
+			return plan, fmt.Errorf("kernel BTF: %w", err)
+		}
+	}
+	for _, h := range funcHooks() {
+		why := syms.Missing(h.target)
+		if why == "" && kernel != nil {
+			var fn *btf.Func
+			if err := kernel.TypeByName(h.target, &fn); err != nil {
+				why = "no BTF for " + h.target
+			}
+		}
+		if why != "" {
+			note := fmt.Sprintf("%s %s: %s", b, h.label(), why)
+			if h.syscall != "" {
+				note += "; timed by sys_enter/sys_exit"
+			}
+			plan.unavailable = append(plan.unavailable, note)
+			continue
+		}
+		plan.hooks = append(plan.hooks, h)
+		if h.syscall == "" {
+			continue
+		}
+		nr, ok := syscallNr(h.syscall)
+		if !ok || nr >= 512 {
+			return plan, fmt.Errorf("syscall %s has no x86-64 number below 512", h.syscall)
+		}
+		plan.owned[nr/64] |= 1 << (nr % 64)
+		plan.ownedNames = append(plan.ownedNames, h.syscall)
+	}
+	if len(plan.ownedNames) == 0 {
+		return plan, notSupported("no " + syscallPrefix + "* function in kallsyms (kernel before v4.17?)")
+	}
+	return plan, nil
+}
+
+// funcProgs are the entry and exit programs of one function hook, each
+// loaded on its own so a stage the verifier refuses costs only that stage.
+type funcProgs struct {
+	hook        funcHook
+	entry, exit *ebpf.Program
+}
+
+// loadFuncs loads the backend's programs for hooks, sharing the maps of
+// the tracepoint collection. A syscall hook that fails fails the backend;
+// a stage hook that fails is noted and skipped.
+func (p *Probe) loadFuncs(hooks []funcHook) error {
+	entryFam, exitFam := p.Backend.families()
+	for _, h := range hooks {
+		f := funcProgs{hook: h}
+		var err error
+		if f.entry, err = p.loadOne(entryFam+"_"+h.prog, h.target); err == nil {
+			f.exit, err = p.loadOne(exitFam+"_"+h.prog, h.target)
+		}
+		if err != nil {
+			if h.syscall != "" {
+				return fmt.Errorf("loading %s %s: %w", entryFam, h.target, err)
+			}
+			p.unavailable = append(p.unavailable, fmt.Sprintf("%s %s: %s", p.Backend, h.label(), Reason(err)))
+			continue
+		}
+		p.funcs = append(p.funcs, f)
+	}
+	return nil
+}
