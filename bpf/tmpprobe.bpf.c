@@ -200,16 +200,15 @@ static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
 /* Returns 1 when the syscall was one of our markers (and handled it). */
 static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 {
-	__u32 fd = BPF_CORE_READ(regs, di);
-	__u64 off = BPF_CORE_READ(regs, si);
-	__u32 whence = BPF_CORE_READ(regs, dx);
-	struct thread_state st = {};
-
-	struct thread_state *cur;
+	struct thread_state st = {}, *cur;
 	struct class_stats *s;
+	__u32 whence;
 
-	if (fd != (__u32)-1 || off != cookie || cookie == 0)
+	/* Most lseeks are real ones (Python's buffered files make four per
+	 * op): read one register to dismiss them, the rest only for a marker. */
+	if ((__u32)BPF_CORE_READ(regs, di) != (__u32)-1 || cookie == 0 || BPF_CORE_READ(regs, si) != cookie)
 		return 0;
+	whence = BPF_CORE_READ(regs, dx);
 	cur = bpf_map_lookup_elem(&threads, &tid);
 	if (cur && cur->base_phase) {
 		/* A traced program marking its own region: switch phase, and
@@ -327,7 +326,9 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 	return 0;
 }
 
-static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
+/* btf: regs is a BTF-typed pointer (tp_btf), readable with a plain load;
+ * raw_tp needs a probe-read helper call for every exit. */
+static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
@@ -342,7 +343,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret)
 	}
 	/* rt_sigreturn restores the signal frame's registers, so its exit
 	 * shows orig_ax = -1: that is still the syscall we saw enter. */
-	nr = BPF_CORE_READ(regs, orig_ax);
+	nr = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
 	if (backend_owns(nr))
 		return 0;
 	if (!st->in_syscall) {
@@ -690,13 +691,13 @@ static __always_inline int on_stage_exit(int unlink)
 /* Thin per-hook wrappers. tp_btf and raw_tp receive the same u64 args; the
  * loader picks one family (tp_btf where the kernel has BTF for the
  * tracepoint, raw_tp otherwise) and never loads the other. */
-#define HOOKS(kind)                                                            \
+#define HOOKS(kind, btf)                                                       \
 SEC(#kind "/sys_enter")                                                        \
 int kind##_sys_enter(__u64 *ctx)                                               \
 { return on_sys_enter((struct pt_regs *)ctx[0], (long)ctx[1]); }               \
 SEC(#kind "/sys_exit")                                                         \
 int kind##_sys_exit(__u64 *ctx)                                                \
-{ return on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1]); }                \
+{ return on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf); }           \
 SEC(#kind "/sched_switch")                                                     \
 int kind##_sched_switch(__u64 *ctx)                                            \
 { return on_sched_switch((bool)ctx[0], (struct task_struct *)ctx[1],           \
@@ -754,8 +755,8 @@ int kind##_ext4_evict_inode(__u64 *ctx) { return on_event(STAGE_EXT4_EVICT_INODE
 SEC(#kind "/ext4_free_inode")                                                  \
 int kind##_ext4_free_inode(__u64 *ctx) { return on_event(STAGE_EXT4_FREE_INODE); }
 
-HOOKS(tp_btf)
-HOOKS(raw_tp)
+HOOKS(tp_btf, true)
+HOOKS(raw_tp, false)
 
 /* kprobe and fentry backends: after the shared handlers they reuse. */
 #include "backends.bpf.h"

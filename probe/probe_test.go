@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
 
 	"tmpprobe/results"
@@ -48,7 +49,27 @@ func byClass(recs []results.ClassRecord) map[string]results.ClassRecord {
 // A marked region counts exactly the syscalls the thread made inside it and
 // nothing outside it or from a marker with another cookie.
 func TestMarkedRegionCountsExactly(t *testing.T) {
-	p := openProbe(t)
+	checkMarkedRegion(t, openProbe(t))
+}
+
+// The raw_tp family (kernels without BTF for tracepoints) loads, passes
+// the verifier and counts the same, though tp_btf wins here.
+func TestRawTpFamily(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to load BPF")
+	}
+	p, err := loadFamily(FamilyRawTp, 12345, [8]uint64{}, Options{}, btf.NewCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	checkMarkedRegion(t, p)
+}
+
+func checkMarkedRegion(t *testing.T, p *Probe) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 
