@@ -4,7 +4,6 @@ package arms_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,22 +16,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/cilium/ebpf"
-
 	"tmpprobe/arms"
 	"tmpprobe/probe"
+	"tmpprobe/probe/probetest"
 	"tmpprobe/results"
 )
 
 // The Go worker is this test binary re-executed with arms.WorkerArg.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == arms.WorkerArg {
-		if err := arms.RunGoWorker(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	arms.ServeIfWorker()
 	if len(os.Args) > 1 && os.Args[1] == "__hammer" {
 		hammer(os.Args[2], os.Args[3])
 		return
@@ -58,21 +50,7 @@ func hammer(dir, cookie string) {
 	}
 }
 
-func openProbe(t *testing.T) *probe.Probe {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF")
-	}
-	p, err := probe.Open(probe.Options{})
-	if errors.Is(err, ebpf.ErrNotSupported) {
-		t.Skipf("BPF not supported: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
+func openProbe(t *testing.T) *probe.Probe { return probetest.Open(t, probe.Options{}) }
 
 func python(t *testing.T) arms.Runtime {
 	t.Helper()

@@ -196,3 +196,18 @@ func (t *tail) String() string {
 	defer t.mu.Unlock()
 	return string(t.b)
 }
+
+// ServeIfWorker runs the Go worker and exits when this process was started
+// as one (argv[1] == WorkerArg); otherwise it returns at once. Binaries
+// that start workers (tmpprobe, and test binaries that run arms) call it
+// first thing.
+func ServeIfWorker() {
+	if len(os.Args) < 2 || os.Args[1] != WorkerArg {
+		return
+	}
+	if err := RunGoWorker(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "go worker:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}

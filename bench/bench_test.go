@@ -18,34 +18,16 @@ import (
 
 	"tmpprobe/arms"
 	"tmpprobe/probe"
+	"tmpprobe/probe/probetest"
 	"tmpprobe/results"
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == arms.WorkerArg {
-		if err := arms.RunGoWorker(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
+	arms.ServeIfWorker()
 	os.Exit(m.Run())
 }
 
-func openProbe(b *testing.B) *probe.Probe {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
-	p, err := probe.Open(probe.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(p.Close)
-	if err := p.Attach(); err != nil {
-		b.Fatal(err)
-	}
-	return p
-}
+func openProbe(b *testing.B) *probe.Probe { return probetest.Open(b, probe.Options{}) }
 
 // BenchmarkObserverEffect runs each modes arm with untraced batches
 // interleaved with traced ones and reports traced/untraced ops/s.

@@ -72,6 +72,9 @@ type Options struct {
 	TracePhase   uint32
 	// CountErrnos records failed calls per errno (trace --errors).
 	CountErrnos bool
+	// AnyDevice matches block I/O and journal commits on every device to
+	// the traced syscalls, not just the work dirs' (trace).
+	AnyDevice bool
 }
 
 // Skipped is a backend auto tried and could not use.

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"tmpprobe/probe"
 	"tmpprobe/results"
@@ -21,10 +22,27 @@ func attachFlag(s string) (probe.Backend, error) {
 	return b, nil
 }
 
+// saveOutputs writes the CSV and the run directory the user asked for.
+func saveOutputs(csv, out string, run *results.Run, sums []*results.Summary) error {
+	if csv != "" {
+		if err := results.WriteFileAtomic(csv, func(w io.Writer) error {
+			return results.WriteSyscallCSV(w, run, sums)
+		}); err != nil {
+			return exitError{exitArmFailed, "writing CSV: " + oneLine(err.Error())}
+		}
+	}
+	if out != "" {
+		if err := results.WriteRunDir(out, run, sums); err != nil {
+			return exitError{exitArmFailed, "--out " + out + ": " + oneLine(err.Error())}
+		}
+	}
+	return nil
+}
+
 // openProbe opens and attaches the probe and records in meta which backend
 // runs, how, and why the others were skipped.
-func openProbe(b probe.Backend, devs []uint32, meta *results.Meta) (*probe.Probe, error) {
-	p, err := probe.Open(probe.Options{Attach: b})
+func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Probe, error) {
+	p, err := probe.Open(opts)
 	if err != nil {
 		return nil, exitError{exitUsage, privilegeHint(err)}
 	}

@@ -67,13 +67,7 @@ Run 'tmpprobe COMMAND --help' for a command's flags.
 `
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == arms.WorkerArg {
-		if err := arms.RunGoWorker(os.Stdin, os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "go worker:", err)
-			os.Exit(1)
-		}
-		return
-	}
+	arms.ServeIfWorker()
 	if len(os.Args) > 1 && os.Args[1] == target.LaunchArg {
 		err := target.RunLauncher(os.Args[2:])
 		fmt.Fprintln(os.Stderr, "tmpprobe:", err)

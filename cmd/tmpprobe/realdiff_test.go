@@ -4,34 +4,20 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
 
 	"tmpprobe/arms"
 	"tmpprobe/probe"
+	"tmpprobe/probe/probetest"
 	"tmpprobe/results"
 )
 
 // needBPF skips only when the kernel or privileges rule BPF out.
-func needBPF(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF")
-	}
-	p, err := probe.Open(probe.Options{})
-	if errors.Is(err, ebpf.ErrNotSupported) {
-		t.Skipf("BPF not supported: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Close()
-}
+func needBPF(t *testing.T) { probetest.Open(t, probe.Options{}) }
 
 func isTmpfs(t *testing.T, dir string) bool {
 	t.Helper()

@@ -145,7 +145,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	})
 	defer stop()
 	if backend != "" {
-		if p, err = openProbe(backend, devs, &run.Meta); err != nil {
+		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta); err != nil {
 			return err
 		}
 		defer p.Close()
@@ -171,17 +171,8 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	sums := results.SummarizeAll(run.Arms, arms.Baseline)
 	writeTextReport(stdout, run, sums, f.hist)
-	if f.csv != "" {
-		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
-			return results.WriteSyscallCSV(w, run, sums)
-		}); err != nil {
-			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
-		}
-	}
-	if f.out != "" {
-		if err := results.WriteRunDir(f.out, run, sums); err != nil {
-			return exitError{exitArmFailed, "--out " + f.out + ": " + oneLine(err.Error())}
-		}
+	if err := saveOutputs(f.csv, f.out, run, sums); err != nil {
+		return err
 	}
 	switch {
 	case errors.Is(runErr, arms.ErrInterrupted) || intr.code() != 0:

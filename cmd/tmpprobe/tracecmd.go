@@ -49,6 +49,7 @@ type traceFlags struct {
 	csv        string
 	out        string
 	hist       bool
+	attach     string
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
@@ -67,6 +68,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
+	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
 	fs.Usage = func() { fmt.Fprintf(stdout, traceUsage, fs.FlagUsages()) }
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
@@ -83,7 +85,14 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutDir(f.out); err != nil {
 		return err
 	}
-	opts := probe.Options{TracePhase: target.Phase, CountErrnos: f.errors}
+	backend, err := attachFlag(f.attach)
+	if err != nil {
+		return err
+	}
+	if backend == "" {
+		return usagef("--attach none: trace has nothing to show without a probe")
+	}
+	opts := probe.Options{Attach: backend, TracePhase: target.Phase, CountErrnos: f.errors, AnyDevice: true}
 	if spec.Cgroup != "" {
 		if opts.TargetCgroup, err = probe.CgroupID(spec.Cgroup); err != nil {
 			return usageError{err.Error()}
@@ -92,14 +101,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 
 	ctx, intr, stop := watchInterrupts(func(code int) { os.Exit(code) })
 	defer stop()
-	p, err := probe.Open(opts)
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts("", nil)}
+	p, err := openProbe(opts, nil, &run.Meta)
 	if err != nil {
-		return exitError{exitUsage, privilegeHint(err)}
+		return err
 	}
 	defer p.Close()
-	if err := p.Attach(); err != nil {
-		return exitError{exitUsage, privilegeHint(err)}
-	}
 	view := results.TraceView{Top: f.top, Syscalls: f.syscalls}
 	ready := func() {
 		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), target.CookieEnv, p.Cookie)
@@ -113,25 +120,13 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitError{exitUsage, err.Error()}
 	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Complete: intr.code() == 0,
-		Finished: time.Now().UTC(), Arms: res.Arms(spec.Label())}
+	run.Complete, run.Finished, run.Arms = intr.code() == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
-	run.Meta = hostFacts("", nil)
-	run.Meta.Backend, run.Meta.BackendDetail = "tracepoint", string(p.Family)
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run.Arms, nil)
 	writeTraceReport(stdout, run, sums, view, f.hist)
-	if f.csv != "" {
-		if err := results.WriteFileAtomic(f.csv, func(w io.Writer) error {
-			return results.WriteSyscallCSV(w, run, sums)
-		}); err != nil {
-			return exitError{exitArmFailed, "writing CSV: " + err.Error()}
-		}
-	}
-	if f.out != "" {
-		if err := results.WriteRunDir(f.out, run, sums); err != nil {
-			return exitError{exitArmFailed, "saving the trace: " + err.Error()}
-		}
+	if err := saveOutputs(f.csv, f.out, run, sums); err != nil {
+		return err
 	}
 	if code := intr.code(); code != 0 {
 		return exitError{code, ""}
