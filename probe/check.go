@@ -51,6 +51,7 @@ type CheckReport struct {
 // the hook trials, so a verifier problem of the real programs shows in the
 // backend rows only.
 func Check() *CheckReport {
+	defer mountTracefs()()
 	r := &CheckReport{}
 	cache := btf.NewCache()
 	syms, symErr := ReadKallsyms(funcTargets())

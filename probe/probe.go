@@ -93,14 +93,15 @@ type Probe struct {
 	Missing []string  // hooks not attached, with the reason
 	Owned   []string  // syscalls timed by the backend's function hooks
 
-	coll        *ebpf.Collection         // maps and required tracepoint programs
-	colls       []*ebpf.Collection       // every program loaded on its own
-	progs       map[string]*ebpf.Program // tracepoint programs by name
-	spec        *ebpf.CollectionSpec     // every program, for loadOne
-	cache       *btf.Cache
-	funcs       []funcProgs
-	unavailable []string // hooks that did not load, with the reason
-	links       []link.Link
+	coll           *ebpf.Collection         // maps and required tracepoint programs
+	colls          []*ebpf.Collection       // every program loaded on its own
+	progs          map[string]*ebpf.Program // tracepoint programs by name
+	spec           *ebpf.CollectionSpec     // every program, for loadOne
+	unmountTracefs func()
+	cache          *btf.Cache
+	funcs          []funcProgs
+	unavailable    []string // hooks that did not load, with the reason
+	links          []link.Link
 }
 
 // BackendError is why a backend cannot be used here.
@@ -148,9 +149,18 @@ func Open(opts Options) (*Probe, error) {
 	return nil, fmt.Errorf("no attach backend works (%s); see 'tmpprobe check': %w", strings.Join(why, "; "), errors.Unwrap(lastErr))
 }
 
-func openBackend(b Backend, cookie uint64, opts Options) (*Probe, error) {
+func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	var plan funcPlan
 	cache := btf.NewCache()
+	unmount := func() {}
+	if b == BackendKprobe {
+		unmount = mountTracefs()
+		defer func() {
+			if err != nil {
+				unmount()
+			}
+		}()
+	}
 	if b != BackendTracepoint {
 		var err error
 		if plan, err = planFuncHooks(b, cache); err != nil {
@@ -161,7 +171,7 @@ func openBackend(b Backend, cookie uint64, opts Options) (*Probe, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Backend, p.Owned = b, plan.ownedNames
+	p.Backend, p.Owned, p.unmountTracefs = b, plan.ownedNames, unmount
 	p.unavailable = append(p.unavailable, plan.unavailable...)
 	if err := p.loadFuncs(plan.hooks); err != nil {
 		p.Close()
@@ -204,9 +214,14 @@ func (p *Probe) Detach() {
 	p.links = p.links[:0]
 }
 
-// Close detaches and unloads everything.
+// Close detaches and unloads everything, and unmounts tracefs if the probe
+// mounted it.
 func (p *Probe) Close() {
 	p.Detach()
+	if p.unmountTracefs != nil {
+		p.unmountTracefs()
+		p.unmountTracefs = nil
+	}
 	for _, c := range p.colls {
 		c.Close()
 	}
