@@ -108,11 +108,11 @@ func deltaMechanism(a, b *Summary, class string) string {
 	var parts []string
 	switch {
 	case cb.Calls == 0 && ca.Calls > 0:
-		parts = append(parts, fmt.Sprintf("new syscall, %s/op", calls(ca.CallsPerOp)))
+		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", calls(ca.CallsPerOp), a.Unit()))
 	case ca.Calls == 0 && cb.Calls > 0:
-		parts = append(parts, fmt.Sprintf("not made, was %s/op", calls(cb.CallsPerOp)))
+		parts = append(parts, fmt.Sprintf("not made, was %s/%s", calls(cb.CallsPerOp), a.Unit()))
 	case math.Abs(ca.CallsPerOp-cb.CallsPerOp) > 0.005:
-		parts = append(parts, fmt.Sprintf("calls/op %s → %s", calls(cb.CallsPerOp), calls(ca.CallsPerOp)))
+		parts = append(parts, fmt.Sprintf("calls/%s %s → %s", a.Unit(), calls(cb.CallsPerOp), calls(ca.CallsPerOp)))
 	}
 	base := b
 	if cb.Calls == 0 {
@@ -193,18 +193,18 @@ func classMechanism(s, base *Summary, class string) string {
 		if st.CallsPerOp < 0.05 && (was < 0.05 || math.Abs(was-st.CallsPerOp) < 0.05) {
 			continue
 		}
-		p := fmt.Sprintf("%s/op %s", io.what, calls1(st.CallsPerOp))
+		p := fmt.Sprintf("%s/%s %s", io.what, s.Unit(), calls1(st.CallsPerOp))
 		if was >= 0 {
 			if math.Abs(was-st.CallsPerOp) < 0.05 {
 				continue // unchanged: not part of the difference
 			}
-			p = fmt.Sprintf("%s/op %s → %s", io.what, calls1(was), calls1(st.CallsPerOp))
+			p = fmt.Sprintf("%s/%s %s → %s", io.what, s.Unit(), calls1(was), calls1(st.CallsPerOp))
 		}
 		switch {
 		case io.stage == "jbd2_commit" && st.CallsPerOp > 0:
 			p += fmt.Sprintf(" (%s µs each)", Micros(st.NsPerOp/st.CallsPerOp))
 		case strings.HasPrefix(io.stage, "dev_") && st.NsPerOp > 0:
-			p += fmt.Sprintf(" (device %s µs/op)", Micros(st.NsPerOp))
+			p += fmt.Sprintf(" (device %s µs/%s)", Micros(st.NsPerOp), s.Unit())
 		}
 		parts = append(parts, p)
 	}
@@ -228,7 +228,7 @@ func userMechanism(a, b *Summary) string {
 		parts = append(parts, "interpreter and tempfile wrapper work between syscalls")
 	}
 	if math.Abs(pa-pb) >= 0.05 {
-		parts = append(parts, fmt.Sprintf("page faults/op %s → %s", calls1(pb), calls1(pa)))
+		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), calls1(pb), calls1(pa)))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -412,6 +412,12 @@ func SpillSentence(sums []*Summary, runtime, dir string) string {
 		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
 			Bytes(int64(first.SizeBytes)), calls1(first.Class("openat[tmpfile]").CallsPerOp+first.Class("openat[create]").CallsPerOp),
 			calls1(first.Class("write").CallsPerOp))
+		for _, s := range sums {
+			if s.Arm == "NamedTemporaryFile" && peerKey(s.ArmResult) == peerKey(first.ArmResult) && s.Traced != nil {
+				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; NamedTemporaryFile makes %s)",
+					calls1(s.Class("write").CallsPerOp))
+			}
+		}
 	} else {
 		b.WriteString("; it never rolled over")
 	}
