@@ -23,7 +23,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define O_TMPFILE (020000000 | 0200000)
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 1
-#define PF_KTHREAD 0x00200000
 #define MAX_ERRNO 4095
 
 /* Set before load: a random 63-bit value per run, so another process (or a
@@ -53,7 +52,8 @@ struct thread_state {
 	__u32 nr;         /* syscall in progress; valid when in_syscall */
 	__u16 class;
 	__u8 in_syscall;
-	__u8 in_marker;   /* the begin marker's own sys_exit is not counted */
+	__u8 in_marker;   /* skip the next sys_exit: a marker's own, or the first
+			   * of a thread adopted mid-syscall or just forked */
 	__u8 off_state;   /* why it was switched out (OFF_STATES) */
 	__u8 waker;       /* who woke it (OFF_WAKERS) */
 	__u16 pad;
@@ -559,13 +559,24 @@ static __always_inline struct thread_state *current_state(void)
 static __always_inline int on_bio_queue(struct bio *bio)
 {
 	struct thread_state *st = current_state();
+	__u32 opf, size;
 	int kind;
 
 	if (!st)
 		return 0;
-	kind = io_kind(BPF_CORE_READ(bio, bi_opf));
-	if (kind >= 0)
-		count_event(st, STAGE_BIO_WRITE + kind, 0, BPF_CORE_READ(bio, bi_iter.bi_size));
+	opf = BPF_CORE_READ(bio, bi_opf);
+	kind = io_kind(opf);
+	if (kind < 0)
+		return 0;
+	size = BPF_CORE_READ(bio, bi_iter.bi_size);
+	count_event(st, STAGE_BIO_WRITE + kind, 0, size);
+	/* The rwbs letters beyond the kind: S(ync), M(eta), F(UA). */
+	if (opf & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_SYNC)))
+		count_event(st, STAGE_BIO_SYNC, 0, size);
+	if (opf & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_META)))
+		count_event(st, STAGE_BIO_META, 0, size);
+	if (opf & (1U << bpf_core_enum_value(enum req_flag_bits, __REQ_FUA)))
+		count_event(st, STAGE_BIO_FUA, 0, size);
 	return 0;
 }
 

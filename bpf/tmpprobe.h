@@ -44,6 +44,10 @@
 #define STAGE_EXT4_UNLINK 13
 #define STAGE_EXT4_EVICT_INODE 14
 #define STAGE_EXT4_FREE_INODE 15
+/* Flags of the bios the thread queued, counted besides their kind. */
+#define STAGE_BIO_SYNC 16
+#define STAGE_BIO_META 17
+#define STAGE_BIO_FUA 18
 /* 32 and up: stages of the kprobe/fentry backends. */
 #define STAGE_ERRNO 0x8000 /* | errno: failed calls by errno (trace --errors) */
 

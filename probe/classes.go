@@ -53,6 +53,9 @@ var stageNames = map[uint16]string{
 	13: "ext4_unlink",
 	14: "ext4_evict_inode",
 	15: "ext4_free_inode",
+	16: "bio_sync",
+	17: "bio_meta",
+	18: "bio_fua",
 }
 
 // kernelErrnos are the restart codes a syscall returns when a signal

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // SyscallColumns are the columns of the syscall breakdown CSV, one row an
@@ -15,13 +16,34 @@ var SyscallColumns = []string{
 	"ops_per_s", "traced_ops_per_s", "wall_ns_per_op", "user_ns_per_op",
 	"syscall", "stage", "calls", "calls_per_op", "errors",
 	"kernel_ns", "kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
-	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release",
+	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release", "bytes",
+}
+
+// OffLabels are the probe's off-CPU labels: how the thread left the CPU
+// (preempted, sleep = interruptible, blocked = uninterruptible) and, when
+// it slept, who woke it. Each is a CSV column offcpu_<label>_ns.
+var OffLabels = []string{
+	"preempted", "sleep", "sleep/jbd2", "sleep/irq", "sleep/kworker", "sleep/other",
+	"blocked", "blocked/jbd2", "blocked/irq", "blocked/kworker", "blocked/other",
+}
+
+// OffLabelColumn names the CSV column of an off-CPU label.
+func OffLabelColumn(label string) string {
+	return "offcpu_" + strings.ReplaceAll(label, "/", "_") + "_ns"
+}
+
+func syscallHeader() []string {
+	h := append([]string(nil), SyscallColumns...)
+	for _, l := range OffLabels {
+		h = append(h, OffLabelColumn(l))
+	}
+	return h
 }
 
 // WriteSyscallCSV writes the breakdown of every traced arm.
 func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(SyscallColumns); err != nil {
+	if err := cw.Write(syscallHeader()); err != nil {
 		return err
 	}
 	for _, s := range sums {
@@ -39,7 +61,10 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 				ftoa(s.OpsPerS), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), nsInt(s.UserNsPerOp),
 				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
 				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
-				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease,
+				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease, utoa(r.Bytes),
+			}
+			for _, l := range OffLabels {
+				row = append(row, utoa(r.OffNs[l]))
 			}
 			if err := cw.Write(row); err != nil {
 				return err

@@ -56,6 +56,15 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 			Class: row.str("syscall"), Stage: row.str("stage"),
 			Calls: uint64(row.int("calls", math.MaxInt64)), Errors: uint64(row.int("errors", math.MaxInt64)),
 			TotalNs: uint64(row.int("kernel_ns", math.MaxInt64)), OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64)),
+			Bytes: uint64(row.int("bytes", math.MaxInt64)),
+		}
+		for _, l := range OffLabels {
+			if v := uint64(row.int(OffLabelColumn(l), math.MaxInt64)); v > 0 {
+				if rec2.OffNs == nil {
+					rec2.OffNs = map[string]uint64{}
+				}
+				rec2.OffNs[l] = v
+			}
 		}
 		if row.err != nil {
 			return nil, row.err
