@@ -50,4 +50,9 @@ func TestCheck(t *testing.T) {
 			t.Errorf("no row for %s", hook)
 		}
 	}
+	for _, row := range []string{"COST of one syscall", "\n  detached ", "\n  attached ", "\n  traced "} {
+		if !strings.Contains(out, row) {
+			t.Errorf("no %q in the calibration", row)
+		}
+	}
 }

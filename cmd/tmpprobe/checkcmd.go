@@ -17,7 +17,9 @@ const checkUsage = `Usage: tmpprobe check
 Tries every hook type and hook tmpprobe can use on this kernel (tp_btf,
 raw_tp, tracepoint, kprobe, kretprobe, fentry, fexit on each function it
 times) and each attach backend, and says yes, or no and why. Exits 0 when
-at least one backend works, 2 when none does.
+at least one backend works, 2 when none does. Last, it measures what the
+backend auto takes costs one syscall (a getppid loop, detached, attached,
+and traced).
 
 Example:
   sudo tmpprobe check
@@ -41,5 +43,27 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	if r.Auto == "" {
 		return exitError{exitUsage, "no attach backend works on this kernel (see above)"}
 	}
+	writeCost(stdout, r.Auto)
 	return nil
+}
+
+// writeCost measures what the backend auto takes costs one syscall, here
+// and now: a getppid loop with the probe detached, attached, and inside a
+// traced region.
+func writeCost(w io.Writer, b probe.Backend) {
+	p, err := probe.Open(probe.Options{Attach: b})
+	if err != nil {
+		fmt.Fprintf(w, "\nCOST           could not open the %s backend: %s\n", b, oneLine(err.Error()))
+		return
+	}
+	defer p.Close()
+	c, err := p.Calibrate(200000)
+	if err != nil {
+		fmt.Fprintf(w, "\nCOST           could not calibrate: %s\n", oneLine(err.Error()))
+		return
+	}
+	fmt.Fprintf(w, "\nCOST of one syscall (getppid, %s backend)\n", b)
+	fmt.Fprintf(w, "  detached  %8v\n", c.Detached)
+	fmt.Fprintf(w, "  attached  %8v  (+%v: every thread on the machine pays this)\n", c.Inactive, c.Inactive-c.Detached)
+	fmt.Fprintf(w, "  traced    %8v  (+%v: each syscall of a traced thread)\n", c.Active, c.Active-c.Detached)
 }
