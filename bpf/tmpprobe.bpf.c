@@ -32,6 +32,9 @@ const volatile __u64 cookie = 0;
  * trace_phase without markers. 0 = off, and the verifier drops the code. */
 const volatile __u64 target_cgroup = 0;
 const volatile __u32 trace_phase = 0;
+/* trace -- CMD: tmpprobe's launcher is traced in launch_phase until it
+ * execs the command, so its own (Go runtime) syscalls are kept apart. */
+const volatile __u32 launch_phase = 0;
 /* trace --errors: count failed calls per errno as stages. */
 const volatile bool count_errnos = false;
 
@@ -56,7 +59,8 @@ struct thread_state {
 			   * of a thread adopted mid-syscall or just forked */
 	__u8 off_state;   /* why it was switched out (OFF_STATES) */
 	__u8 waker;       /* who woke it (OFF_WAKERS) */
-	__u16 pad;
+	__u8 off_user;    /* switched out in user space, not in a syscall */
+	__u8 pad;
 	__u64 enter_ns;
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
 	__u64 sync_file_ns; /* inside ext4_sync_file since */
@@ -197,6 +201,19 @@ static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
 	return nr;
 }
 
+/* trace --cgroup: a thread of the target cgroup seen for the first time. */
+static __always_inline struct thread_state *adopt_cgroup_thread(__u32 tid)
+{
+	struct thread_state st = {};
+
+	if (!target_cgroup || bpf_get_current_cgroup_id() != target_cgroup)
+		return 0;
+	st.phase = st.base_phase = trace_phase;
+	if (bpf_map_update_elem(&threads, &tid, &st, BPF_NOEXIST))
+		return 0;
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
 /* Returns 1 when the syscall was one of our markers (and handled it). */
 static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 {
@@ -210,6 +227,8 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 		return 0;
 	whence = BPF_CORE_READ(regs, dx);
 	cur = bpf_map_lookup_elem(&threads, &tid);
+	if (!cur)
+		cur = adopt_cgroup_thread(tid); /* its first syscall may be a marker */
 	if (cur && cur->base_phase) {
 		/* A traced program marking its own region: switch phase, and
 		 * count the region's entries and time. */
@@ -238,18 +257,6 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	return 1;
 }
 
-/* trace --cgroup: a thread of the target cgroup seen for the first time. */
-static __always_inline struct thread_state *adopt_cgroup_thread(__u32 tid)
-{
-	struct thread_state st = {};
-
-	if (!target_cgroup || bpf_get_current_cgroup_id() != target_cgroup)
-		return 0;
-	st.phase = st.base_phase = trace_phase;
-	if (bpf_map_update_elem(&threads, &tid, &st, BPF_NOEXIST))
-		return 0;
-	return bpf_map_lookup_elem(&threads, &tid);
-}
 
 static __always_inline void set_window(__u32 tid)
 {
@@ -412,8 +419,9 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	__u32 label;
 
 	st = bpf_map_lookup_elem(&threads, &prev_tid);
-	if (st && st->in_syscall) {
+	if (st) {
 		st->off_since = bpf_ktime_get_ns();
+		st->off_user = !st->in_syscall;
 		if (preempt || prev_state == TASK_RUNNING)
 			st->off_state = 0;
 		else if (prev_state & TASK_INTERRUPTIBLE)
@@ -428,9 +436,9 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	now = bpf_ktime_get_ns();
 	delta = now - st->off_since;
 	st->off_since = 0;
-	if (!st->in_syscall)
-		return 0;
-	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
+	/* Off the CPU between syscalls (preempted, or a major page fault) is
+	 * user-space wall time that was not user-space work. */
+	s = stats_for(st->phase, st->off_user ? CLASS_USER : st->class, STAGE_SYSCALL);
 	if (!s)
 		return 0;
 	label = (st->off_state * OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
@@ -554,6 +562,15 @@ static __always_inline struct thread_state *current_state(void)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 
 	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline int on_exec(void)
+{
+	struct thread_state *st = current_state();
+
+	if (st && launch_phase && st->base_phase == launch_phase)
+		st->phase = st->base_phase = trace_phase;
+	return 0;
 }
 
 static __always_inline int on_bio_queue(struct bio *bio)
@@ -719,6 +736,8 @@ int kind##_sched_waking(__u64 *ctx)                                            \
 SEC(#kind "/sched_process_fork")                                               \
 int kind##_sched_process_fork(__u64 *ctx)                                      \
 { return on_fork((struct task_struct *)ctx[0], (struct task_struct *)ctx[1]); } \
+SEC(#kind "/sched_process_exec")                                               \
+int kind##_sched_process_exec(__u64 *ctx) { return on_exec(); }               \
 SEC(#kind "/sched_process_exit")                                               \
 int kind##_sched_process_exit(__u64 *ctx)                                      \
 { return on_task_exit(); }                                                     \

@@ -20,7 +20,9 @@ import (
 )
 
 // Dir inspects the filesystem dir lives on. Devs are the kernel dev_t
-// values (partition and whole disk) whose block I/O belongs to it.
+// values whose block I/O belongs to it: its device, the whole disk, and
+// for a device-mapper or md device every device below it (requests are
+// issued on those).
 func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
 	f.Dir = dir
 	var st unix.Stat_t
@@ -35,14 +37,17 @@ func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
 	}
 	readMount(&f, abs)
 	if major == 0 {
-		return f, nil, nil // tmpfs, overlay, …: no block device
-	}
-	devs = append(devs, major<<20|minor)
-	if disk, dmaj, dmin, ok := wholeDisk(major, minor); ok {
-		f.Disk = disk
-		if dmaj != major || dmin != minor {
-			devs = append(devs, dmaj<<20|dmin)
+		// btrfs reports an anonymous st_dev; its block device is the
+		// mount's source. tmpfs, overlay, …: there is none.
+		var src unix.Stat_t
+		if unix.Stat(f.Source, &src) != nil || src.Mode&unix.S_IFMT != unix.S_IFBLK {
+			return f, nil, nil
 		}
+		major, minor = unix.Major(src.Rdev), unix.Minor(src.Rdev)
+	}
+	devs = below(major, minor, map[uint32]bool{})
+	if disk, _, _, ok := wholeDisk(major, minor); ok {
+		f.Disk = disk
 		f.WriteCache = readTrim("/sys/block/" + disk + "/queue/write_cache")
 		switch readTrim("/sys/block/" + disk + "/queue/fua") {
 		case "1":
@@ -110,6 +115,30 @@ func unescape(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// below lists a block device, its whole disk, and recursively the devices
+// under it (sysfs "slaves": the disks of an LVM volume, a dm-crypt
+// mapping or an md array).
+func below(major, minor uint32, seen map[uint32]bool) []uint32 {
+	dev := major<<20 | minor
+	if seen[dev] {
+		return nil
+	}
+	seen[dev] = true
+	out := []uint32{dev}
+	if _, dmaj, dmin, ok := wholeDisk(major, minor); ok && !seen[dmaj<<20|dmin] {
+		seen[dmaj<<20|dmin] = true
+		out = append(out, dmaj<<20|dmin)
+	}
+	slaves, _ := os.ReadDir(fmt.Sprintf("/sys/dev/block/%d:%d/slaves", major, minor))
+	for _, s := range slaves {
+		var ma, mi uint32
+		if _, err := fmt.Sscanf(readTrim("/sys/class/block/"+s.Name()+"/dev"), "%d:%d", &ma, &mi); err == nil {
+			out = append(out, below(ma, mi, seen)...)
+		}
+	}
+	return out
 }
 
 // wholeDisk resolves a partition to its disk through sysfs.
@@ -191,6 +220,9 @@ func Warnings(m *results.Meta) []string {
 			out = append(out, d.Dir+": tmpfs: fsync returns at once and there is no block I/O")
 		case d.FSType == "ext4" && d.Journal == "no":
 			out = append(out, d.Dir+": ext4 without a journal: jbd2 stays silent (no commits to wait for), and creates slow down as recently freed inodes pile up")
+		}
+		if d.Disk == "" && d.FSType != "tmpfs" && d.FSType != "ramfs" {
+			out = append(out, d.Dir+": no block device found under this "+d.FSType+": block I/O and journal commits cannot be matched to syscalls")
 		}
 		if strings.Contains(opts, ",discard,") {
 			out = append(out, d.Dir+": mounted with discard: freeing a written file's blocks issues discards to the device inside unlink/close")

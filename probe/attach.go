@@ -25,6 +25,12 @@ func (p *Probe) Attach() error {
 		return nil
 	}
 	p.Missing = append(p.Missing[:0], p.unavailable...)
+	// A detach can land between a softirq's entry and exit hooks on some
+	// CPU, leaving its depth at 1: every wakeup there would then read as
+	// "from irq". Start from zero on every attach.
+	if err := p.resetIRQDepth(); err != nil {
+		return err
+	}
 	for _, s := range p.attachSteps() {
 		l, err := s.attach()
 		if err != nil {
@@ -121,4 +127,13 @@ const kprobePMU = "/sys/bus/event_source/devices/kprobe"
 func HaveKprobePMU() bool {
 	_, err := os.Stat(kprobePMU + "/type")
 	return err == nil
+}
+
+func (p *Probe) resetIRQDepth() error {
+	m := p.coll.Maps["irq_depth"]
+	zeros := make([]int64, ebpf.MustPossibleCPU())
+	if err := m.Put(uint32(0), zeros); err != nil {
+		return fmt.Errorf("resetting irq depth: %w", err)
+	}
+	return nil
 }

@@ -12,8 +12,21 @@ import (
 )
 
 // Collect returns the records of every phase the kernel has seen since the
-// last Collect, summed over CPUs, and removes them from the map.
+// last Collect, summed over CPUs, and removes them from the map. Use it
+// when nothing is being traced (between batches): an update that lands
+// between the read and the delete would be lost.
 func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
+	return p.read(true)
+}
+
+// Snapshot returns the running totals without clearing them, for reading
+// while traced threads run (trace --interval): differences of snapshots
+// lose nothing.
+func (p *Probe) Snapshot() (map[uint32][]results.ClassRecord, error) {
+	return p.read(false)
+}
+
+func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
 	m := p.coll.Maps["stats"]
 	out := map[uint32][]results.ClassRecord{}
 	var (
@@ -29,7 +42,7 @@ func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
 	if err := entries.Err(); err != nil {
 		return nil, fmt.Errorf("reading stats map: %w", err)
 	}
-	for i := range keys {
+	for i := 0; clear && i < len(keys); i++ {
 		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
 			return nil, fmt.Errorf("clearing stats map: %w", err)
 		}

@@ -56,6 +56,7 @@ func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache 
 	for name, v := range map[string]any{
 		"cookie": cookie, "backend_syscalls": owned, "target_cgroup": opts.TargetCgroup,
 		"trace_phase": opts.TracePhase, "count_errnos": opts.CountErrnos, "match_any_dev": opts.AnyDevice,
+		"launch_phase": opts.LaunchPhase,
 	} {
 		if err := spec.Variables[name].Set(v); err != nil {
 			return nil, fmt.Errorf("setting %s: %w", name, err)

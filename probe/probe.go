@@ -35,6 +35,7 @@ var Hooks = []Hook{
 	{"softirq_exit", false, "softirq context for wakers"},
 	{"softirq_entry", false, "softirq context for wakers"},
 	{"sched_process_fork", false, "follow new threads and children (trace)"},
+	{"sched_process_exec", false, "a launched command starts (trace)"},
 	{"sched_process_exit", false, "forget threads that exit inside a region"},
 	{"page_fault_user", false, "page faults in user space"},
 	{"page_fault_kernel", false, "page faults inside syscalls"},
@@ -75,6 +76,9 @@ type Options struct {
 	// AnyDevice matches block I/O and journal commits on every device to
 	// the traced syscalls, not just the work dirs' (trace).
 	AnyDevice bool
+	// LaunchPhase is where a launched command's threads are traced until
+	// they exec: tmpprobe's launcher, not the command (trace -- CMD).
+	LaunchPhase uint32
 }
 
 // Skipped is a backend auto tried and could not use.

@@ -55,7 +55,8 @@ type tmpprobeThreadState struct {
 	InMarker    uint8
 	OffState    uint8
 	Waker       uint8
-	Pad         uint16
+	OffUser     uint8
+	Pad         uint8
 	EnterNs     uint64
 	OffSince    uint64
 	SyncFileNs  uint64
@@ -167,6 +168,7 @@ const (
 	tmpprobeProgRawTpJbd2StartCommit           = "raw_tp_jbd2_start_commit"
 	tmpprobeProgRawTpPageFaultKernel           = "raw_tp_page_fault_kernel"
 	tmpprobeProgRawTpPageFaultUser             = "raw_tp_page_fault_user"
+	tmpprobeProgRawTpSchedProcessExec          = "raw_tp_sched_process_exec"
 	tmpprobeProgRawTpSchedProcessExit          = "raw_tp_sched_process_exit"
 	tmpprobeProgRawTpSchedProcessFork          = "raw_tp_sched_process_fork"
 	tmpprobeProgRawTpSchedSwitch               = "raw_tp_sched_switch"
@@ -191,6 +193,7 @@ const (
 	tmpprobeProgTpBtfJbd2StartCommit           = "tp_btf_jbd2_start_commit"
 	tmpprobeProgTpBtfPageFaultKernel           = "tp_btf_page_fault_kernel"
 	tmpprobeProgTpBtfPageFaultUser             = "tp_btf_page_fault_user"
+	tmpprobeProgTpBtfSchedProcessExec          = "tp_btf_sched_process_exec"
 	tmpprobeProgTpBtfSchedProcessExit          = "tp_btf_sched_process_exit"
 	tmpprobeProgTpBtfSchedProcessFork          = "tp_btf_sched_process_fork"
 	tmpprobeProgTpBtfSchedSwitch               = "tp_btf_sched_switch"
@@ -202,6 +205,7 @@ const (
 	tmpprobeVarBackendSyscalls                 = "backend_syscalls"
 	tmpprobeVarCookie                          = "cookie"
 	tmpprobeVarCountErrnos                     = "count_errnos"
+	tmpprobeVarLaunchPhase                     = "launch_phase"
 	tmpprobeVarMatchAnyDev                     = "match_any_dev"
 	tmpprobeVarTargetCgroup                    = "target_cgroup"
 	tmpprobeVarTracePhase                      = "trace_phase"
@@ -337,6 +341,7 @@ type tmpprobeProgramSpecs struct {
 	RawTpJbd2StartCommit           *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_start_commit"`
 	RawTpPageFaultKernel           *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
 	RawTpPageFaultUser             *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExec          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exec"`
 	RawTpSchedProcessExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
 	RawTpSchedProcessFork          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_fork"`
 	RawTpSchedSwitch               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
@@ -361,6 +366,7 @@ type tmpprobeProgramSpecs struct {
 	TpBtfJbd2StartCommit           *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_start_commit"`
 	TpBtfPageFaultKernel           *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
 	TpBtfPageFaultUser             *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExec          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
 	TpBtfSchedSwitch               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
@@ -393,6 +399,7 @@ type tmpprobeVariableSpecs struct {
 	BackendSyscalls *ebpf.VariableSpec `ebpf:"backend_syscalls"`
 	Cookie          *ebpf.VariableSpec `ebpf:"cookie"`
 	CountErrnos     *ebpf.VariableSpec `ebpf:"count_errnos"`
+	LaunchPhase     *ebpf.VariableSpec `ebpf:"launch_phase"`
 	MatchAnyDev     *ebpf.VariableSpec `ebpf:"match_any_dev"`
 	TargetCgroup    *ebpf.VariableSpec `ebpf:"target_cgroup"`
 	TracePhase      *ebpf.VariableSpec `ebpf:"trace_phase"`
@@ -450,6 +457,7 @@ type tmpprobeVariables struct {
 	BackendSyscalls *ebpf.Variable `ebpf:"backend_syscalls"`
 	Cookie          *ebpf.Variable `ebpf:"cookie"`
 	CountErrnos     *ebpf.Variable `ebpf:"count_errnos"`
+	LaunchPhase     *ebpf.Variable `ebpf:"launch_phase"`
 	MatchAnyDev     *ebpf.Variable `ebpf:"match_any_dev"`
 	TargetCgroup    *ebpf.Variable `ebpf:"target_cgroup"`
 	TracePhase      *ebpf.Variable `ebpf:"trace_phase"`
@@ -547,6 +555,7 @@ type tmpprobePrograms struct {
 	RawTpJbd2StartCommit           *ebpf.Program `ebpf:"raw_tp_jbd2_start_commit"`
 	RawTpPageFaultKernel           *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
 	RawTpPageFaultUser             *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
+	RawTpSchedProcessExec          *ebpf.Program `ebpf:"raw_tp_sched_process_exec"`
 	RawTpSchedProcessExit          *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
 	RawTpSchedProcessFork          *ebpf.Program `ebpf:"raw_tp_sched_process_fork"`
 	RawTpSchedSwitch               *ebpf.Program `ebpf:"raw_tp_sched_switch"`
@@ -571,6 +580,7 @@ type tmpprobePrograms struct {
 	TpBtfJbd2StartCommit           *ebpf.Program `ebpf:"tp_btf_jbd2_start_commit"`
 	TpBtfPageFaultKernel           *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
 	TpBtfPageFaultUser             *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
+	TpBtfSchedProcessExec          *ebpf.Program `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit          *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork          *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
 	TpBtfSchedSwitch               *ebpf.Program `ebpf:"tp_btf_sched_switch"`
@@ -671,6 +681,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpJbd2StartCommit,
 		p.RawTpPageFaultKernel,
 		p.RawTpPageFaultUser,
+		p.RawTpSchedProcessExec,
 		p.RawTpSchedProcessExit,
 		p.RawTpSchedProcessFork,
 		p.RawTpSchedSwitch,
@@ -695,6 +706,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfJbd2StartCommit,
 		p.TpBtfPageFaultKernel,
 		p.TpBtfPageFaultUser,
+		p.TpBtfSchedProcessExec,
 		p.TpBtfSchedProcessExit,
 		p.TpBtfSchedProcessFork,
 		p.TpBtfSchedSwitch,

@@ -64,18 +64,6 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// TrackedThreads is how many threads are traced right now.
-func (p *Probe) TrackedThreads() int {
-	var tid uint32
-	var st tmpprobeThreadState
-	n := 0
-	it := p.coll.Maps["threads"].Iterate()
-	for it.Next(&tid, &st) {
-		n++
-	}
-	return n
-}
-
 // CgroupID is the id of a cgroup v2 directory: its inode number, which is
 // what bpf_get_current_cgroup_id returns. A relative path is taken under
 // the cgroup2 mount (/sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid

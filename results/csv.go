@@ -54,7 +54,13 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 		for _, r := range s.Traced.Records {
 			recs[r.Class+"\x00"+r.Stage] = r
 		}
-		for _, c := range s.Classes {
+		classes := s.Classes
+		if len(classes) == 0 {
+			// An arm with no syscall at all (BytesIO) still gets a row,
+			// with an empty syscall column, so the file lists every arm.
+			classes = []ClassSummary{{}}
+		}
+		for _, c := range classes {
 			r := recs[c.Class+"\x00"+c.Stage]
 			row := []string{
 				s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
@@ -77,8 +83,9 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 
 func itoa(v int64) string  { return strconv.FormatInt(v, 10) }
 func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
+// ftoa keeps every digit: a rate read back must give the same wall time.
 func ftoa(v float64) string {
-	return strconv.FormatFloat(v, 'f', 1, 64)
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // nsInt renders a per-op time as integer ns: finer is below the clock's

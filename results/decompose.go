@@ -3,10 +3,8 @@ package results
 import (
 	"encoding/json"
 	"math"
-	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // ChangeTerm is one additive part of a change in wall time per op: a syscall
@@ -21,7 +19,7 @@ type ChangeTerm struct {
 }
 
 // Detail is a figure inside a term (a stage, an off-CPU label, calls per
-// op) or beside an arm's terms (block I/O, journal, per-batch counters).
+// op) or beside an arm's terms (stages of no syscall).
 // Unit "ns" is ns per op, "calls" is a count per op.
 type Detail struct {
 	Name string  `json:"name"`
@@ -46,7 +44,7 @@ const userTerm = "user space"
 // DecomposeChange splits the change from prev to cur in wall time per op (of each
 // one's p50 traced batch) into syscall-class terms and user space, largest
 // first, and lists the figures that are not additive terms (stages of no
-// syscall, per-batch counters) as extras. Either side may be nil.
+// syscall) as extras. Either side may be nil.
 func DecomposeChange(prev, cur *Summary) (terms []ChangeTerm, extras []Detail) {
 	type pair struct{ prev, cur ClassSummary }
 	syscalls := map[string]*pair{}
@@ -123,7 +121,6 @@ func DecomposeChange(prev, cur *Summary) (terms []ChangeTerm, extras []Detail) {
 	for _, class := range sortedKeys(stages) {
 		extras = append(extras, stageDetails(class)...)
 	}
-	extras = append(extras, batchDetails(prev, cur)...)
 	return terms, extras
 }
 
@@ -155,88 +152,7 @@ func offCPUDetails(prev, cur ClassSummary) []Detail {
 }
 
 // OffLabelPhrase says what an off-CPU label of the probe means.
-func OffLabelPhrase(label string) string {
-	if p, ok := offReason[label]; ok {
-		return p
-	}
-	return label
-}
-
-// batchDetails picks up per-batch counters (block requests, journal
-// commits, …) by reflection, so fields added to Batch appear in diffs
-// without a change here.
-func batchDetails(prev, cur *Summary) []Detail {
-	of, nf := batchFigures(prev), batchFigures(cur)
-	for k := range nf {
-		if _, ok := of[k]; !ok {
-			of[k] = 0
-		}
-	}
-	var out []Detail
-	for _, k := range sortedKeys(of) {
-		unit := "calls"
-		if strings.HasSuffix(k, "_ns") || strings.HasSuffix(k, "Ns") {
-			unit = "ns"
-		}
-		out = append(out, Detail{k, unit, of[k], nf[k]})
-	}
-	return out
-}
-
-func batchFigures(s *Summary) map[string]float64 {
-	out := map[string]float64{}
-	if s == nil || s.Traced == nil || s.Ops <= 0 {
-		return out
-	}
-	numericFields(reflect.ValueOf(*s.Traced), "", float64(s.Ops), out)
-	return out
-}
-
-// batchSkip are Batch fields that are not per-batch counters.
-var batchSkip = map[string]bool{"Phase": true, "Traced": true, "WallNs": true, "Records": true}
-
-// numericFields adds every numeric field of struct v (and numeric values
-// of its string-keyed maps) divided by ops, named by JSON tag.
-func numericFields(v reflect.Value, prefix string, ops float64, out map[string]float64) {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if !f.IsExported() || batchSkip[f.Name] {
-			continue
-		}
-		name := f.Name
-		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag != "" && tag != "-" {
-			name = tag
-		}
-		fv := v.Field(i)
-		switch {
-		case fv.Kind() == reflect.Map && fv.Type().Key().Kind() == reflect.String:
-			for _, k := range fv.MapKeys() {
-				if n, ok := number(fv.MapIndex(k)); ok {
-					out[prefix+name+"."+k.String()] = n / ops
-				}
-			}
-		case fv.Kind() == reflect.Struct:
-			numericFields(fv, prefix+name+".", ops, out)
-		default:
-			if n, ok := number(fv); ok {
-				out[prefix+name] = n / ops
-			}
-		}
-	}
-}
-
-func number(v reflect.Value) (float64, bool) {
-	switch v.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return float64(v.Int()), true
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return float64(v.Uint()), true
-	case reflect.Float32, reflect.Float64:
-		return v.Float(), true
-	}
-	return 0, false
-}
+func OffLabelPhrase(label string) string { return offPhrase(label) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

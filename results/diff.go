@@ -296,6 +296,9 @@ func signedMicros(ns float64) string {
 
 func signedPct(p float64) string {
 	sign := "+"
+	if math.Round(p*10) == 0 {
+		p = 0 // not "+-0.0%"
+	}
 	if p < 0 {
 		sign, p = "−", -p
 	}

@@ -100,27 +100,6 @@ func TestDiffWithoutSpread(t *testing.T) {
 	}
 }
 
-// Counters added to Batch later are found by reflection, named by JSON tag.
-func TestNumericFields(t *testing.T) {
-	type journal struct {
-		Commits uint64 `json:"commits"`
-	}
-	v := struct {
-		Phase    uint32
-		BioBytes uint64            `json:"bio_bytes"`
-		Flushes  int               `json:"flushes,omitempty"`
-		ByDev    map[string]uint64 `json:"by_dev"`
-		Journal  journal           `json:"jbd2"`
-		Name     string
-	}{Phase: 9, BioBytes: 8192, Flushes: 2, ByDev: map[string]uint64{"vda": 4}, Journal: journal{6}, Name: "x"}
-	got := map[string]float64{}
-	numericFields(reflect.ValueOf(v), "", 2, got)
-	want := map[string]float64{"bio_bytes": 4096, "flushes": 1, "by_dev.vda": 2, "jbd2.commits": 3}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-}
-
 func TestWrap(t *testing.T) {
 	s := "  mkstemp-fsync (go): −57% ops/s; +420.0 µs/op, of which fsync +400.0 µs (off-CPU waiting for the journal commit +400.0 µs; flush +380.0 µs)"
 	for _, line := range strings.Split(wrap(s, 40, "    "), "\n") {

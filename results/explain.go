@@ -178,11 +178,7 @@ func classMechanism(s, base *Summary, class string) string {
 	var parts []string
 	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
 		label, ns := dominant(c.OffByLabel)
-		why := offReason[label]
-		if why == "" {
-			why = label
-		}
-		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, why, Micros(ns)))
+		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), Micros(ns)))
 	}
 	for _, io := range ioStages {
 		st := s.Stage(class, io.stage)
@@ -211,6 +207,13 @@ func classMechanism(s, base *Summary, class string) string {
 	return strings.Join(parts, "; ")
 }
 
+func offPhrase(label string) string {
+	if why, ok := offReason[label]; ok {
+		return why
+	}
+	return label
+}
+
 func dominant(m map[string]float64) (string, float64) {
 	best, bv := "", -1.0
 	for k, v := range m {
@@ -223,9 +226,17 @@ func dominant(m map[string]float64) (string, float64) {
 
 func userMechanism(a, b *Summary) string {
 	pa, pb := a.Stage("user", "page_fault").CallsPerOp, b.Stage("user", "page_fault").CallsPerOp
+	oa, ob := a.Class("user").OffNsPerOp, b.Class("user").OffNsPerOp
 	var parts []string
 	if a.Runtime == "python" {
-		parts = append(parts, "interpreter and tempfile wrapper work between syscalls")
+		parts = append(parts, "the interpreter running tempfile's Python code between syscalls")
+	}
+	if math.Abs(oa-ob) >= 50 {
+		label, _ := dominant(a.Class("user").OffByLabel)
+		if oa < ob {
+			label, _ = dominant(b.Class("user").OffByLabel)
+		}
+		parts = append(parts, fmt.Sprintf("off-CPU between syscalls %s → %s µs, mostly %s", Micros(ob), Micros(oa), offPhrase(label)))
 	}
 	if math.Abs(pa-pb) >= 0.05 {
 		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), calls1(pb), calls1(pa)))
@@ -311,24 +322,33 @@ func (g Gap) Sentence() string {
 	return b.String()
 }
 
+// timeSplit says "arm: wall = kernel + user" per op, or, when threads sat
+// in syscalls at once and their times add past the wall time (a traced
+// multi-threaded program), that instead.
+func timeSplit(s *Summary) string {
+	unit := s.Unit()
+	if s.UserNsPerOp >= 0 {
+		return fmt.Sprintf("%s: %s µs/%s = kernel %s + user %s", s.Arm, Micros(s.WallNsPerOp), unit,
+			Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	}
+	return fmt.Sprintf("%s: %s µs/%s of wall time, %s µs in syscalls summed over threads", s.Arm,
+		Micros(s.WallNsPerOp), unit, Micros(s.KernelNsPerOp))
+}
+
 // ArmSentence explains one arm on its own: where its time goes.
 func ArmSentence(s *Summary) string {
-	unit := s.Unit()
 	var b strings.Builder
-	if s.UserNsPerOp >= 0 {
-		fmt.Fprintf(&b, "%s: %s µs/%s = kernel %s + user %s", s.Arm, Micros(s.WallNsPerOp), unit,
-			Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
-	} else {
-		// Several threads in syscalls at once: their times add past wall.
-		fmt.Fprintf(&b, "%s: %s µs/%s of wall time, %s µs in syscalls summed over threads", s.Arm,
-			Micros(s.WallNsPerOp), unit, Micros(s.KernelNsPerOp))
-	}
+	b.WriteString(timeSplit(s))
+	overlapped := s.UserNsPerOp < 0
 	var parts []string
 	for _, c := range s.Classes {
 		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
 			continue
 		}
 		p := fmt.Sprintf("%s %s µs (%.0f%%)", c.Class, Micros(c.NsPerOp), 100*c.NsPerOp/s.WallNsPerOp)
+		if overlapped {
+			p = fmt.Sprintf("%s %s µs", c.Class, Micros(c.NsPerOp))
+		}
 		if m := classMechanism(s, nil, c.Class); m != "" {
 			p += ": " + m
 		}

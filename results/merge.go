@@ -55,3 +55,39 @@ func mergeHist(a, b []HistBucket) []HistBucket {
 	}
 	return out
 }
+
+// SubtractRecords is cur − prev by class and stage, for successive
+// snapshots of running totals; rows that did not change are dropped.
+func SubtractRecords(cur, prev []ClassRecord) []ClassRecord {
+	before := map[string]ClassRecord{}
+	for _, r := range prev {
+		before[r.Class+"\x00"+r.Stage] = r
+	}
+	var out []ClassRecord
+	for _, r := range cur {
+		b := before[r.Class+"\x00"+r.Stage]
+		d := ClassRecord{Class: r.Class, Stage: r.Stage, Calls: r.Calls - b.Calls, Errors: r.Errors - b.Errors,
+			TotalNs: r.TotalNs - b.TotalNs, OffCPUNs: r.OffCPUNs - b.OffCPUNs, Bytes: r.Bytes - b.Bytes}
+		for l, v := range r.OffNs {
+			if v > b.OffNs[l] {
+				if d.OffNs == nil {
+					d.OffNs = map[string]uint64{}
+				}
+				d.OffNs[l] = v - b.OffNs[l]
+			}
+		}
+		was := map[int]uint64{}
+		for _, h := range b.Hist {
+			was[h.Slot] = h.Count
+		}
+		for _, h := range r.Hist {
+			if h.Count > was[h.Slot] {
+				d.Hist = append(d.Hist, HistBucket{Slot: h.Slot, Count: h.Count - was[h.Slot]})
+			}
+		}
+		if d.Calls > 0 || d.TotalNs > 0 || d.OffCPUNs > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // csvNote says what a run rebuilt from a syscalls.csv lacks.
-const csvNote = "rebuilt from a syscalls.csv: one batch of each kind, so no run-to-run spread, percentiles or off-CPU labels"
+const csvNote = "rebuilt from a syscalls.csv: one batch of each kind, so no run-to-run spread and no histograms"
 
 // readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
 // untraced batch at the headline ops/s and one traced batch with the
@@ -86,8 +86,10 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 			a.Batches = []Batch{{WallNs: untraced}, {Traced: true, WallNs: int64(math.Round(traced))}}
 			run.Arms = append(run.Arms, a)
 		}
-		traced := &run.Arms[i].Batches[1]
-		traced.Records = append(traced.Records, rec2)
+		if rec2.Class != "" { // "": the row of an arm that made no syscall
+			traced := &run.Arms[i].Batches[1]
+			traced.Records = append(traced.Records, rec2)
+		}
 	}
 	if len(run.Arms) == 0 {
 		return nil, errors.New("syscalls.csv has no rows")

@@ -29,9 +29,14 @@ func WriteTable(w io.Writer, sums []*Summary) {
 				mb := float64(s.SizeBytes) / (1 << 20)
 				rate, lo, hi = rate*mb, lo*mb, hi*mb
 			}
+			wall, kernel := Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp)
+			if s.Traced == nil && s.OpsPerS > 0 {
+				// Throughput only (--attach none): wall from the p50 batch,
+				// and no kernel time was measured.
+				wall, kernel = Micros(1e9/s.OpsPerS), "-"
+			}
 			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", trunc(s.Arm, 24),
-				fmt.Sprintf("%.0f (%.0f–%.0f)", rate, lo, hi), ratio(s.Ratio),
-				Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp), ratio(s.Observer))
+				fmt.Sprintf("%.0f (%.0f–%.0f)", rate, lo, hi), ratio(s.Ratio), wall, kernel, ratio(s.Observer))
 			if s.Error != "" {
 				fmt.Fprintf(w, "%-24s FAILED after %d batches: %s\n", "", len(s.Batches), firstLine(s.Error))
 			}
@@ -47,8 +52,7 @@ func writeBreakdown(w io.Writer, s *Summary) {
 		return
 	}
 	unit := s.Unit()
-	fmt.Fprintf(w, "\n  %s: %s µs/%s = kernel %s + user %s\n", s.Arm, Micros(s.WallNsPerOp), unit,
-		Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+	fmt.Fprintf(w, "\n  %s\n", strings.TrimSuffix(timeSplit(s), "."))
 	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, "µs/"+unit, "OFFCPU µs", "p50 µs", "p99 µs")
 	parent := ""
 	for _, c := range s.Classes {
@@ -61,6 +65,9 @@ func writeBreakdown(w io.Writer, s *Summary) {
 		}
 		parent = c.Class
 		switch {
+		case c.Class == "user" && c.Stage == "":
+			// Off the CPU between syscalls: part of user time, not work.
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", Micros(c.OffNsPerOp))
 		case c.Stage != "" && c.NsPerOp == 0:
 			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), calls(c.CallsPerOp))
 		case c.Stage != "":

@@ -68,33 +68,43 @@ type Interval struct {
 type Result struct {
 	Wall     time.Duration
 	Records  map[uint32][]results.ClassRecord
-	ExitCode int    // of a launched command; -1 when killed by a signal
-	Stderr   string // not captured: the command's stderr goes to ours
+	ExitCode int // of a launched command; 128+signal when a signal ended it
 }
 
+// LaunchPhase holds the launcher's own syscalls until it execs the command;
+// they are not the command's and are dropped.
+const LaunchPhase = 2
+
 // Run traces spec with p, which must be open (with TargetCgroup set for a
-// cgroup) and attached. It returns when the target ends, the duration
-// passes, or ctx is cancelled.
+// cgroup, LaunchPhase for a command) and attached. It returns when the
+// target ends, the duration passes, or ctx is cancelled; a launched command
+// still running then is stopped, with every process it started.
 func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every func(Interval)) (*Result, error) {
-	res := &Result{Records: map[uint32][]results.ClassRecord{}}
+	res := &Result{}
 	var cmd *exec.Cmd
-	var release *os.File
-	var err error
+	exited := make(chan error, 1)
+	cmdDone := false
 	switch {
 	case len(spec.Command) > 0:
-		cmd, release, err = launch(spec.Command, p.Cookie)
-		if err != nil {
+		var release *os.File
+		var err error
+		if cmd, release, err = launch(spec.Command, p.Cookie); err != nil {
 			return nil, err
 		}
+		go func() { exited <- cmd.Wait() }()
 		defer func() {
-			if cmd.ProcessState == nil {
-				cmd.Process.Kill()
-				cmd.Wait()
+			if !cmdDone {
+				stopTree(cmd.Process.Pid, exited)
 			}
 		}()
-		if err := p.TrackProcess(cmd.Process.Pid, Phase, spec.Follow); err != nil {
+		if err := p.TrackProcess(cmd.Process.Pid, LaunchPhase, spec.Follow); err != nil {
 			return nil, err
 		}
+		defer release.Close()
+		if ready != nil {
+			ready()
+		}
+		release.Write([]byte{1})
 	case len(spec.PIDs) > 0:
 		for _, pid := range spec.PIDs {
 			if err := p.TrackProcess(pid, Phase, spec.Follow); err != nil {
@@ -106,16 +116,10 @@ func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every fu
 			return nil, err
 		}
 	}
-	if ready != nil {
+	if ready != nil && cmd == nil {
 		ready()
 	}
 	start := time.Now()
-	exited := make(chan error, 1)
-	if cmd != nil {
-		release.Write([]byte{1})
-		release.Close()
-		go func() { exited <- cmd.Wait() }()
-	}
 	var deadline <-chan time.Time
 	if spec.Duration > 0 {
 		deadline = time.After(spec.Duration)
@@ -128,16 +132,9 @@ func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every fu
 		defer t.Stop()
 		tick = t.C
 	}
-	collect := func() (map[uint32][]results.ClassRecord, error) {
-		got, err := p.Collect()
-		if err != nil {
-			return nil, err
-		}
-		for ph, recs := range got {
-			res.Records[ph] = results.MergeRecords(res.Records[ph], recs)
-		}
-		return got, nil
-	}
+	// Running totals are read, never cleared, while the target runs: an
+	// interval is the difference of two snapshots, so nothing is lost.
+	last := map[uint32][]results.ClassRecord{}
 loop:
 	for {
 		select {
@@ -146,27 +143,90 @@ loop:
 		case <-deadline:
 			break loop
 		case err := <-exited:
-			res.ExitCode = exitCode(err)
+			cmdDone = true
+			res.ExitCode = exitCode(err, cmd)
 			break loop
 		case <-poll.C:
 			if watched := append(spec.PIDs, spec.TIDs...); len(watched) > 0 && !anyAlive(watched) {
 				break loop
 			}
 		case <-tick:
-			got, err := collect()
+			now, err := p.Snapshot()
 			if err != nil {
 				return nil, err
 			}
+			iv := Interval{Elapsed: time.Since(start), Records: map[uint32][]results.ClassRecord{}}
+			for ph, recs := range now {
+				iv.Records[ph] = results.SubtractRecords(recs, last[ph])
+			}
+			last = now
 			if every != nil {
-				every(Interval{Elapsed: time.Since(start), Records: got})
+				every(iv)
 			}
 		}
 	}
 	res.Wall = time.Since(start)
-	if _, err := collect(); err != nil {
+	final, err := p.Snapshot()
+	if err != nil {
 		return nil, err
 	}
+	delete(final, LaunchPhase)
+	res.Records = final
 	return res, nil
+}
+
+// stopTree ends a launched command that is still running, and whatever it
+// started: SIGTERM to the tree, then SIGKILL to what is left after a grace.
+func stopTree(pid int, exited <-chan error) {
+	tree := descendants(pid)
+	for _, p := range append(tree, pid) {
+		syscall.Kill(p, syscall.SIGTERM)
+	}
+	select {
+	case <-exited:
+	case <-time.After(2 * time.Second):
+		syscall.Kill(pid, syscall.SIGKILL)
+		<-exited
+	}
+	for _, p := range tree {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// descendants lists every process below pid, from /proc.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ppid := parentOf(n); ppid > 0 {
+			children[ppid] = append(children[ppid], n)
+		}
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
+}
+
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid …: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
 
 // launch starts "tmpprobe __launch CMD…", which blocks until release is
@@ -215,12 +275,17 @@ func RunLauncher(command []string) error {
 	return syscall.Exec(path, command, os.Environ())
 }
 
-func exitCode(err error) int {
+// exitCode is the command's status the way a shell reports it: its exit
+// code, or 128 + the signal that ended it.
+func exitCode(err error, cmd *exec.Cmd) int {
 	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
+	if !errors.As(err, &ee) {
+		return 0
 	}
-	return 0
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
 }
 
 // commandLabel renders a command line on one short line.

@@ -65,6 +65,8 @@ func TestBadInputs(t *testing.T) {
 		{"all", "--dir", file},
 		{"all", "--dir", link},
 		{"all", "--dir", ""},
+		{"all", "--dir", "/tmp,/tmp/"},
+		{"all", "--payload", "18014398509481985K"},
 		{"all", "--runtime", "ruby"},
 		{"all", "--runtime", "python", "--python", "/nonexistent/python3"},
 		{"all", "--runtime", "python", "--python", notPython},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -278,7 +279,7 @@ func size(flag, s string, lo, hi int64) (int, error) {
 	if err != nil || v < 0 {
 		return 0, usagef("%s %q: want a byte count like 400, 64K or 1M", flag, s)
 	}
-	if v*mult < lo || v*mult > hi {
+	if v > hi/mult || v*mult < lo { // compare before multiplying: no wrap-around
 		return 0, usagef("%s %q: want %s..%s bytes", flag, s, results.Bytes(lo), results.Bytes(hi))
 	}
 	return int(v * mult), nil
@@ -315,6 +316,13 @@ func checkDirs(dirs []string) ([]string, error) {
 		}
 		if err := syscall.Access(d, 2|1); err != nil {
 			return nil, usagef("--dir %s is not writable: %s", d, errText(err))
+		}
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			for _, prev := range out {
+				if r, _ := filepath.EvalSymlinks(prev); r == real {
+					return nil, usagef("--dir %s is given twice", d)
+				}
+			}
 		}
 		out = append(out, d)
 	}

@@ -85,6 +85,43 @@ func TestTraceCommandExact(t *testing.T) {
 	if n := whole(calls)["getppid/"]; n != 1000 {
 		t.Errorf("getppid = %d, want 1000", n)
 	}
+	// Snapshots while it runs (--interval) lose nothing from the total.
+	calls, _ = traceCSV(t, "--interval", "5ms", "--", py, "-c", strings.Replace(getppidLoop, "%d", "300000", 1))
+	if n := whole(calls)["getppid/"]; n != 300000 {
+		t.Errorf("with --interval: getppid = %d, want 300000", n)
+	}
+}
+
+// The command is traced from its execve on; tmpprobe's launcher (a Go
+// program: sigaltstack, clone3, futex…) is not part of it.
+func TestTraceStartsAtExec(t *testing.T) {
+	needRoot(t)
+	c := whole(func() map[string]map[string]uint64 { calls, _ := traceCSV(t, "--", "/bin/true"); return calls }())
+	if c["execve/"] != 1 {
+		t.Errorf("execve = %d, want 1 (%v)", c["execve/"], c)
+	}
+	for _, goRuntime := range []string{"sigaltstack/", "clone3/", "futex/", "rt_sigprocmask/"} {
+		if c[goRuntime] != 0 {
+			t.Errorf("%s = %d: the launcher's own syscalls were counted", goRuntime, c[goRuntime])
+		}
+	}
+}
+
+// A command's status passes through (128 + signal when a signal ended it),
+// and --duration stops it with everything it started.
+func TestTraceExitAndStop(t *testing.T) {
+	needRoot(t)
+	cmd := tmpprobe("trace", "--", "sh", "-c", "kill -TERM $$")
+	if code := exitStatus(t, cmd.Run()); code != 128+15 {
+		t.Errorf("command killed by SIGTERM: exit %d, want 143", code)
+	}
+	marker := "tmpprobe-test-sleep-" + strconv.Itoa(os.Getpid())
+	cmd = tmpprobe("trace", "--duration", "500ms", "--", "bash", "-c", "(exec -a "+marker+" sleep 60) & wait")
+	cmd.Run()
+	if out, _ := exec.Command("pgrep", "-f", marker).Output(); len(out) > 0 {
+		exec.Command("pkill", "-f", marker).Run()
+		t.Errorf("--duration left the command's child running: %s", out)
+	}
 }
 
 func TestTracePid(t *testing.T) {

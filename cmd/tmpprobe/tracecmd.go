@@ -58,7 +58,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.SortFlags = false
 	fs.StringSliceVar(&f.pids, "pid", nil, "trace these running processes (all their threads)")
 	fs.StringSliceVar(&f.tids, "tid", nil, "trace just these threads")
-	fs.StringVar(&f.cgroup, "cgroup", "", "trace every process of this cgroup v2 (path, absolute or under /sys/fs/cgroup)")
+	fs.StringVar(&f.cgroup, "cgroup", "", "trace every process of this cgroup v2, not of its child cgroups (path, absolute or under the cgroup2 mount)")
 	fs.BoolVar(&f.follow, "follow", false, "also trace child processes (threads are always followed)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: when the target ends, or Ctrl-C)")
 	fs.DurationVar(&f.interval, "interval", 0, "print a summary of each interval this long")
@@ -93,6 +93,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return usagef("--attach none: trace has nothing to show without a probe")
 	}
 	opts := probe.Options{Attach: backend, TracePhase: target.Phase, CountErrnos: f.errors, AnyDevice: true}
+	if len(spec.Command) > 0 {
+		opts.LaunchPhase = target.LaunchPhase
+	}
 	if spec.Cgroup != "" {
 		if opts.TargetCgroup, err = probe.CgroupID(spec.Cgroup); err != nil {
 			return usageError{err.Error()}
