@@ -119,7 +119,7 @@ var RuntimeClasses = map[string]bool{
 func SyscallCounts(rows []Row, runtime bool) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, r := range rows {
-		if r["stage"] != "" || r["syscall"] == "user" || RuntimeClasses[r["syscall"]] != runtime {
+		if r["stage"] != "" || r["syscall"] == "user" || r["syscall"] == "" || RuntimeClasses[r["syscall"]] != runtime {
 			continue
 		}
 		k := r.caseKey()
