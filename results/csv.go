@@ -83,6 +83,7 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 
 func itoa(v int64) string  { return strconv.FormatInt(v, 10) }
 func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
 // ftoa keeps every digit: a rate read back must give the same wall time.
 func ftoa(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
