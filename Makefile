@@ -18,6 +18,7 @@ check-generated: generate
 
 # The whole suite. Privileged tests load real BPF: run as root.
 test:
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 	$(GO) test -count=1 -p 1 -timeout 40m ./...
 
