@@ -10,9 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"tmpprobe/arms"
 	"tmpprobe/target"
+
+	"github.com/spf13/pflag"
 )
 
 // Exit codes.
@@ -146,6 +149,26 @@ func cmdList(args []string, stdout io.Writer) error {
 				fmt.Fprintf(stdout, "  %-24s %s\n", a.Name, a.Desc)
 			}
 		}
+	}
+	return nil
+}
+
+// parseCommand parses a subcommand's flags; --help prints usage (with the
+// flags) to stdout.
+func parseCommand(fs *pflag.FlagSet, args []string, usage string, stdout io.Writer) error {
+	fs.SortFlags = false
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		// pflag marks every bool flag "[=true|false]"; a bare --flag is how
+		// they are used. Blanks of the same width keep the columns.
+		fmt.Fprintf(stdout, usage, strings.ReplaceAll(fs.FlagUsages(), "[=true|false]", "             "))
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fs.Usage()
+			return errHelp
+		}
+		return usagef("%s", err)
 	}
 	return nil
 }

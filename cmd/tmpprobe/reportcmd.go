@@ -4,7 +4,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -81,22 +80,6 @@ func loadRun(path string) (*results.Run, error) {
 		return nil, exitError{exitUsage, oneLine(err.Error())}
 	}
 	return run, nil
-}
-
-// parseCommand parses a subcommand's flags; --help prints usage (with the
-// flags) to stdout.
-func parseCommand(fs *pflag.FlagSet, args []string, usage string, stdout io.Writer) error {
-	fs.SortFlags = false
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() { fmt.Fprintf(stdout, usage, fs.FlagUsages()) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
-			return errHelp
-		}
-		return usagef("%s", err)
-	}
-	return nil
 }
 
 // checkOutDir refuses an --out that cannot become a run directory before

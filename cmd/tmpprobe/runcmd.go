@@ -46,7 +46,9 @@ type runFlags struct {
 	hist       bool
 }
 
-const runUsage = `Usage: tmpprobe %s %s[flags]
+// runUsage is formatted with the command, its arm argument and its
+// examples; %%s is left for the flags.
+const runUsage = `Usage: tmpprobe %[1]s %[2]s[flags]
 
 Runs the arms in worker processes (one per arm × runtime × dir × payload
 or size), each batch timed by the worker and, while traced, attributed to
@@ -54,13 +56,9 @@ syscalls by eBPF. Headline ops/s and ratios come from untraced batches
 interleaved with the traced ones; the TRACED column is traced ÷ untraced.
 
 Examples:
-  sudo tmpprobe %s
-  sudo tmpprobe %s --csv syscalls.csv --runtime python
-  sudo tmpprobe %s --lab buffers --sizes 256K,4M --spool-max 1M
-  sudo tmpprobe %s --payload 64,400,65536 --dir /tmp,/dev/shm
-
+%[3]s
 Flags:
-%s`
+%%s`
 
 func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	f := &runFlags{}
@@ -89,20 +87,20 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 
 func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	fs, f := newRunFlags(cmd)
-	fs.Usage = func() {
-		armArg := ""
-		if cmd == "run" {
-			armArg = "ARM... "
-		}
-		fmt.Fprintf(stdout, runUsage, cmd, armArg, cmd, cmd, cmd, cmd, fs.FlagUsages())
+	usage := fmt.Sprintf(runUsage, cmd, "", `  sudo tmpprobe all
+  sudo tmpprobe all --csv syscalls.csv --out runs/today
+  sudo tmpprobe all --lab buffers --sizes 256K,4M --spool-max 1M
+  sudo tmpprobe all --payload 64,400,65536 --dir /tmp,/dev/shm
+`)
+	if cmd == "run" {
+		usage = fmt.Sprintf(runUsage, cmd, "ARM... ", `  sudo tmpprobe run mkstemp-fsync TemporaryFile
+  sudo tmpprobe run NamedTemporaryFile --lab modes --payload 64,400,64K --hist
+  sudo tmpprobe run buffers --runtime go --sizes 256K,4M
+  sudo tmpprobe run TemporaryFile --attach none --ops 1000000
+`)
 	}
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
-			return errHelp
-		}
-		return usagef("%s", err)
+	if err := parseCommand(fs, args, usage, stdout); err != nil {
+		return err
 	}
 	names := fs.Args()
 	if cmd == "all" && len(names) > 0 {

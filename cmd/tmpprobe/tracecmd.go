@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -69,14 +68,8 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
-	fs.Usage = func() { fmt.Fprintf(stdout, traceUsage, fs.FlagUsages()) }
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
-			return errHelp
-		}
-		return usagef("%s", err)
+	if err := parseCommand(fs, args, traceUsage, stdout); err != nil {
+		return err
 	}
 	spec, err := f.spec(fs.Args(), fs.ArgsLenAtDash())
 	if err != nil {
