@@ -84,19 +84,7 @@ func writeBreakdown(w io.Writer, s *Summary) {
 // groups splits summaries (kept in run order) by lab, runtime, dir and
 // parameter.
 func groups(sums []*Summary) [][]*Summary {
-	var out [][]*Summary
-	idx := map[string]int{}
-	for _, s := range sums {
-		k := peerKey(s.ArmResult)
-		i, ok := idx[k]
-		if !ok {
-			i = len(out)
-			idx[k] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], s)
-	}
-	return out
+	return groupInOrder(sums, func(s *Summary) string { return peerKey(s.ArmResult) })
 }
 
 func paramTitle(a *ArmResult) string {
