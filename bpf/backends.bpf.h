@@ -36,7 +36,7 @@ struct {
 static __always_inline int on_backend_enter(__u32 nr, struct pt_regs *regs)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st = traced_thread(tid);
 
 	if (st)
 		begin_syscall(st, tid, nr, regs);
@@ -48,10 +48,14 @@ static __always_inline int on_backend_exit(__u32 nr, long ret)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
 
-	/* The begin marker's lseek is never one of ours, so in_marker is
-	 * already clear by the time one of these syscalls returns. */
 	if (!st)
 		return 0;
+	/* A thread trace adopted while it sat in one of these syscalls
+	 * returns from it without an enter: skip that exit, as sys_exit does. */
+	if (st->in_marker) {
+		st->in_marker = 0;
+		return 0;
+	}
 	if (!st->in_syscall) {
 		count_drop(DROP_NO_START);
 		return 0;

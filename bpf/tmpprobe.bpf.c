@@ -214,6 +214,15 @@ static __always_inline struct thread_state *adopt_cgroup_thread(__u32 tid)
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
+/* The state of a traced thread, adopting a thread of the traced cgroup on
+ * its first syscall, whichever hook sees that syscall first. */
+static __always_inline struct thread_state *traced_thread(__u32 tid)
+{
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+
+	return st ? st : adopt_cgroup_thread(tid);
+}
+
 /* Returns 1 when the syscall was one of our markers (and handled it). */
 static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 {
@@ -226,9 +235,7 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	if ((__u32)BPF_CORE_READ(regs, di) != (__u32)-1 || cookie == 0 || BPF_CORE_READ(regs, si) != cookie)
 		return 0;
 	whence = BPF_CORE_READ(regs, dx);
-	cur = bpf_map_lookup_elem(&threads, &tid);
-	if (!cur)
-		cur = adopt_cgroup_thread(tid); /* its first syscall may be a marker */
+	cur = traced_thread(tid); /* a cgroup thread's first syscall may be a marker */
 	if (cur && cur->base_phase) {
 		/* A traced program marking its own region: switch phase, and
 		 * count the region's entries and time. */
@@ -324,8 +331,8 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 
 	if (id == NR_LSEEK && handle_marker(tid, regs))
 		return 0;
-	st = bpf_map_lookup_elem(&threads, &tid);
-	if (!st && !(st = adopt_cgroup_thread(tid)))
+	st = traced_thread(tid);
+	if (!st)
 		return 0;
 	if (backend_owns(id))
 		return 0;
