@@ -37,8 +37,9 @@ type Config struct {
 
 // Runtime says how a worker is started.
 type Runtime struct {
-	Name   string // "python" or "go"
-	Python string // interpreter path for "python"
+	Name    string // "python" or "go"
+	Python  string // interpreter path for "python"
+	Version string // the interpreter's, for reports
 }
 
 // WorkerArg is the hidden subcommand that runs the Go worker in a child.

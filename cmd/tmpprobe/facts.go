@@ -17,7 +17,7 @@ import (
 	"tmpprobe/results"
 )
 
-func hostFacts(python string, rts []arms.Runtime) results.Meta {
+func hostFacts(rts []arms.Runtime) results.Meta {
 	m := results.Meta{CPUs: runtime.NumCPU(), CPU: cpuModel()}
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
@@ -26,7 +26,7 @@ func hostFacts(python string, rts []arms.Runtime) results.Meta {
 	}
 	for _, rt := range rts {
 		if rt.Name == "python" {
-			m.Python, _ = pythonVersion(rt.Python)
+			m.Python = rt.Version
 		}
 	}
 	return m

@@ -127,7 +127,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:]}
-	devs, err := gatherFacts(run, plan, f.python, runtimes)
+	devs, err := gatherFacts(run, plan, runtimes)
 	if err != nil {
 		return err
 	}
@@ -193,8 +193,8 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 
 // gatherFacts fills the run's preflight facts and returns the block
 // devices of the work dirs, whose I/O the probe matches to syscalls.
-func gatherFacts(run *results.Run, plan *arms.Plan, python string, rts []arms.Runtime) ([]uint32, error) {
-	run.Meta = hostFacts(python, rts)
+func gatherFacts(run *results.Run, plan *arms.Plan, rts []arms.Runtime) ([]uint32, error) {
+	run.Meta = hostFacts(rts)
 	var devs []uint32
 	for _, d := range plan.Dirs {
 		facts, dd, err := preflight.Dir(d)
@@ -349,7 +349,7 @@ func (f *runFlags) runtimes() ([]arms.Runtime, string, error) {
 		}
 		// The interpreter itself, not a wrapper such as a pyenv shim that
 		// would fork and exec on every worker start.
-		return arms.Runtime{Name: "python", Python: exe}, nil
+		return arms.Runtime{Name: "python", Python: exe, Version: v}, nil
 	}
 	switch f.runtime {
 	case "go":

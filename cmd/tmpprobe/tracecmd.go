@@ -97,7 +97,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 
 	ctx, intr, stop := watchInterrupts(func(code int) { os.Exit(code) })
 	defer stop()
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts("", nil)}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts(nil)}
 	p, err := openProbe(opts, nil, &run.Meta)
 	if err != nil {
 		return err
