@@ -1,6 +1,6 @@
-module tmpprobe
+module github.com/tmpprobe/tmpprobe
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/cilium/ebpf v0.22.0

@@ -16,10 +16,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tmpprobe/arms"
-	"tmpprobe/probe"
-	"tmpprobe/probe/probetest"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/probe/probetest"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // The Go worker is this test binary re-executed with arms.WorkerArg.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"tmpprobe/arms"
-	"tmpprobe/preflight"
-	"tmpprobe/probe"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/preflight"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // journaledExt4 makes a journaled ext4 on a loop device for the test and

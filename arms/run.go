@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Tracer is the probe as the runner sees it: attach for traced batches,

@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"tmpprobe/arms"
-	"tmpprobe/probe"
-	"tmpprobe/probe/probetest"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/probe/probetest"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 func TestMain(m *testing.M) {

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Dir inspects the filesystem dir lives on. Devs are the kernel dev_t

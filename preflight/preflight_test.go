@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 func TestWarnings(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Collect returns the records of every phase the kernel has seen since the

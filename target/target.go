@@ -17,8 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"tmpprobe/probe"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Phase is the phase of everything a target does outside its own marked

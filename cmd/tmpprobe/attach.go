@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"tmpprobe/probe"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // attachFlag checks --attach; "none" (no probe) comes back as "".

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/probe"
 )
 
 // A backend this kernel lacks is refused before any arm runs: one line

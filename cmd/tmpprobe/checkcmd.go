@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/probe"
 )
 
 const checkUsage = `Usage: tmpprobe check

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // exitRegressed is diff's answer when an arm regressed beyond --threshold,

@@ -13,8 +13,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"tmpprobe/arms"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 func hostFacts(rts []arms.Runtime) results.Meta {

@@ -12,8 +12,8 @@ import (
 	"os"
 	"strings"
 
-	"tmpprobe/arms"
-	"tmpprobe/target"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/target"
 
 	"github.com/spf13/pflag"
 )

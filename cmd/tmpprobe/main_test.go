@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"tmpprobe/arms"
-	"tmpprobe/target"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/target"
 )
 
 // The test binary doubles as tmpprobe (and, through main, as its Go

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // The Go worker is this test binary re-executed with arms.WorkerArg.

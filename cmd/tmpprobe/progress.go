@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/arms"
 )
 
 // progressMeter shows where a run is: on a terminal one line rewritten

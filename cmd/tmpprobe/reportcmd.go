@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"tmpprobe/arms"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 const reportUsage = `Usage: tmpprobe report RUN [flags]

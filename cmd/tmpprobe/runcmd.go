@@ -16,10 +16,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"tmpprobe/arms"
-	"tmpprobe/preflight"
-	"tmpprobe/probe"
-	"tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/preflight"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 var errHelp = errors.New("help shown")

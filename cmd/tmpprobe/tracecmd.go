@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"tmpprobe/probe"
-	"tmpprobe/results"
-	"tmpprobe/target"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/target"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]

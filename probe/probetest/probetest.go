@@ -12,7 +12,7 @@ import (
 
 	"github.com/cilium/ebpf"
 
-	"tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/probe"
 )
 
 // Open loads and attaches a probe that is closed when the test ends.
