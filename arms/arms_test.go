@@ -4,6 +4,7 @@ package arms_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,11 +147,13 @@ func expected(rt string, a results.ArmResult) counts {
 	return modesGo[a.Arm]
 }
 
-func allArmsPlan(t *testing.T, rt arms.Runtime, ops int) *arms.Plan {
+// allArmsPlan runs every arm for two rounds, each batch calibrated to
+// minBatch: the counts per op are exact whatever the batch size.
+func allArmsPlan(t *testing.T, rt arms.Runtime, minBatch time.Duration) *arms.Plan {
 	return &arms.Plan{
 		Arms: arms.Catalog, Runtimes: []arms.Runtime{rt}, Dirs: []string{t.TempDir()},
 		Payloads: []int{400}, Sizes: []int{256 << 10, 4 << 20}, Chunk: chunk, SpoolMax: spoolMax,
-		Ops: ops, Repeats: 2, Rounds: 2, ArmTimeout: 2 * time.Minute,
+		Rounds: 2, MinBatch: minBatch, Seed: 1, Baseline: true, BatchTimeout: 2 * time.Minute,
 	}
 }
 
@@ -187,8 +191,8 @@ func checkExact(t *testing.T, res []results.ArmResult, wantCases int) {
 				kernel += r.TotalNs
 			}
 			for class, n := range want {
-				if got[class] != uint64(n*a.Ops) {
-					t.Errorf("%s batch %d: %s = %d calls, want %d (%d/op)", name, b.Phase, class, got[class], n*a.Ops, n)
+				if got[class] != uint64(n*b.Ops) {
+					t.Errorf("%s batch %d: %s = %d calls, want %d (%d/op)", name, b.Phase, class, got[class], n*b.Ops, n)
 				}
 			}
 			var extra []string
@@ -235,13 +239,13 @@ func runPlan(t *testing.T, p *probe.Probe, plan *arms.Plan) []results.ArmResult 
 
 func TestExactCountsPython(t *testing.T) {
 	p := openProbe(t)
-	plan := allArmsPlan(t, python(t), 200)
+	plan := allArmsPlan(t, python(t), 5*time.Millisecond)
 	checkExact(t, runPlan(t, p, plan), len(plan.Cases()))
 }
 
 func TestExactCountsGo(t *testing.T) {
 	p := openProbe(t)
-	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 5*time.Millisecond)
 	checkExact(t, runPlan(t, p, plan), len(plan.Cases()))
 }
 
@@ -249,7 +253,7 @@ func TestExactCountsGo(t *testing.T) {
 // with a wrong cookie changes no count.
 func TestOtherProcessesDoNotCount(t *testing.T) {
 	p := openProbe(t)
-	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 5*time.Millisecond)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -278,8 +282,8 @@ func TestTwoRunsAtOnce(t *testing.T) {
 	if p1.Cookie == p2.Cookie {
 		t.Fatal("two probes got the same cookie")
 	}
-	plan1 := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
-	plan2 := allArmsPlan(t, arms.Runtime{Name: "go"}, 200)
+	plan1 := allArmsPlan(t, arms.Runtime{Name: "go"}, 5*time.Millisecond)
+	plan2 := allArmsPlan(t, arms.Runtime{Name: "go"}, 5*time.Millisecond)
 	done := make(chan []results.ArmResult)
 	go func() { done <- runPlanQuiet(t, p2, plan2) }()
 	res1 := runPlan(t, p1, plan1)
@@ -299,4 +303,177 @@ func runPlanQuiet(t *testing.T, p *probe.Probe, plan *arms.Plan) []results.ArmRe
 		t.Error(err)
 	}
 	return res
+}
+
+// workerPids lists this test process's live worker children.
+func workerPids(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		cmdline, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil || err2 != nil {
+			continue
+		}
+		// ppid is the second field after the parenthesized command name.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) > 2 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) && strings.Contains(string(cmdline), arms.WorkerArg) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func measured(a results.ArmResult) (untraced, traced map[int]bool) {
+	untraced, traced = map[int]bool{}, map[int]bool{}
+	for _, b := range a.Batches {
+		if b.Kind != results.BatchMeasured {
+			continue
+		}
+		if b.Traced {
+			traced[b.Round] = true
+		} else {
+			untraced[b.Round] = true
+		}
+	}
+	return untraced, traced
+}
+
+// Each case calibrates its batch until one lasts at least --min-batch,
+// then runs one warm-up batch of that size; every measured batch has it.
+func TestCalibration(t *testing.T) {
+	p := openProbe(t)
+	sel, _ := arms.Select([]string{"TemporaryFile", "mkstemp-fsync", "BytesIO"}, nil)
+	min := 30 * time.Millisecond
+	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{t.TempDir()},
+		Payloads: []int{400}, Sizes: []int{256 << 10}, Chunk: chunk, SpoolMax: spoolMax,
+		Rounds: 2, MinBatch: min, Seed: 3, Baseline: true, BatchTimeout: time.Minute}
+	for _, a := range runPlan(t, p, plan) {
+		if a.Error != "" {
+			t.Fatalf("%s: %s", a.Arm, a.Error)
+		}
+		var cal []results.Batch
+		i := 0
+		for ; i < len(a.Batches) && a.Batches[i].Kind == results.BatchCalibrate; i++ {
+			cal = append(cal, a.Batches[i])
+		}
+		if len(cal) == 0 || i == len(a.Batches) {
+			t.Fatalf("%s: %d calibration batches of %d", a.Arm, len(cal), len(a.Batches))
+		}
+		last := cal[len(cal)-1]
+		if time.Duration(last.WallNs) < min || last.Ops != a.Ops {
+			t.Errorf("%s: calibration ended at %d ops in %v, the run uses %d ops; want ≥ %v at the run's size",
+				a.Arm, last.Ops, time.Duration(last.WallNs), a.Ops, min)
+		}
+		for _, b := range cal[:len(cal)-1] {
+			if time.Duration(b.WallNs) >= min {
+				t.Errorf("%s: calibration went on after %d ops took %v", a.Arm, b.Ops, time.Duration(b.WallNs))
+			}
+		}
+		if w := a.Batches[i]; w.Kind != results.BatchWarmup || w.Ops != a.Ops || w.Traced {
+			t.Errorf("%s: after calibration %+v, want an untraced warm-up of %d ops", a.Arm, w, a.Ops)
+		}
+		for _, b := range a.Batches {
+			if b.Kind != results.BatchMeasured && b.Traced {
+				t.Errorf("%s: a traced %s batch", a.Arm, b.Kind)
+			}
+			if b.Kind == results.BatchMeasured && b.Ops != a.Ops {
+				t.Errorf("%s round %d: %d ops, want %d", a.Arm, b.Round, b.Ops, a.Ops)
+			}
+		}
+		untraced, traced := measured(a)
+		if len(untraced) != 2 || len(traced) != 2 {
+			t.Errorf("%s: rounds untraced %v traced %v, want 1 and 2 of each", a.Arm, untraced, traced)
+		}
+	}
+}
+
+// A worker killed mid-round fails its own case; every other case still
+// runs every round.
+func TestWorkerDiesMidRound(t *testing.T) {
+	p := openProbe(t)
+	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 2*time.Millisecond)
+	plan.Rounds = 4
+	killed := 0
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: func(pr arms.Progress) {
+		if pr.Stage == arms.StageRound && pr.Round == 2 && pr.Done == 3 && killed == 0 {
+			pids := workerPids(t)
+			if len(pids) == 0 {
+				t.Error("no worker to kill")
+				return
+			}
+			killed = pids[0]
+			syscall.Kill(killed, syscall.SIGKILL)
+		}
+	}}
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, a := range res {
+		untraced, traced := measured(a)
+		if a.Error != "" {
+			failed++
+			if len(untraced) >= 4 && len(traced) >= 4 || !strings.Contains(a.Error, "worker exited") {
+				t.Errorf("%s failed with %q after rounds %v/%v: want it cut short by the kill", a.Arm, a.Error, untraced, traced)
+			}
+			continue
+		}
+		if len(untraced) != 4 || len(traced) != 4 {
+			t.Errorf("%s/%s: rounds untraced %v traced %v, want all 4 of each", a.Arm, a.Param(), untraced, traced)
+		}
+	}
+	if killed == 0 || failed != 1 {
+		t.Errorf("killed pid %d, %d cases failed: want exactly the killed one", killed, failed)
+	}
+	if left := workerPids(t); len(left) > 0 {
+		t.Errorf("workers %v still running after the run", left)
+	}
+}
+
+// Cancelled between rounds (Ctrl-C), the run stops, keeps the rounds it
+// finished, and leaves no worker and no work dir behind.
+func TestInterruptBetweenRounds(t *testing.T) {
+	p := openProbe(t)
+	plan := allArmsPlan(t, arms.Runtime{Name: "go"}, 2*time.Millisecond)
+	plan.Rounds = 5
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: func(pr arms.Progress) {
+		if pr.Stage == arms.StageRound && pr.Round == 2 && pr.Done == pr.Total {
+			cancel()
+		}
+	}}
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(ctx, plan)
+	if !errors.Is(err, arms.ErrInterrupted) {
+		t.Fatalf("Run: %v, want interrupted", err)
+	}
+	for _, a := range res {
+		untraced, traced := measured(a)
+		if a.Error != "" || len(untraced) != 2 || len(traced) != 2 {
+			t.Errorf("%s/%s: error %q, rounds untraced %v traced %v: want rounds 1–2 kept, no error",
+				a.Arm, a.Param(), a.Error, untraced, traced)
+		}
+	}
+	if entries, _ := os.ReadDir(plan.Dirs[0]); len(entries) != 0 {
+		t.Errorf("left %d entries in the work dir", len(entries))
+	}
+	if left := workerPids(t); len(left) > 0 {
+		t.Errorf("workers %v still running", left)
+	}
 }

@@ -1,7 +1,8 @@
 # tmpprobe's Python worker: runs one arm of a lab with the real CPython
 # tempfile code. The parent sends one JSON config line, then "batch PHASE
-# TRACED" lines; each batch is timed with perf_counter_ns inside the marker
-# syscalls lseek(-1, cookie, phase << 1 | begin), which fail with EBADF.
+# TRACED OPS" lines; each batch of OPS ops is timed with perf_counter_ns
+# inside the marker syscalls lseek(-1, cookie, phase << 1 | begin), which
+# fail with EBADF.
 import io
 import json
 import os
@@ -12,7 +13,6 @@ import time
 cfg = json.loads(sys.stdin.readline())
 cookie = cfg["cookie"]
 work = cfg["dir"]
-ops = cfg.get("ops", 1)
 payload = b"x" * cfg.get("payload", 0)
 size = cfg.get("size", 0)
 chunk = b"y" * cfg.get("chunk", 65536)
@@ -157,11 +157,12 @@ def main():
         words = line.split()
         if not words or words[0] == "quit":
             break
-        phase, traced = int(words[1]), words[2] == "1"
+        phase, traced, ops = int(words[1]), words[2] == "1", int(words[3])
         if traced:
             marker(phase, 1)
+        loop = range(ops)
         t0 = clock()
-        for _ in range(ops):
+        for _ in loop:
             op()
         t1 = clock()
         if traced:

@@ -62,14 +62,14 @@ func runArms(t *testing.T, p *probe.Probe, dir string, rt arms.Runtime, names ..
 		t.Fatal(err)
 	}
 	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{rt}, Dirs: []string{dir},
-		Payloads: []int{400}, Ops: 200, Repeats: 3, ArmTimeout: 2 * time.Minute}
+		Payloads: []int{400}, Ops: 200, Rounds: 3, Seed: 1, BatchTimeout: 2 * time.Minute}
 	res := runPlan(t, p, plan)
 	for _, a := range res {
 		if a.Error != "" {
 			t.Fatalf("%s: %s\n%s", a.Arm, a.Error, a.Stderr)
 		}
 	}
-	return results.SummarizeAll(res, arms.Baseline)
+	return results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Baseline)
 }
 
 func find(t *testing.T, sums []*results.Summary, arm string) *results.Summary {

@@ -81,16 +81,20 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 		if err != nil || len(words) == 0 || words[0] == "quit" {
 			break
 		}
-		if len(words) != 3 || words[0] != "batch" {
+		if len(words) != 4 || words[0] != "batch" {
 			return fmt.Errorf("bad command %q", line)
 		}
 		phase, _ := strconv.ParseUint(words[1], 10, 31)
 		traced := words[2] == "1"
+		ops, err := strconv.Atoi(words[3])
+		if err != nil || ops < 1 {
+			return fmt.Errorf("bad command %q", line)
+		}
 		if traced {
 			marker(cfg.Cookie, uint32(phase), true)
 		}
 		t0 := time.Now()
-		for i := 0; i < cfg.Ops; i++ {
+		for i := 0; i < ops; i++ {
 			if err := op(); err != nil {
 				return fmt.Errorf("%s: %w", cfg.Arm, err)
 			}

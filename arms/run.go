@@ -22,22 +22,40 @@ type Tracer interface {
 	ForgetThreads()
 }
 
+// Defaults of the rounds protocol, and the labs' published method.
+const (
+	DefaultRounds   = 10
+	DefaultMinBatch = 20 * time.Millisecond
+
+	SeedOpsModes      = 1000 // lab 45: n=1000 ops a batch
+	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
+	SeedRoundsBuffers = 7    // lab 87: 7 rounds a size, p50
+)
+
+// maxBatchOps bounds calibration: a batch of more ops than this is never
+// needed (an op that fails at once still takes ~100 ns).
+const maxBatchOps = 100_000_000
+
 // Plan is what to run: every arm × runtime × dir × parameter is one case,
 // run by its own worker process.
 type Plan struct {
-	Arms       []Arm
-	Runtimes   []Runtime
-	Dirs       []string
-	Payloads   []int // modes lab
-	Sizes      []int // buffers lab
-	Chunk      int
-	SpoolMax   int
-	Ops        int // ops per batch, modes lab
-	SyncOps    int // ops per batch of the arms that sync every op
-	Repeats    int // batches per case, modes lab
-	Rounds     int // rounds per size, buffers lab
-	Baseline   bool
-	ArmTimeout time.Duration
+	Arms     []Arm
+	Runtimes []Runtime
+	Dirs     []string
+	Payloads []int // modes lab
+	Sizes    []int // buffers lab
+	Chunk    int
+	SpoolMax int
+
+	Protocol string        // results.ProtocolRounds (default) or ProtocolSeed
+	Rounds   int           // measured rounds; 0: the protocol's default
+	MinBatch time.Duration // rounds: each case's batch lasts at least this
+	Ops      int           // > 0: every batch is this many ops (round trips), no calibration
+	Seed     uint64        // rounds: the seed of the order
+	// Baseline runs untraced batches beside the traced ones; headline
+	// ops/s and ratios come from them.
+	Baseline     bool
+	BatchTimeout time.Duration // kill a worker whose start or batch outlasts this
 }
 
 // Case is one arm × runtime × dir × parameter.
@@ -49,7 +67,7 @@ type Case struct {
 	Size    int
 }
 
-// Cases lists the plan's cases in run order.
+// Cases lists the plan's cases in report order.
 func (p *Plan) Cases() []Case {
 	var out []Case
 	for _, dir := range p.Dirs {
@@ -74,25 +92,73 @@ func (p *Plan) Cases() []Case {
 	return out
 }
 
+// Groups splits the indexes of Cases into the groups a lab's ratios
+// compare: same lab, runtime, dir and parameter.
+func (p *Plan) Groups() [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i, c := range p.Cases() {
+		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", c.Arm.Lab, c.Runtime.Name, c.Dir, c.Payload, c.Size)
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
+}
+
+// RoundsFor is how many measured rounds a case of lab runs.
+func (p *Plan) RoundsFor(lab string) int {
+	switch {
+	case p.Rounds > 0:
+		return p.Rounds
+	case p.Protocol != results.ProtocolSeed:
+		return DefaultRounds
+	case lab == LabBuffers:
+		return SeedRoundsBuffers
+	}
+	return SeedBatchesModes
+}
+
+// Describe is the plan's protocol as run.json records it.
+func (p *Plan) Describe() results.Protocol {
+	d := results.Protocol{Name: p.Protocol, Rounds: p.Rounds, FixedOps: p.Ops}
+	if p.Protocol != results.ProtocolSeed {
+		d.Name, d.Seed, d.Rounds, d.MinBatchNs = results.ProtocolRounds, p.Seed, p.RoundsFor(""), p.MinBatch.Nanoseconds()
+	}
+	return d
+}
+
 // Runner runs cases, one worker process each.
 type Runner struct {
 	Tracer   Tracer // nil: throughput only
 	Cookie   uint64
 	Progress func(Progress)
 	phase    uint32
+	attached bool
 
 	mu   sync.Mutex
 	work []string // private work dirs, removed by Run or Abort
 }
 
-// Progress is reported when a batch starts and when it ends.
+// Stages a run goes through, as Progress reports them.
+const (
+	StageStart     = "start"     // starting the workers
+	StageCalibrate = "calibrate" // sizing each case's batch, and its warm-up batch
+	StageRound     = "round"     // a measured round
+	StageCase      = "case"      // seed protocol: a case ran all its batches
+)
+
+// Progress is reported after each step: a worker started, a case
+// calibrated, a batch of a round run.
 type Progress struct {
+	Stage         string
+	Round, Rounds int // StageRound: this round (1-based) of how many
+	Done, Total   int // steps of this stage (of this round) done, of how many
 	Case          Case
-	Index, Cases  int // this case, 0-based, of how many
-	Batch         int // 1-based
-	Batches       int
-	Done          bool // the batch finished (else it started)
-	BatchDuration time.Duration
 }
 
 // Abort removes the private work directories at once; for a second
@@ -109,12 +175,51 @@ func (r *Runner) Abort() {
 // ErrInterrupted marks a run cut short by its context.
 var ErrInterrupted = errors.New("interrupted")
 
+// caseRun is a case while it runs: its worker and what it measured.
+type caseRun struct {
+	Case
+	res  results.ArmResult
+	w    *Worker
+	dir  string
+	dead bool // failed: its error is in res, and it runs no more batches
+}
+
 // Run runs every case of the plan. A failing case is recorded in its result
 // and the run goes on; only an interrupt or a tracer failure stops it. The
-// results of the cases that finished are returned either way.
+// results are returned either way, in Cases order, with what each case
+// measured before the run stopped.
 func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) {
-	work := map[string]string{}
 	defer r.Abort()
+	runs, err := r.prepare(p)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, cr := range runs {
+			if cr.w != nil {
+				cr.w.Kill()
+			}
+		}
+	}()
+	if p.Protocol == results.ProtocolSeed {
+		err = r.runSeed(ctx, p, runs)
+	} else {
+		err = r.runRounds(ctx, p, runs)
+	}
+	if ctx.Err() != nil {
+		err = ErrInterrupted
+	}
+	out := make([]results.ArmResult, len(runs))
+	for i, cr := range runs {
+		out[i] = cr.res
+	}
+	return out, err
+}
+
+// prepare makes the private work dirs, one per --dir, and a directory per
+// case inside them.
+func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
+	work := map[string]string{}
 	for _, d := range p.Dirs {
 		// MkdirTemp makes it 0700: files of the run are private.
 		w, err := os.MkdirTemp(d, "tmpprobe-")
@@ -126,97 +231,188 @@ func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) 
 		r.mu.Unlock()
 		work[d] = w
 	}
-	var out []results.ArmResult
-	cases := p.Cases()
-	for i, c := range cases {
-		if ctx.Err() != nil {
-			return out, ErrInterrupted
+	var runs []*caseRun
+	for _, c := range p.Cases() {
+		cr := &caseRun{Case: c, res: results.ArmResult{
+			Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
+			PayloadBytes: c.Payload, SizeBytes: c.Size,
+		}}
+		var err error
+		if cr.dir, err = os.MkdirTemp(work[c.Dir], "arm-"); err != nil {
+			cr.fail(err.Error(), "")
 		}
-		prog := Progress{Case: c, Index: i, Cases: len(cases)}
-		res, err := r.runCase(ctx, p, prog, work[c.Dir])
-		if ctx.Err() != nil {
-			return out, ErrInterrupted
-		}
-		out = append(out, res)
-		if err != nil {
-			return out, err
-		}
+		runs = append(runs, cr)
 	}
-	return out, nil
+	return runs, nil
 }
 
-// runCase returns an error only for what must stop the run (the tracer);
-// a worker failure is recorded in the result.
-func (r *Runner) runCase(ctx context.Context, p *Plan, prog Progress, work string) (results.ArmResult, error) {
-	c := prog.Case
-	res := results.ArmResult{
-		Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
-		PayloadBytes: c.Payload, SizeBytes: c.Size, Ops: p.Ops,
+func (cr *caseRun) fail(msg, stderr string) {
+	cr.dead = true
+	if cr.res.Error == "" {
+		cr.res.Error, cr.res.Stderr = msg, stderr
 	}
-	repeats := p.Repeats
-	switch {
-	case c.Arm.Lab == LabBuffers:
-		res.Ops, repeats = 1, p.Rounds
-	case c.Arm.Syncs && p.SyncOps > 0:
-		res.Ops = p.SyncOps
+	if cr.w != nil {
+		cr.w.Kill()
+		cr.w = nil
 	}
-	caseDir, err := os.MkdirTemp(work, "arm-")
-	if err != nil {
-		res.Error = err.Error()
-		return res, nil
-	}
-	defer os.RemoveAll(caseDir)
-	if p.ArmTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, p.ArmTimeout)
-		defer cancel()
+}
+
+// start launches the case's worker; a failure fails the case only.
+func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
+	if cr.dead {
+		return
 	}
 	cfg := Config{
-		Lab: c.Arm.Lab, Arm: c.Arm.Name, Dir: caseDir, Ops: res.Ops,
-		Payload: c.Payload, Size: c.Size, Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
+		Lab: cr.Arm.Lab, Arm: cr.Arm.Name, Dir: cr.dir, Payload: cr.Payload, Size: cr.Size,
+		Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
 	}
-	w, err := Start(ctx, c.Runtime, cfg)
+	w, err := Start(ctx, cr.Runtime, cfg, p.BatchTimeout)
+	if err != nil && ctx.Err() != nil {
+		return // interrupted: not the case's fault
+	}
 	if err != nil {
-		res.Error = describe(ctx, err, p.ArmTimeout)
+		stderr := ""
 		if w != nil {
-			res.Stderr = w.Stderr()
+			stderr = w.Stderr()
 		}
-		return res, nil
+		cr.fail(describe(w, err, p.BatchTimeout), stderr)
+		return
 	}
-	defer w.Kill()
-	total := repeats
-	if p.Baseline && r.Tracer != nil {
-		total *= 2
+	cr.w = w
+}
+
+// finish asks the case's worker to quit.
+func (cr *caseRun) finish() {
+	if cr.w == nil {
+		return
 	}
-	prog.Batches = total
-	for i := 0; i < total; i++ {
-		// Interleave untraced and traced batches so drift in the machine
-		// hits both alike.
-		traced := r.Tracer != nil && (!p.Baseline || i%2 == 1)
-		prog.Batch, prog.Done = i+1, false
-		r.report(prog)
-		t0 := time.Now()
-		b, err := r.batch(w, traced)
-		if err != nil {
-			if errors.Is(err, errTracer) {
-				return res, err
-			}
-			res.Error = describe(ctx, err, p.ArmTimeout)
-			res.Stderr = w.Stderr()
-			if r.Tracer != nil {
-				r.Tracer.ForgetThreads()
-			}
-			return res, nil
+	w := cr.w
+	cr.w = nil
+	if err := w.Close(); err != nil && !cr.dead {
+		cr.fail("worker exit: "+err.Error(), w.Stderr())
+	}
+}
+
+// runRounds starts every worker, calibrates every case, then runs the
+// measured rounds in the seeded order.
+func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error {
+	for i, cr := range runs {
+		if ctx.Err() != nil {
+			return ErrInterrupted
 		}
-		res.Batches = append(res.Batches, b)
-		prog.Done, prog.BatchDuration = true, time.Since(t0)
-		r.report(prog)
+		r.start(ctx, p, cr)
+		r.report(Progress{Stage: StageStart, Done: i + 1, Total: len(runs), Case: cr.Case})
 	}
-	if err := w.Close(); err != nil {
-		res.Error = "worker exit: " + err.Error()
-		res.Stderr = w.Stderr()
+	if err := r.setTraced(false); err != nil {
+		return err
 	}
-	return res, nil
+	for i, cr := range runs {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if err := r.calibrate(ctx, p, cr); err != nil {
+			return err
+		}
+		r.report(Progress{Stage: StageCalibrate, Done: i + 1, Total: len(runs), Case: cr.Case})
+	}
+	rounds := p.RoundsFor("")
+	order := Order(p.Seed, p.Groups(), rounds, p.Baseline || r.Tracer == nil, r.Tracer != nil)
+	for round, slots := range order {
+		for i, s := range slots {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			cr := runs[s.Case]
+			if cr.dead {
+				continue
+			}
+			b := results.Batch{Round: round + 1, Ops: cr.res.Ops, Traced: s.Traced}
+			if err := r.batch(ctx, p, cr, b); err != nil {
+				return err
+			}
+			r.report(Progress{Stage: StageRound, Round: round + 1, Rounds: rounds, Done: i + 1, Total: len(slots), Case: cr.Case})
+		}
+	}
+	for _, cr := range runs {
+		cr.finish()
+	}
+	return nil
+}
+
+// calibrate sizes the case's batch the way testing.B sizes b.N: untraced
+// batches, each predicted from the last with 20% to spare and at most
+// ×100, until one lasts at least --min-batch; then one warm-up batch of
+// that size. Both kinds are kept in the run and left out of the figures.
+// With --ops the size is given and only the warm-up runs.
+func (r *Runner) calibrate(ctx context.Context, p *Plan, cr *caseRun) error {
+	if cr.dead {
+		return nil
+	}
+	n := p.Ops
+	for n == 0 {
+		try := 1
+		if k := len(cr.res.Batches); k > 0 {
+			last := cr.res.Batches[k-1]
+			if time.Duration(last.WallNs) >= p.MinBatch || last.Ops >= maxBatchOps {
+				n = last.Ops
+				break
+			}
+			try = NextOps(last.Ops, last.WallNs, p.MinBatch)
+		}
+		if err := r.batch(ctx, p, cr, results.Batch{Kind: results.BatchCalibrate, Ops: try}); err != nil || cr.dead {
+			return err
+		}
+	}
+	cr.res.Ops = n
+	return r.batch(ctx, p, cr, results.Batch{Kind: results.BatchWarmup, Ops: n})
+}
+
+// NextOps predicts the ops of a batch lasting goal from one of prev ops
+// that took prevNs, as testing.B does: 20% to spare, at most ×100, at
+// least one more than before.
+func NextOps(prev int, prevNs int64, goal time.Duration) int {
+	n := float64(maxBatchOps)
+	if prevNs > 0 {
+		n = float64(goal) / float64(prevNs) * float64(prev)
+	}
+	n = min(n*1.2, 100*float64(prev), maxBatchOps)
+	return max(int(n), prev+1)
+}
+
+// runSeed runs the labs' published method: one case after another, each
+// with its fixed batch (1000 ops; one round trip in the buffers lab) run
+// untraced and traced in turn, as many times as the lab repeats it.
+func (r *Runner) runSeed(ctx context.Context, p *Plan, runs []*caseRun) error {
+	for i, cr := range runs {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		r.start(ctx, p, cr)
+		cr.res.Ops = p.Ops
+		if cr.res.Ops == 0 {
+			cr.res.Ops = SeedOpsModes
+			if cr.Arm.Lab == LabBuffers {
+				cr.res.Ops = 1
+			}
+		}
+		rounds := p.RoundsFor(cr.Arm.Lab)
+		for round := 1; round <= rounds && !cr.dead; round++ {
+			for _, traced := range []bool{false, true} {
+				if traced && r.Tracer == nil || !traced && !p.Baseline && r.Tracer != nil {
+					continue
+				}
+				if ctx.Err() != nil {
+					return ErrInterrupted
+				}
+				if err := r.batch(ctx, p, cr, results.Batch{Round: round, Ops: cr.res.Ops, Traced: traced}); err != nil {
+					return err
+				}
+			}
+		}
+		cr.finish()
+		r.report(Progress{Stage: StageCase, Done: i + 1, Total: len(runs), Case: cr.Case})
+	}
+	return nil
 }
 
 func (r *Runner) report(p Progress) {
@@ -227,38 +423,59 @@ func (r *Runner) report(p Progress) {
 
 var errTracer = errors.New("tracer")
 
-func (r *Runner) batch(w *Worker, traced bool) (results.Batch, error) {
-	b := results.Batch{Traced: traced}
-	if r.Tracer != nil {
-		if traced {
-			if err := r.Tracer.Attach(); err != nil {
-				return b, fmt.Errorf("%w: %v", errTracer, err)
-			}
-		} else {
-			r.Tracer.Detach()
-		}
+// setTraced attaches the probe for traced batches and detaches it for
+// untraced ones, so those run with no hook enabled at all.
+func (r *Runner) setTraced(traced bool) error {
+	if r.Tracer == nil || r.attached == traced {
+		return nil
 	}
 	if traced {
+		if err := r.Tracer.Attach(); err != nil {
+			return fmt.Errorf("%w: %v", errTracer, err)
+		}
+	} else {
+		r.Tracer.Detach()
+	}
+	r.attached = traced
+	return nil
+}
+
+// batch runs one batch of the case and appends it to its result. A worker
+// failure fails the case; only a tracer failure is returned.
+func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batch) error {
+	if err := r.setTraced(b.Traced); err != nil {
+		return err
+	}
+	if b.Traced {
 		r.phase++
 		b.Phase = r.phase
 	}
-	wall, err := w.Batch(b.Phase, traced)
+	wall, err := cr.w.Batch(b.Phase, b.Traced, b.Ops, p.BatchTimeout)
+	if err != nil && ctx.Err() != nil {
+		return ErrInterrupted // the interrupt killed the worker: not the case's fault
+	}
 	if err != nil {
-		return b, err
+		w := cr.w
+		cr.fail(describe(w, err, p.BatchTimeout), w.Stderr())
+		if b.Traced {
+			r.Tracer.ForgetThreads()
+		}
+		return nil
 	}
 	b.WallNs = wall
-	if traced {
+	if b.Traced {
 		recs, err := r.Tracer.Collect()
 		if err != nil {
-			return b, fmt.Errorf("%w: %v", errTracer, err)
+			return fmt.Errorf("%w: %v", errTracer, err)
 		}
 		b.Records = recs[b.Phase]
 	}
-	return b, nil
+	cr.res.Batches = append(cr.res.Batches, b)
+	return nil
 }
 
-func describe(ctx context.Context, err error, timeout time.Duration) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+func describe(w *Worker, err error, timeout time.Duration) string {
+	if w != nil && w.TimedOut() {
 		return fmt.Sprintf("timed out after %s (--arm-timeout)", timeout)
 	}
 	return err.Error()

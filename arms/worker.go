@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 //go:embed driver.py
@@ -27,7 +29,6 @@ type Config struct {
 	Lab      string `json:"lab"`
 	Arm      string `json:"arm"`
 	Dir      string `json:"dir"`
-	Ops      int    `json:"ops"`
 	Payload  int    `json:"payload"`
 	Size     int    `json:"size"`
 	Chunk    int    `json:"chunk"`
@@ -54,12 +55,15 @@ type Worker struct {
 	done   chan struct{}
 	waitMu sync.Once
 	err    error
+	// timedOut is set when a batch's timer killed the worker.
+	timedOut atomic.Bool
 }
 
 // Start launches a worker for cfg and waits until it has run its untimed
-// warm-up op and said "ready". A worker that started and then failed is
-// returned with the error, for its stderr.
-func Start(ctx context.Context, rt Runtime, cfg Config) (*Worker, error) {
+// first op and said "ready"; one that takes longer than timeout (0: no
+// limit) is killed. A worker that started and then failed is returned with
+// the error, for its stderr.
+func Start(ctx context.Context, rt Runtime, cfg Config, timeout time.Duration) (*Worker, error) {
 	var cmd *exec.Cmd
 	switch rt.Name {
 	case "python":
@@ -94,6 +98,13 @@ func Start(ctx context.Context, rt Runtime, cfg Config) (*Worker, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s worker: %w", rt.Name, err)
 	}
+	if timeout > 0 {
+		timer := time.AfterFunc(timeout, func() {
+			w.timedOut.Store(true)
+			cmd.Process.Kill()
+		})
+		defer timer.Stop()
+	}
 	line, _ := json.Marshal(cfg)
 	if _, err := fmt.Fprintf(in, "%s\n", line); err != nil {
 		return w, w.fail(err)
@@ -108,15 +119,23 @@ func Start(ctx context.Context, rt Runtime, cfg Config) (*Worker, error) {
 	return w, nil
 }
 
-// Batch runs one batch; with traced set the worker wraps it in markers for
-// phase. It returns the wall time the worker measured.
-func (w *Worker) Batch(phase uint32, traced bool) (int64, error) {
+// Batch runs one batch of ops ops; with traced set the worker wraps it in
+// markers for phase. It returns the wall time the worker measured. A batch
+// still running after timeout (0: none) is killed.
+func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration) (int64, error) {
 	t := 0
 	if traced {
 		t = 1
 	}
-	if _, err := fmt.Fprintf(w.in, "batch %d %d\n", phase, t); err != nil {
-		return 0, w.fail(err)
+	if timeout > 0 {
+		timer := time.AfterFunc(timeout, func() {
+			w.timedOut.Store(true)
+			w.cmd.Process.Kill()
+		})
+		defer timer.Stop()
+	}
+	if _, err := fmt.Fprintf(w.in, "batch %d %d %d\n", phase, t, ops); err != nil {
+		return 0, w.fail(errors.New("worker exited")) // EPIPE: nobody reads the pipe any more
 	}
 	reply, err := w.reply()
 	if err != nil {
@@ -132,6 +151,9 @@ func (w *Worker) Batch(phase uint32, traced bool) (int64, error) {
 	}
 	return v, nil
 }
+
+// TimedOut reports whether a batch outlived its timeout and was killed.
+func (w *Worker) TimedOut() bool { return w.timedOut.Load() }
 
 func (w *Worker) reply() (string, error) {
 	if !w.out.Scan() {

@@ -29,8 +29,9 @@ func TestMain(m *testing.M) {
 
 func openProbe(b *testing.B) *probe.Probe { return probetest.Open(b, probe.Options{}) }
 
-// BenchmarkObserverEffect runs each modes arm with untraced batches
-// interleaved with traced ones and reports traced/untraced ops/s.
+// BenchmarkObserverEffect runs the modes arms in rounds, each an
+// untraced and a traced batch of every arm, and reports traced ÷ untraced
+// ops/s per arm: the median of the per-round ratios and its interval.
 func BenchmarkObserverEffect(b *testing.B) {
 	p := openProbe(b)
 	rts := []arms.Runtime{{Name: "go"}}
@@ -39,24 +40,26 @@ func BenchmarkObserverEffect(b *testing.B) {
 	}
 	sel, _ := arms.Select(nil, []string{arms.LabModes})
 	plan := &arms.Plan{Arms: sel, Runtimes: rts, Dirs: []string{b.TempDir()}, Payloads: []int{400},
-		Ops: 1000, SyncOps: 200, Repeats: 5, Baseline: true, ArmTimeout: 5 * time.Minute}
+		MinBatch: arms.DefaultMinBatch, Seed: arms.NewSeed(), Baseline: true, BatchTimeout: 5 * time.Minute}
 	r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
 	res, err := r.Run(context.Background(), plan)
 	if err != nil {
 		b.Fatal(err)
 	}
-	fmt.Printf("\nobserver effect (traced ÷ untraced ops/s, p50 of 5 batches each, interleaved)\n")
-	fmt.Printf("%-8s %-24s %10s %10s %7s %9s\n", "RUNTIME", "ARM", "untraced", "traced", "RATIO", "syscalls")
-	for _, s := range results.SummarizeAll(res, arms.Baseline) {
+	fmt.Printf("\nobserver effect (traced ÷ untraced ops/s: median of %d paired rounds [95%% CI])\n", plan.RoundsFor(""))
+	fmt.Printf("%-8s %-24s %10s %10s %18s %9s\n", "RUNTIME", "ARM", "untraced", "traced", "RATIO [95% CI]", "syscalls")
+	for _, s := range results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Baseline) {
 		var calls float64
 		for _, c := range s.Classes {
 			if c.IsSyscall() {
 				calls += c.CallsPerOp
 			}
 		}
-		fmt.Printf("%-8s %-24s %10.0f %10.0f %7.2f %9.1f\n", s.Runtime, s.Arm, s.OpsPerS, s.TracedOpsPerS, s.Observer, calls)
+		o := s.Observer
+		fmt.Printf("%-8s %-24s %10.0f %10.0f %6.2f [%.2f–%.2f] %9.1f\n", s.Runtime, s.Arm, s.OpsPerS.Center, s.TracedOpsPerS,
+			o.Center, o.Lo, o.Hi, calls)
 		if s.Runtime == "python" && s.Arm == "TemporaryFile" {
-			b.ReportMetric(s.Observer, "traced/untraced(py-TemporaryFile)")
+			b.ReportMetric(o.Center, "traced/untraced(py-TemporaryFile)")
 		}
 	}
 }
@@ -92,7 +95,7 @@ func BenchmarkMemory(b *testing.B) {
 	// VmHWM of tmpprobe itself, sampled until it exits: rusage of a waited
 	// child would fold in its worker, which it reaps.
 	rss := func(ops int) int64 {
-		cmd := exec.Command(bin, "run", "TemporaryFile", "--runtime", "go", "--repeats", "1",
+		cmd := exec.Command(bin, "run", "TemporaryFile", "--runtime", "go", "--rounds", "1",
 			"--no-baseline", "-q", "--dir", dir, "--ops", fmt.Sprint(ops))
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)

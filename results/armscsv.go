@@ -7,11 +7,16 @@ import (
 )
 
 // ArmColumns are the columns of arms.csv, one row an arm × runtime × dir ×
-// parameter: the headline figures a spreadsheet or a CI job wants.
+// parameter: the headline figures a spreadsheet or a CI job wants. Each
+// figure with an interval has _lo and _hi columns: its 95% confidence
+// interval, empty when too few rounds give one.
 var ArmColumns = []string{
 	"lab", "arm", "runtime", "dir", "payload_bytes", "size_bytes", "ops",
-	"batches", "traced_batches", "ops_per_s", "ops_per_s_min", "ops_per_s_max",
-	"mb_per_s", "ratio", "traced_ops_per_s", "observer",
+	"rounds", "untraced_batches", "traced_batches", "setup_batches",
+	"ops_per_s", "ops_per_s_lo", "ops_per_s_hi",
+	"mb_per_s", "mb_per_s_lo", "mb_per_s_hi",
+	"ratio", "ratio_lo", "ratio_hi",
+	"traced_ops_per_s", "observer", "observer_lo", "observer_hi",
 	"wall_ns_per_op", "kernel_ns_per_op", "user_ns_per_op", "offcpu_ns_per_op",
 	"error",
 }
@@ -23,10 +28,15 @@ func WriteArmsCSV(w io.Writer, sums []*Summary) error {
 		return err
 	}
 	for _, s := range sums {
-		traced := 0
-		for _, b := range s.Batches {
-			if b.Traced {
+		var untraced, traced, setup int64
+		for i := range s.Batches {
+			switch b := &s.Batches[i]; {
+			case !b.Measured():
+				setup++
+			case b.Traced:
 				traced++
+			default:
+				untraced++
 			}
 		}
 		var off float64
@@ -37,11 +47,15 @@ func WriteArmsCSV(w io.Writer, sums []*Summary) error {
 		}
 		row := []string{
 			s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
-			itoa(int64(len(s.Batches))), itoa(int64(traced)), ftoa(s.OpsPerS), ftoa(s.OpsMin), ftoa(s.OpsMax),
-			ftoa(s.MBPerS()), ratioCell(s.Ratio), ftoa(s.TracedOpsPerS), ratioCell(s.Observer),
-			nsInt(s.WallNsPerOp), nsInt(s.KernelNsPerOp), nsInt(s.UserNsPerOp), nsInt(off),
-			firstLine(s.Error),
+			itoa(int64(len(s.Rounds))), itoa(untraced), itoa(traced), itoa(setup),
 		}
+		row = append(row, estimateCells(s.OpsPerS)...)
+		row = append(row, estimateCells(s.MBPerS())...)
+		row = append(row, estimateCells(s.Ratio)...)
+		row = append(row, figureCell(s.TracedOpsPerS))
+		row = append(row, estimateCells(s.Observer)...)
+		row = append(row, nsInt(s.WallNsPerOp), nsInt(s.KernelNsPerOp), nsInt(s.UserNsPerOp), nsInt(off),
+			firstLine(s.Error))
 		if err := cw.Write(row); err != nil {
 			return err
 		}
@@ -50,11 +64,21 @@ func WriteArmsCSV(w io.Writer, sums []*Summary) error {
 	return cw.Error()
 }
 
-// ratioCell leaves a missing ratio empty rather than 0, which reads as a
-// real (catastrophic) ratio in a spreadsheet.
-func ratioCell(v float64) string {
+// estimateCells are the median and the interval's bounds, each empty when
+// unknown: a 0 would read as a real (catastrophic) figure in a spreadsheet.
+func estimateCells(e Estimate) []string {
+	if !e.Known() {
+		return []string{"", "", ""}
+	}
+	if !e.Bounded() {
+		return []string{ftoa(e.Center), "", ""}
+	}
+	return []string{ftoa(e.Center), ftoa(e.Lo), ftoa(e.Hi)}
+}
+
+func figureCell(v float64) string {
 	if v == 0 {
 		return ""
 	}
-	return strconv.FormatFloat(v, 'f', 3, 64)
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -103,7 +103,7 @@ func (p *chartPanel) height() vg.Length {
 func chartPanels(sums []*Summary) []*chartPanel {
 	var timed []*Summary
 	for _, s := range sums {
-		if s.WallNsPerOp > 0 || s.OpsPerS > 0 {
+		if s.WallNsPerOp > 0 || s.OpsPerS.Known() {
 			timed = append(timed, s)
 		}
 	}
@@ -120,7 +120,7 @@ func newPanel(g []*Summary) *chartPanel {
 	if first.SizeBytes > 0 {
 		p.unit = "round"
 	}
-	p.title = fmt.Sprintf("%s lab · %s · %s — µs per %s, p50 traced batch", first.Lab, first.Dir, paramTitle(first.ArmResult), p.unit)
+	p.title = fmt.Sprintf("%s lab · %s · %s — µs per %s, traced rounds pooled", first.Lab, first.Dir, paramTitle(first.ArmResult), p.unit)
 	runtimes := map[string]bool{}
 	for _, s := range g {
 		runtimes[s.Runtime] = true
@@ -160,7 +160,7 @@ func newPanel(g []*Summary) *chartPanel {
 		}
 		if s.Traced == nil {
 			// Throughput only: the whole op, unattributed.
-			add("not traced", 1e9/math.Max(s.OpsPerS, 1e-9))
+			add("not traced", 1e9/math.Max(s.OpsPerS.Center, 1e-9))
 			continue
 		}
 		for _, c := range s.Classes {

@@ -17,6 +17,8 @@ var SyscallColumns = []string{
 	"syscall", "stage", "calls", "calls_per_op", "errors",
 	"kernel_ns", "kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
 	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release", "bytes",
+	"rounds", "traced_ops", "ops_per_s_lo", "ops_per_s_hi",
+	"ratio", "ratio_lo", "ratio_hi", "observer", "observer_lo", "observer_hi",
 }
 
 // OffLabels are the probe's off-CPU labels: how the thread left the CPU
@@ -64,11 +66,15 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 			r := recs[c.Class+"\x00"+c.Stage]
 			row := []string{
 				s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
-				ftoa(s.OpsPerS), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), nsInt(s.UserNsPerOp),
+				ftoa(s.OpsPerS.Center), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), nsInt(s.UserNsPerOp),
 				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
 				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
 				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease, utoa(r.Bytes),
+				itoa(int64(len(s.Rounds))), itoa(int64(s.Traced.Ops)),
 			}
+			row = append(row, estimateCells(s.OpsPerS)[1:]...)
+			row = append(row, estimateCells(s.Ratio)...)
+			row = append(row, estimateCells(s.Observer)...)
 			for _, l := range OffLabels {
 				row = append(row, utoa(r.OffNs[l]))
 			}

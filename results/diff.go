@@ -165,19 +165,19 @@ func diffArm(prev, cur *ArmResult) ArmDiff {
 		return d
 	}
 	d.OldDir, d.NewDir = prev.Dir, cur.Dir
-	so, sn := Summarize(prev), Summarize(cur)
-	if so.OpsPerS == 0 || sn.OpsPerS == 0 {
+	so, sn := Summarize(prev, ""), Summarize(cur, "")
+	if !so.OpsPerS.Known() || !sn.OpsPerS.Known() {
 		d.Status = StatusFailed
 		d.Sentence = fmt.Sprintf("%s: no throughput to compare (%s)", d.Label(), firstLine(prev.Error+" "+cur.Error))
 		return d
 	}
-	d.OldOpsPerS, d.NewOpsPerS = round1(so.OpsPerS), round1(sn.OpsPerS)
-	d.OldRange, d.NewRange = [2]float64{round1(so.OpsMin), round1(so.OpsMax)}, [2]float64{round1(sn.OpsMin), round1(sn.OpsMax)}
-	d.ChangePct = roundTo((sn.OpsPerS/so.OpsPerS-1)*100, 100)
-	d.SpreadKnown = headlineBatches(prev) >= 2 && headlineBatches(cur) >= 2
+	d.OldOpsPerS, d.NewOpsPerS = round1(so.OpsPerS.Center), round1(sn.OpsPerS.Center)
+	d.OldRange, d.NewRange = [2]float64{round1(so.OpsPerS.Lo), round1(so.OpsPerS.Hi)}, [2]float64{round1(sn.OpsPerS.Lo), round1(sn.OpsPerS.Hi)}
+	d.ChangePct = roundTo((sn.OpsPerS.Center/so.OpsPerS.Center-1)*100, 100)
+	d.SpreadKnown = so.OpsPerS.Bounded() && sn.OpsPerS.Bounded()
 	real := math.Abs(d.ChangePct) >= noSpreadPct
 	if d.SpreadKnown {
-		real = sn.OpsMax < so.OpsMin || sn.OpsMin > so.OpsMax
+		real = sn.OpsPerS.Hi < so.OpsPerS.Lo || sn.OpsPerS.Lo > so.OpsPerS.Hi
 	}
 	switch {
 	case !real:

@@ -88,7 +88,7 @@ func TestDiffWithoutSpread(t *testing.T) {
 	cur := fixtureRun(false)
 	for _, r := range []*Run{old, cur} {
 		r.Arms = r.Arms[:1]
-		r.Arms[0].Batches = r.Arms[0].Batches[:2]
+		r.Arms[0].Batches = r.Arms[0].Batches[2:4] // round 1 only
 	}
 	cur.Arms[0].Batches[0].WallNs = old.Arms[0].Batches[0].WallNs * 103 / 100
 	if d := Diff("o", old, "n", cur, 0).Arms[0]; d.SpreadKnown || d.Status != StatusNoise {

@@ -12,22 +12,26 @@ import (
 type Term struct {
 	Name      string
 	DeltaNs   float64
-	Noise     bool   // |Δ| within the run-to-run spread of the term
+	Noise     bool   // not told apart from no difference by the rounds
 	Mechanism string // what the measurements show about it
 }
 
 // Gap decomposes Δwall/op between two arms of one peer group (A − B) into
-// Σ Δ(syscall class) + Δ(user space). The terms sum to DeltaNs exactly,
-// because user space is wall − kernel in each arm.
+// Σ Δ(syscall class) + Δ(user space), from the pooled traced batches of
+// each. The terms sum to DeltaNs exactly, because user space is wall −
+// kernel in each arm.
 type Gap struct {
 	A, B    *Summary
 	DeltaNs float64
 	Terms   []Term // largest |Δ| first; noise terms last
+	// Untraced is A's untraced throughput ÷ B's: per round, then the
+	// median (rounds protocol), or the ratio of the medians (seed).
+	Untraced Estimate
 }
 
-// Decompose builds the gap A − B from the traced p50 batches.
+// Decompose builds the gap A − B.
 func Decompose(a, b *Summary) Gap {
-	g := Gap{A: a, B: b, DeltaNs: a.WallNsPerOp - b.WallNsPerOp}
+	g := Gap{A: a, B: b, DeltaNs: a.WallNsPerOp - b.WallNsPerOp, Untraced: untracedRatio(a, b)}
 	names := map[string]bool{}
 	for _, s := range []*Summary{a, b} {
 		for _, c := range s.Classes {
@@ -41,23 +45,22 @@ func Decompose(a, b *Summary) Gap {
 		delete(names, p[0])
 		delete(names, p[1])
 		ca, cb := a.Class(p[0]), b.Class(p[1])
-		d := ca.NsPerOp - cb.NsPerOp
-		noise := math.Abs(d) <= math.Max(a.Spread[p[0]], b.Spread[p[1]])
 		mech := classMechanism(a, nil, p[0])
 		if mb := classMechanism(b, nil, p[1]); mb != "" {
 			mech = strings.TrimPrefix(mech+"; vs "+mb, "; ")
 		}
-		g.Terms = append(g.Terms, Term{Name: p[0] + " vs " + p[1], DeltaNs: d, Noise: noise, Mechanism: mech})
+		g.Terms = append(g.Terms, Term{Name: p[0] + " vs " + p[1], DeltaNs: ca.NsPerOp - cb.NsPerOp,
+			Noise: termNoise(a, b, p[0], p[1]), Mechanism: mech})
 	}
 	for n := range names {
 		ca, cb := a.Class(n), b.Class(n)
-		d := ca.NsPerOp - cb.NsPerOp
-		noise := math.Abs(d) <= math.Max(a.Spread[n], b.Spread[n])
-		g.Terms = append(g.Terms, Term{Name: n, DeltaNs: d, Noise: noise, Mechanism: deltaMechanism(a, b, n)})
+		// A syscall one arm never makes is a difference in kind, whatever
+		// its size: never noise.
+		noise := ca.Calls > 0 && cb.Calls > 0 && termNoise(a, b, n, n)
+		g.Terms = append(g.Terms, Term{Name: n, DeltaNs: ca.NsPerOp - cb.NsPerOp, Noise: noise, Mechanism: deltaMechanism(a, b, n)})
 	}
-	du := a.UserNsPerOp - b.UserNsPerOp
-	g.Terms = append(g.Terms, Term{Name: "user space", DeltaNs: du,
-		Noise: math.Abs(du) <= math.Max(a.Spread["user"], b.Spread["user"]), Mechanism: userMechanism(a, b)})
+	g.Terms = append(g.Terms, Term{Name: userTerm, DeltaNs: a.UserNsPerOp - b.UserNsPerOp,
+		Noise: termNoise(a, b, userTerm, userTerm), Mechanism: userMechanism(a, b)})
 	sort.SliceStable(g.Terms, func(i, j int) bool {
 		ti, tj := g.Terms[i], g.Terms[j]
 		if ti.Noise != tj.Noise {
@@ -69,6 +72,70 @@ func Decompose(a, b *Summary) Gap {
 		return ti.Name < tj.Name
 	})
 	return g
+}
+
+// termNoise says whether term ka of A and kb of B cannot be told apart by
+// the measured rounds. With the rounds protocol both arms ran in every
+// round, so the per-round differences A_r − B_r are paired samples: noise
+// when the 95% interval of their median contains 0. With the seed
+// protocol (arms in sequence, nothing paired) a Mann–Whitney U test of
+// A's rounds against B's decides, at α = 0.05. Too few rounds for either
+// call nothing noise: the sentence then ranks every term.
+func termNoise(a, b *Summary, ka, kb string) bool {
+	bRounds := map[int]map[string]float64{}
+	var bs []float64
+	for _, r := range b.Rounds {
+		if r.Terms != nil {
+			bRounds[r.Round] = r.Terms
+			bs = append(bs, r.Terms[kb])
+		}
+	}
+	var diffs, as []float64
+	for _, r := range a.Rounds {
+		if r.Terms == nil {
+			continue
+		}
+		as = append(as, r.Terms[ka])
+		if bt := bRounds[r.Round]; bt != nil {
+			diffs = append(diffs, r.Terms[ka]-bt[kb])
+		}
+	}
+	if a.Protocol == ProtocolSeed {
+		c := compareSamples(as, bs)
+		return len(c.Warnings) == 0 && c.P > c.Alpha
+	}
+	e := Median(diffs)
+	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
+}
+
+// untracedRatio is A's untraced throughput ÷ B's: per round, then the
+// median (rounds protocol), or the ratio of the medians (seed). Unknown
+// when either ran no untraced batch.
+func untracedRatio(a, b *Summary) Estimate {
+	bh := map[int]float64{}
+	var as, bs []float64
+	for _, r := range b.Rounds {
+		if r.OpsPerS > 0 {
+			bh[r.Round] = r.OpsPerS
+			bs = append(bs, r.OpsPerS)
+		}
+	}
+	var ratios []float64
+	for _, r := range a.Rounds {
+		if r.OpsPerS > 0 {
+			as = append(as, r.OpsPerS)
+			if bv := bh[r.Round]; bv > 0 {
+				ratios = append(ratios, r.OpsPerS/bv)
+			}
+		}
+	}
+	if len(as) == 0 || len(bs) == 0 {
+		return Estimate{}
+	}
+	if a.Protocol == ProtocolSeed {
+		return Point(Median(as).Center / Median(bs).Center)
+	}
+	return Median(ratios)
 }
 
 // pairFamilies pairs variants of one syscall (openat[create] in A,
@@ -268,13 +335,20 @@ func signed(ns float64) string {
 	return "−" + Micros(-ns)
 }
 
-// Sentence renders the gap as prose, numbers from the run.
+// Sentence renders the gap as prose. The µs, the shares and the traced
+// throughput come from the same pooled traced batches; the untraced ratio,
+// from other batches, is named as such, and a sign that disagrees with the
+// traced gap is explained, not left to contradict it.
 func (g Gap) Sentence() string {
 	var b strings.Builder
 	unit := g.A.Unit()
-	fmt.Fprintf(&b, "%s − %s = %s µs/%s", g.A.Arm, g.B.Arm, signed(g.DeltaNs), unit)
-	if g.A.Ratio > 0 && g.B.Ratio > 0 {
-		fmt.Fprintf(&b, " (throughput %.2f×)", g.A.OpsPerS/g.B.OpsPerS)
+	fmt.Fprintf(&b, "%s − %s = %s µs/%s traced", g.A.Arm, g.B.Arm, signed(g.DeltaNs), unit)
+	if g.A.WallNsPerOp > 0 {
+		fmt.Fprintf(&b, " (%.2f× the throughput", g.B.WallNsPerOp/g.A.WallNsPerOp)
+		if u := g.untracedPhrase(); u != "" {
+			b.WriteString("; " + u)
+		}
+		b.WriteString(")")
 	}
 	b.WriteString(": ")
 	// Shares of Δ mean something only when the terms mostly pull one way;
@@ -320,6 +394,36 @@ func (g Gap) Sentence() string {
 	}
 	b.WriteString(".")
 	return b.String()
+}
+
+// untracedPhrase puts the untraced ratio beside the traced gap: plainly
+// when they agree, as no difference when its interval contains 1, and
+// with the reason when it points the other way (tracing costs the arm
+// with more syscalls more).
+func (g Gap) untracedPhrase() string {
+	u := g.Untraced
+	if !u.Known() {
+		return ""
+	}
+	traced := g.B.WallNsPerOp / g.A.WallNsPerOp
+	switch {
+	case u.Contains(1):
+		return fmt.Sprintf("untraced no different: %s", timesCell(u))
+	case (u.Center-1)*(traced-1) < 0 && (u.Bounded() || math.IsNaN(u.Lo)):
+		return fmt.Sprintf("untraced %s, the other way: tracing costs %s more, at %s syscalls/%s to %s",
+			timesCell(u), g.A.Arm, calls1(syscallsPerOp(g.A)), g.A.Unit(), calls1(syscallsPerOp(g.B)))
+	}
+	return "untraced " + timesCell(u)
+}
+
+func syscallsPerOp(s *Summary) float64 {
+	var n float64
+	for _, c := range s.Classes {
+		if c.IsSyscall() {
+			n += c.CallsPerOp
+		}
+	}
+	return n
 }
 
 // timeSplit says "arm: wall = kernel + user" per op, or, when threads sat

@@ -61,13 +61,15 @@ func rec(class string, calls, perCall, perCallOff uint64, label string) ClassRec
 	return r
 }
 
-func batches(walls []int64, traced func(i int) []ClassRecord) []Batch {
-	var out []Batch
+// batches makes one measured round per wall time: an untraced batch of
+// ops ops lasting wall, and a traced one 5% slower with records.
+func batches(ops int, walls []int64, traced func(i int) []ClassRecord) []Batch {
+	out := []Batch{{Kind: BatchCalibrate, Ops: 1, WallNs: walls[0] / int64(ops)}, {Kind: BatchWarmup, Ops: ops, WallNs: walls[0]}}
 	phase := uint32(0)
 	for i, w := range walls {
-		out = append(out, Batch{WallNs: w})
+		out = append(out, Batch{Round: i + 1, Ops: ops, WallNs: w})
 		phase++
-		out = append(out, Batch{Phase: phase, Traced: true, WallNs: w + w/20, Records: traced(i)})
+		out = append(out, Batch{Round: i + 1, Ops: ops, Phase: phase, Traced: true, WallNs: w + w/20, Records: traced(i)})
 	}
 	return out
 }
@@ -83,6 +85,7 @@ func fixtureRun(slowFsync bool) *Run {
 	}
 	run := &Run{
 		Schema: Schema, Tool: "tmpprobe", Complete: true,
+		Protocol: Protocol{Name: ProtocolRounds, Seed: 42, Rounds: 6, MinBatchNs: 20_000_000},
 		Started:  time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC),
 		Finished: time.Date(2025, 3, 1, 12, 0, 30, 0, time.UTC),
 		Args:     []string{"run", "TemporaryFile", "mkstemp-fsync", "mkstemp-fdatasync", "NamedTemporaryFile", "--runtime", "go", "--out", "x"},
@@ -91,15 +94,15 @@ func fixtureRun(slowFsync bool) *Run {
 		Drops: map[string]uint64{"map_full": 0},
 	}
 	tmpfile := ArmResult{Lab: "modes", Arm: "TemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400, Ops: 100}
-	tmpfile.Batches = batches([]int64{8_000_000, 8_200_000, 7_900_000}, func(int) []ClassRecord {
+	tmpfile.Batches = batches(100, []int64{8_000_000, 8_200_000, 7_900_000, 8_100_000, 9_000_000, 7_950_000}, func(int) []ClassRecord {
 		return []ClassRecord{rec("openat[tmpfile]", 100, 54_000, 0, ""), rec("write", 100, 9_000, 0, ""), rec("close", 100, 12_000, 0, "")}
 	})
 	fsync := ArmResult{Lab: "modes", Arm: "mkstemp-fsync", Runtime: "go", Dir: "/tmp", PayloadBytes: 400, Ops: 100}
-	walls := []int64{30_000_000, 31_000_000, 29_500_000}
+	walls := []int64{30_000_000, 31_000_000, 29_500_000, 30_500_000, 33_000_000, 29_900_000}
 	if slowFsync {
-		walls = []int64{70_000_000, 71_000_000, 69_500_000}
+		walls = []int64{70_000_000, 71_000_000, 69_500_000, 70_500_000, 77_000_000, 69_800_000}
 	}
-	fsync.Batches = batches(walls, func(int) []ClassRecord {
+	fsync.Batches = batches(100, walls, func(int) []ClassRecord {
 		f := rec("fsync", 100, fsyncNs, fsyncOff, "blocked/irq")
 		out := []ClassRecord{rec("openat[create]", 100, 60_000, 0, ""), rec("write", 100, 13_000, 0, ""), f,
 			rec("close", 100, 4_000, 0, ""), rec("unlink", 100, 20_000, 5_000, "preempted")}
@@ -113,7 +116,7 @@ func fixtureRun(slowFsync bool) *Run {
 	failed := ArmResult{Lab: "modes", Arm: "mkstemp-fdatasync", Runtime: "go", Dir: "/tmp", PayloadBytes: 400, Ops: 100,
 		Error: "worker exit: exit status 1\nTraceback: boom", Stderr: "boom"}
 	spill := ArmResult{Lab: "buffers", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", SizeBytes: 1 << 20, Ops: 1}
-	spill.Batches = batches([]int64{900_000, 950_000, 880_000}, func(int) []ClassRecord {
+	spill.Batches = batches(1, []int64{900_000, 950_000, 880_000, 910_000, 990_000, 870_000}, func(int) []ClassRecord {
 		return []ClassRecord{rec("write", 16, 20_000, 0, ""), rec("read", 17, 12_000, 0, ""), rec("openat[create]", 1, 60_000, 0, ""),
 			rec("unlink", 1, 40_000, 0, ""), {Class: "user", Stage: "page_fault", Calls: 256, TotalNs: 256 * 400}}
 	})
@@ -123,4 +126,4 @@ func fixtureRun(slowFsync bool) *Run {
 
 var fixtureBaseline = map[string]string{"modes": "TemporaryFile", "buffers": "BytesIO"}
 
-func fixtureSums(run *Run) []*Summary { return SummarizeAll(run.Arms, fixtureBaseline) }
+func fixtureSums(run *Run) []*Summary { return SummarizeAll(run, fixtureBaseline) }

@@ -2,7 +2,9 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 )
 
 // Bytes renders a byte count the way the labs name sizes: 400, 64K, 1M.
@@ -30,4 +32,70 @@ func Micros(ns float64) string {
 		return fmt.Sprintf("%.1f", us)
 	}
 	return fmt.Sprintf("%.0f", us)
+}
+
+// rateCell prints a throughput with the half-width of its 95% interval,
+// as benchstat does: "11675 ±4%"; "±∞" when there are too few rounds for
+// an interval.
+func rateCell(e Estimate) string {
+	if !e.Known() {
+		return "-"
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.0f %s", e.Center, pctCell(e)))
+}
+
+// ratioCell prints a ratio with its 95% interval: "0.61 [0.59–0.63]", or
+// the ratio alone when it has no interval by construction (the baseline
+// arm, or the seed protocol's ratio of medians).
+func ratioCell(e Estimate) string {
+	switch {
+	case !e.Known():
+		return "-"
+	case e.Bounded() && e.Lo == e.Hi:
+		return fmt.Sprintf("%.2f", e.Center)
+	case e.Bounded():
+		return fmt.Sprintf("%.2f [%.2f–%.2f]", e.Center, e.Lo, e.Hi)
+	case math.IsNaN(e.Lo):
+		return fmt.Sprintf("%.2f", e.Center)
+	}
+	return fmt.Sprintf("%.2f ±∞", e.Center)
+}
+
+// timesCell is ratioCell with a × after the ratio, for prose.
+func timesCell(e Estimate) string {
+	c := ratioCell(e)
+	if i := strings.IndexByte(c, ' '); i > 0 {
+		return c[:i] + "×" + c[i:]
+	}
+	return c + "×"
+}
+
+// shortRatioCell is a ratio with the half-width of its interval: "0.93 ±3%".
+func shortRatioCell(e Estimate) string {
+	if !e.Known() {
+		return "-"
+	}
+	return strings.TrimSpace(fmt.Sprintf("%.2f %s", e.Center, pctCell(e)))
+}
+
+func pctCell(e Estimate) string {
+	switch {
+	case e.Bounded():
+		return fmt.Sprintf("±%.0f%%", e.HalfWidthPct())
+	case math.IsNaN(e.Lo):
+		return ""
+	}
+	return "±∞"
+}
+
+// intervalCell prints the bounds alone: "11200–12100", "∞" when too few
+// rounds give none.
+func intervalCell(e Estimate) string {
+	switch {
+	case !e.Known() || math.IsNaN(e.Lo):
+		return ""
+	case !e.Bounded():
+		return "∞"
+	}
+	return fmt.Sprintf("%.0f–%.0f", e.Lo, e.Hi)
 }

@@ -29,20 +29,19 @@ func WriteMarkdown(w io.Writer, run *Run, sums []*Summary) {
 			rate, unit = "MB/s", "round"
 		}
 		fmt.Fprintf(w, "\n## %s lab · %s · %s · %s\n\n", first.Lab, first.Runtime, mdCell(first.Dir), paramTitle(first.ArmResult))
-		fmt.Fprintf(w, "| arm | %s p50 | min–max | ratio | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", rate, unit)
+		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | ratio [95%% CI] | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", rate, unit)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
 		for _, s := range g {
-			if s.Error != "" && len(s.Batches) == 0 {
+			if s.Error != "" && !s.OpsPerS.Known() {
 				fmt.Fprintf(w, "| %s | FAILED: %s | | | | | | |\n", mdCell(s.Arm), mdCell(firstLine(s.Error)))
 				continue
 			}
-			v, lo, hi := s.OpsPerS, s.OpsMin, s.OpsMax
+			head := s.OpsPerS
 			if s.SizeBytes > 0 {
-				mb := float64(s.SizeBytes) / (1 << 20)
-				v, lo, hi = v*mb, lo*mb, hi*mb
+				head = s.MBPerS()
 			}
-			fmt.Fprintf(w, "| %s | %.0f | %.0f–%.0f | %s | %s | %s | %s | %s |\n", mdCell(s.Arm), v, lo, hi,
-				ratio(s.Ratio), Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp), ratio(s.Observer))
+			fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", mdCell(s.Arm), head.Center, intervalCell(head),
+				ratioCell(s.Ratio), Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp), ratioCell(s.Observer))
 		}
 		writeMarkdownWhy(w, g, gaps)
 		for _, s := range g {
@@ -115,6 +114,9 @@ func writeMarkdownFooter(w io.Writer, run *Run) {
 	fmt.Fprintln(w)
 	if m.CPU != "" {
 		fmt.Fprintf(w, "- CPU: %s\n", mdCell(m.CPU))
+	}
+	if line := run.Protocol.Line(); line != "" {
+		fmt.Fprintf(w, "- %s\n", mdCell(line))
 	}
 	for _, h := range m.MissingHooks {
 		fmt.Fprintf(w, "- hook not attached: %s\n", mdCell(h))

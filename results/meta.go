@@ -1,9 +1,13 @@
 package results
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Schema is the version of run.json; readers refuse other versions.
-const Schema = 1
+// Schema 2: measured rounds, calibration and warm-up batches, the protocol.
+const Schema = 2
 
 // Run is a whole run: what was run, where, how it was observed, and every
 // batch. run.json is this struct.
@@ -14,9 +18,29 @@ type Run struct {
 	Finished time.Time         `json:"finished"`
 	Complete bool              `json:"complete"`
 	Args     []string          `json:"args"`
+	Protocol Protocol          `json:"protocol"`
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
 	Arms     []ArmResult       `json:"arms"`
+}
+
+// Protocols: how a run orders and sizes its batches.
+const (
+	// ProtocolRounds runs R rounds; each runs an untraced and a traced
+	// batch of every case, in a fresh random order, batches sized by time.
+	ProtocolRounds = "rounds"
+	// ProtocolSeed is the labs' published method: arms in sequence, a
+	// fixed batch size, the p50 batch.
+	ProtocolSeed = "seed"
+)
+
+// Protocol says how the batches of a run were ordered and sized.
+type Protocol struct {
+	Name       string `json:"name"`
+	Seed       uint64 `json:"seed,omitempty"` // of the rounds' order; --seed replays it
+	Rounds     int    `json:"rounds,omitempty"`
+	MinBatchNs int64  `json:"min_batch_ns,omitempty"`
+	FixedOps   int    `json:"fixed_ops,omitempty"` // --ops: no calibration
 }
 
 // Meta are the facts that decide what the numbers mean.
@@ -48,4 +72,21 @@ type DirFacts struct {
 	Disk       string `json:"disk,omitempty"`
 	WriteCache string `json:"write_cache,omitempty"` // "write back" or "write through"
 	FUA        string `json:"fua,omitempty"`
+}
+
+// Line says in one line which protocol made the numbers, for footers.
+func (p Protocol) Line() string {
+	switch p.Name {
+	case ProtocolRounds:
+		s := fmt.Sprintf("protocol rounds · %d rounds in random order, seed %d · ", p.Rounds, p.Seed)
+		if p.FixedOps > 0 {
+			s += fmt.Sprintf("%d ops a batch", p.FixedOps)
+		} else {
+			s += fmt.Sprintf("batches ≥ %s", time.Duration(p.MinBatchNs))
+		}
+		return s + " · medians over rounds [95% CI]"
+	case ProtocolSeed:
+		return "protocol seed · the labs' method: arms in sequence, 1000 ops a batch × 5 (modes), one round trip × 7 (buffers), p50"
+	}
+	return ""
 }

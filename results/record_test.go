@@ -52,15 +52,15 @@ func TestBytes(t *testing.T) {
 func TestDecompose(t *testing.T) {
 	arm := func(name string, wall int64, recs ...ClassRecord) *ArmResult {
 		return &ArmResult{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400, Ops: 10,
-			Batches: []Batch{{Traced: true, WallNs: wall, Records: recs}}}
+			Batches: []Batch{{Round: 1, Ops: 10, Traced: true, WallNs: wall, Records: recs}}}
 	}
 	named := Summarize(arm("NamedTemporaryFile", 100_000,
 		ClassRecord{Class: "openat[create]", Calls: 10, TotalNs: 30_000},
 		ClassRecord{Class: "unlink", Calls: 10, TotalNs: 20_000},
-		ClassRecord{Class: "close", Calls: 10, TotalNs: 5_000}))
+		ClassRecord{Class: "close", Calls: 10, TotalNs: 5_000}), ProtocolRounds)
 	temp := Summarize(arm("TemporaryFile", 60_000,
 		ClassRecord{Class: "openat[tmpfile]", Calls: 10, TotalNs: 25_000},
-		ClassRecord{Class: "close", Calls: 10, TotalNs: 15_000}))
+		ClassRecord{Class: "close", Calls: 10, TotalNs: 15_000}), ProtocolRounds)
 	g := Decompose(named, temp)
 	var sum float64
 	terms := map[string]Term{}

@@ -12,6 +12,7 @@ import (
 type SummaryReport struct {
 	Schema   int               `json:"schema"`
 	Started  time.Time         `json:"started"`
+	Protocol Protocol          `json:"protocol"`
 	Complete bool              `json:"complete"`
 	Args     []string          `json:"args"`
 	Meta     Meta              `json:"meta"`
@@ -21,20 +22,15 @@ type SummaryReport struct {
 
 // ArmReport is one Summary.
 type ArmReport struct {
-	Lab           string        `json:"lab"`
-	Arm           string        `json:"arm"`
-	Runtime       string        `json:"runtime"`
-	Dir           string        `json:"dir"`
-	PayloadBytes  int           `json:"payload_bytes,omitempty"`
-	SizeBytes     int           `json:"size_bytes,omitempty"`
-	Ops           int           `json:"ops_per_batch"`
-	OpsPerS       float64       `json:"ops_per_s"`
-	OpsMin        float64       `json:"ops_per_s_min"`
-	OpsMax        float64       `json:"ops_per_s_max"`
-	MBPerS        float64       `json:"mb_per_s,omitempty"`
-	Ratio         float64       `json:"ratio,omitempty"`
+	Lab          string `json:"lab"`
+	Arm          string `json:"arm"`
+	Runtime      string `json:"runtime"`
+	Dir          string `json:"dir"`
+	PayloadBytes int    `json:"payload_bytes,omitempty"`
+	SizeBytes    int    `json:"size_bytes,omitempty"`
+	Ops          int    `json:"ops_per_batch"`
+	Figures
 	TracedOpsPerS float64       `json:"traced_ops_per_s,omitempty"`
-	Observer      float64       `json:"observer,omitempty"`
 	WallNsPerOp   NsPerOp       `json:"wall_ns_per_op"`
 	KernelNsPerOp NsPerOp       `json:"kernel_ns_per_op"`
 	UserNsPerOp   NsPerOp       `json:"user_ns_per_op"`
@@ -58,14 +54,12 @@ type ClassReport struct {
 
 // WriteSummaryJSON writes the per-op view of a run.
 func WriteSummaryJSON(w io.Writer, run *Run, sums []*Summary) error {
-	rep := SummaryReport{Schema: run.Schema, Started: run.Started, Complete: run.Complete,
+	rep := SummaryReport{Schema: run.Schema, Started: run.Started, Protocol: run.Protocol, Complete: run.Complete,
 		Args: run.Args, Meta: run.Meta, Drops: run.Drops, Arms: []ArmReport{}}
 	for _, s := range sums {
 		a := ArmReport{
 			Lab: s.Lab, Arm: s.Arm, Runtime: s.Runtime, Dir: s.Dir, PayloadBytes: s.PayloadBytes, SizeBytes: s.SizeBytes,
-			Ops: s.Ops, OpsPerS: round1(s.OpsPerS), OpsMin: round1(s.OpsMin), OpsMax: round1(s.OpsMax),
-			MBPerS: round1(s.MBPerS()), Ratio: round3(s.Ratio), TracedOpsPerS: round1(s.TracedOpsPerS),
-			Observer: round3(s.Observer), WallNsPerOp: NsPerOp(s.WallNsPerOp),
+			Ops: s.Ops, Figures: s.Headline(), TracedOpsPerS: round1(s.TracedOpsPerS), WallNsPerOp: NsPerOp(s.WallNsPerOp),
 			KernelNsPerOp: NsPerOp(s.KernelNsPerOp), UserNsPerOp: NsPerOp(s.UserNsPerOp), Error: s.Error,
 		}
 		for _, c := range s.Classes {
@@ -84,6 +78,30 @@ func WriteSummaryJSON(w io.Writer, run *Run, sums []*Summary) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
+}
+
+// Figures are an arm's headline figures with their 95% intervals, as
+// run.json, arms.csv and 'report --format json' carry them.
+type Figures struct {
+	Rounds   int       `json:"rounds"`
+	OpsPerS  Estimate  `json:"ops_per_s"`
+	MBPerS   *Estimate `json:"mb_per_s,omitempty"`
+	Ratio    *Estimate `json:"ratio,omitempty"`
+	Observer *Estimate `json:"observer,omitempty"`
+}
+
+// Headline gathers the summary's headline figures.
+func (s *Summary) Headline() Figures {
+	return Figures{Rounds: len(s.Rounds), OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
+		Ratio: known(s.Ratio), Observer: known(s.Observer)}
+}
+
+// known is e, or nil to leave a figure the arm does not have out of JSON.
+func known(e Estimate) *Estimate {
+	if !e.Known() {
+		return nil
+	}
+	return &e
 }
 
 func round1(v float64) float64 { return roundTo(v, 10) }

@@ -1,8 +1,8 @@
 package results
 
 // ArmResult is everything measured for one arm × runtime × work dir ×
-// parameter: every batch, traced or not, with the kernel records of the
-// traced ones.
+// parameter (a case): every batch, traced or not, calibration and warm-up
+// included, with the kernel records of the traced ones.
 type ArmResult struct {
 	Lab          string  `json:"lab"`
 	Arm          string  `json:"arm"`
@@ -10,20 +10,38 @@ type ArmResult struct {
 	Dir          string  `json:"dir"`
 	PayloadBytes int     `json:"payload_bytes,omitempty"`
 	SizeBytes    int     `json:"size_bytes,omitempty"`
-	Ops          int     `json:"ops_per_batch"`
+	Ops          int     `json:"ops_per_batch"` // of the measured batches
 	Batches      []Batch `json:"batches"`
 	Error        string  `json:"error,omitempty"`
 	Stderr       string  `json:"stderr,omitempty"`
+	// Figures are the headline figures as the run computed them, for
+	// readers of run.json (jq); tmpprobe itself recomputes them from the
+	// batches.
+	Figures *Figures `json:"figures,omitempty"`
 }
 
-// Batch is one timed batch: Ops ops (modes) or one round (buffers). WallNs
-// is timed by the worker between its markers.
+// Batch kinds. Only measured batches (kind "") enter the figures.
+const (
+	BatchMeasured  = ""
+	BatchCalibrate = "calibrate" // sizing the batch to --min-batch
+	BatchWarmup    = "warmup"    // one batch at the final size, before round 1
+)
+
+// Batch is one timed batch: Ops ops (modes) or round trips (buffers).
+// WallNs is timed by the worker between its markers. Round is the
+// measured round it belongs to (1-based; 0 for calibration and warm-up).
 type Batch struct {
+	Kind    string        `json:"kind,omitempty"`
+	Round   int           `json:"round,omitempty"`
+	Ops     int           `json:"ops"`
 	Phase   uint32        `json:"phase,omitempty"`
 	Traced  bool          `json:"traced"`
 	WallNs  int64         `json:"wall_ns"`
 	Records []ClassRecord `json:"records,omitempty"`
 }
+
+// Measured reports whether the batch enters the figures.
+func (b *Batch) Measured() bool { return b.Kind == BatchMeasured }
 
 // Key identifies an arm result across runs.
 func (a *ArmResult) Key() string {

@@ -10,7 +10,7 @@ import (
 )
 
 // csvNote says what a run rebuilt from a syscalls.csv lacks.
-const csvNote = "rebuilt from a syscalls.csv: one batch of each kind, so no run-to-run spread and no histograms"
+const csvNote = "rebuilt from a syscalls.csv: one round, so no intervals and no histograms"
 
 // readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
 // untraced batch at the headline ops/s and one traced batch with the
@@ -79,11 +79,21 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 		if !ok {
 			i = len(run.Arms)
 			index[a.Key()] = i
-			untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(a.Ops)
+			// Files before rounds had no traced_ops: their rows were one
+			// batch of ops.
+			tracedOps := int(row.int("traced_ops", 1e12))
+			if tracedOps == 0 {
+				tracedOps = a.Ops
+			}
+			untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(tracedOps)
+			if row.err != nil {
+				return nil, row.err
+			}
 			if untraced < 0 || traced > maxBatchNs {
 				return nil, fmt.Errorf("line %d: ops_per_s or wall_ns_per_op out of range", line)
 			}
-			a.Batches = []Batch{{WallNs: untraced}, {Traced: true, WallNs: int64(math.Round(traced))}}
+			a.Batches = []Batch{{Round: 1, Ops: a.Ops, WallNs: untraced},
+				{Round: 1, Ops: tracedOps, Traced: true, WallNs: int64(math.Round(traced))}}
 			run.Arms = append(run.Arms, a)
 		}
 		if rec2.Class != "" { // "": the row of an arm that made no syscall

@@ -19,7 +19,7 @@ func WriteRunDir(dir string, run *Run, sums []*Summary) error {
 		return err
 	}
 	writers := map[string]func(io.Writer) error{
-		"run.json":     func(w io.Writer) error { return WriteRunJSON(w, run) },
+		"run.json":     func(w io.Writer) error { return WriteRunJSON(w, withFigures(run, sums)) },
 		"arms.csv":     func(w io.Writer) error { return WriteArmsCSV(w, sums) },
 		"syscalls.csv": func(w io.Writer) error { return WriteSyscallCSV(w, run, sums) },
 		"report.md":    func(w io.Writer) error { WriteMarkdown(w, run, sums); return nil },
@@ -37,4 +37,19 @@ func WriteRunDir(dir string, run *Run, sums []*Summary) error {
 		}
 	}
 	return nil
+}
+
+// withFigures is run with each arm's headline figures filled in, for
+// readers of run.json that do not recompute them; run itself is left as it
+// is (sums are its arms' summaries, in order).
+func withFigures(run *Run, sums []*Summary) *Run {
+	out := *run
+	out.Arms = append([]ArmResult(nil), run.Arms...)
+	for i := range out.Arms {
+		if i < len(sums) && sums[i].ArmResult == &run.Arms[i] {
+			f := sums[i].Headline()
+			out.Arms[i].Figures = &f
+		}
+	}
+	return &out
 }

@@ -97,6 +97,9 @@ func decodeRunJSON(data []byte) (*Run, error) {
 	if err := run.validate(); err != nil {
 		return nil, err
 	}
+	for i := range run.Arms {
+		run.Arms[i].Figures = nil // derived for other readers; recomputed from the batches
+	}
 	return &run, nil
 }
 

@@ -32,7 +32,8 @@ func TestReadRunRefuses(t *testing.T) {
 		{"corrupt", strings.Replace(good, `"arms": [`, `"arms": [}`, 1), "corrupt JSON"},
 		{"foreign JSON", `{"name": "left-pad", "version": "1.3.0"}`, "not a tmpprobe run.json"},
 		{"other tool", `{"schema": 1, "tool": "perf"}`, "not a tmpprobe run.json"},
-		{"future schema", strings.Replace(good, `"schema": 1`, `"schema": 2`, 1), "schema 2, this tmpprobe reads schema 1"},
+		{"future schema", strings.Replace(good, `"schema": 2`, `"schema": 3`, 1), "schema 3, this tmpprobe reads schema 2"},
+		{"schema 1", strings.Replace(good, `"schema": 2`, `"schema": 1`, 1), "schema 1, this tmpprobe reads schema 2"},
 		{"wrong type", strings.Replace(good, `"ops_per_batch": 100`, `"ops_per_batch": "many"`, 1), "field arms.ops_per_batch"},
 		{"zero ops", strings.Replace(good, `"ops_per_batch": 100`, `"ops_per_batch": 0`, 1), "ops_per_batch 0"},
 		{"negative wall", strings.Replace(good, `"wall_ns": 8000000`, `"wall_ns": -1`, 1), "negative wall_ns"},
@@ -40,7 +41,7 @@ func TestReadRunRefuses(t *testing.T) {
 		{"bad time", strings.Replace(good, `"started": "2025`, `"started": "x2025`, 1), "corrupt run.json"},
 		{"truncated CSV", csv[:len(csv)-20], "line"},
 		{"CSV missing column", strings.Replace(csv, "kernel_ns,", "kernel,", 1), `no "kernel_ns" column`},
-		{"CSV NaN", strings.Replace(csv, ",12500,", ",NaN,", 1), `ops_per_s "NaN"`},
+		{"CSV NaN", strings.Replace(csv, ",12422.83950617284,", ",NaN,", 1), `ops_per_s "NaN"`},
 		{"CSV header only", strings.SplitN(csv, "\n", 2)[0] + "\n", "no rows"},
 		{"CSV quote", csv + "modes,\"x\n", "corrupt CSV"},
 	} {

@@ -5,29 +5,52 @@ import (
 	"strings"
 )
 
-// Summary is the per-op view of one arm result: headline throughput from
-// the untraced batches (when there are any), attribution from the median
-// traced batch.
+// Summary is the view of one arm result that reports need: headline
+// figures as medians over the measured rounds with their 95% intervals,
+// and the attribution from the traced batches of those rounds, pooled.
 type Summary struct {
 	*ArmResult
-	OpsPerS       float64 // p50 batch; untraced when baseline batches ran
-	OpsMin        float64 // slowest batch of the same kind
-	OpsMax        float64 // fastest batch of the same kind
-	TracedOpsPerS float64 // p50 traced batch; 0 when nothing was traced
-	Observer      float64 // TracedOpsPerS / OpsPerS; 0 without both
-	Ratio         float64 // OpsPerS / the lab baseline arm's; 0 when absent
-	Traced        *Batch  // the p50 traced batch the attribution comes from
-	WallNsPerOp   float64 // of the traced p50 batch
-	KernelNsPerOp float64 // Σ syscall time per op, same batch
+	Protocol string
+	// Rounds are the measured rounds in order; the figures below are
+	// medians of their samples.
+	Rounds   []RoundSample
+	OpsPerS  Estimate // of the untraced batches (traced, when none ran untraced)
+	Ratio    Estimate // to the lab's baseline arm; set by SummarizeAll
+	Observer Estimate // traced ÷ untraced ops/s, paired by round
+	// Traced pools the measured traced batches: Ops and WallNs are sums,
+	// Records are merged. nil when nothing was traced. Pooling keeps the
+	// decomposition exact: wall = Σ syscall time + user holds for sums.
+	Traced        *Batch
+	TracedOpsPerS float64 // of the pooled traced batches
+	WallNsPerOp   float64 // pooled traced
+	KernelNsPerOp float64 // Σ syscall time per op, pooled traced
 	UserNsPerOp   float64 // wall − kernel
 	Classes       []ClassSummary
-	// Spread is, per syscall class and for "user" and "wall", max − min of
-	// ns/op across the traced batches: the run-to-run noise of that term.
-	Spread map[string]float64
 }
 
-// ClassSummary is one syscall class (or stage) per op of the traced p50
-// batch, with percentiles of single calls.
+// RoundSample is one measured round of a case.
+type RoundSample struct {
+	Round         int
+	OpsPerS       float64 // the untraced batch; 0 when none ran
+	TracedOpsPerS float64 // the traced batch; 0 when none ran
+	// Ratio is the headline ops/s ÷ the baseline arm's in the same round
+	// (same runtime, dir, parameter); 0 when either is missing.
+	Ratio float64
+	// Terms are ns per op of the traced batch by syscall class, plus
+	// userTerm and "wall": the per-round samples that judge noise.
+	Terms map[string]float64
+}
+
+// headline is the round's sample of the headline figure.
+func (r *RoundSample) headline() float64 {
+	if r.OpsPerS > 0 {
+		return r.OpsPerS
+	}
+	return r.TracedOpsPerS
+}
+
+// ClassSummary is one syscall class (or stage) per op of the pooled
+// traced batches, with percentiles of single calls.
 type ClassSummary struct {
 	Class         string
 	Stage         string
@@ -45,8 +68,8 @@ type ClassSummary struct {
 // an event, or user space).
 func (c *ClassSummary) IsSyscall() bool { return c.Stage == "" && c.Class != "user" }
 
-// Unit names what one "op" is: a round of the buffers lab, a whole traced
-// run, an entry into a region a traced program marked, or a lab op.
+// Unit names what one "op" is: a round trip of the buffers lab, a whole
+// traced run, an entry into a region a traced program marked, or a lab op.
 func (s *Summary) Unit() string {
 	switch {
 	case s.SizeBytes > 0:
@@ -59,63 +82,79 @@ func (s *Summary) Unit() string {
 	return "op"
 }
 
-// MBPerS is the buffers lab's metric: MiB of payload per second of a round.
-func (s *Summary) MBPerS() float64 {
-	if s.SizeBytes == 0 || s.OpsPerS == 0 {
+// MBPerS is the buffers lab's metric: MiB of payload per second, from the
+// headline ops/s (round trips per second).
+func (s *Summary) MBPerS() Estimate {
+	if s.SizeBytes == 0 {
+		return Estimate{}
+	}
+	return s.OpsPerS.Scale(float64(s.SizeBytes) / (1 << 20))
+}
+
+// batchOps is the ops of a batch; runs that predate per-batch sizes carry
+// them on the arm.
+func (a *ArmResult) batchOps(b *Batch) int {
+	if b.Ops > 0 {
+		return b.Ops
+	}
+	return a.Ops
+}
+
+func (a *ArmResult) opsPerS(b *Batch) float64 {
+	if b.WallNs <= 0 {
 		return 0
 	}
-	return float64(s.SizeBytes) / (1 << 20) * s.OpsPerS
+	return float64(a.batchOps(b)) / (float64(b.WallNs) / 1e9)
 }
 
-// p50 picks the median batch by wall time (the lower median for an even
-// count, as the labs' p50 of a handful of repeats).
-func p50(bs []*Batch) (*Batch, float64, float64) {
-	if len(bs) == 0 {
-		return nil, 0, 0
-	}
-	sorted := append([]*Batch(nil), bs...)
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].WallNs < sorted[j].WallNs })
-	return sorted[(len(sorted)-1)/2], float64(sorted[0].WallNs), float64(sorted[len(sorted)-1].WallNs)
-}
-
-// Summarize computes the per-op figures of one arm result.
-func Summarize(a *ArmResult) *Summary {
-	s := &Summary{ArmResult: a}
-	var traced, untraced []*Batch
+// Summarize computes the figures of one arm result; the ratio to its
+// baseline needs the others and comes from SummarizeAll.
+func Summarize(a *ArmResult, protocol string) *Summary {
+	s := &Summary{ArmResult: a, Protocol: protocol}
+	byRound := map[int]*RoundSample{}
+	pooled := Batch{Traced: true}
 	for i := range a.Batches {
 		b := &a.Batches[i]
-		if b.Traced {
-			traced = append(traced, b)
-		} else {
-			untraced = append(untraced, b)
+		if !b.Measured() {
+			continue
+		}
+		r := byRound[b.Round]
+		if r == nil {
+			r = &RoundSample{Round: b.Round}
+			byRound[b.Round] = r
+		}
+		if !b.Traced {
+			r.OpsPerS = a.opsPerS(b)
+			continue
+		}
+		r.TracedOpsPerS = a.opsPerS(b)
+		r.Terms = roundTerms(b, float64(a.batchOps(b)))
+		pooled.Ops += a.batchOps(b)
+		pooled.WallNs += b.WallNs
+		pooled.Records = MergeRecords(pooled.Records, b.Records)
+	}
+	for _, r := range byRound {
+		s.Rounds = append(s.Rounds, *r)
+	}
+	sort.Slice(s.Rounds, func(i, j int) bool { return s.Rounds[i].Round < s.Rounds[j].Round })
+	var head, observer []float64
+	for _, r := range s.Rounds {
+		if v := r.headline(); v > 0 {
+			head = append(head, v)
+		}
+		if r.OpsPerS > 0 && r.TracedOpsPerS > 0 {
+			observer = append(observer, r.TracedOpsPerS/r.OpsPerS)
 		}
 	}
-	ops := float64(a.Ops)
-	perSec := func(wall float64) float64 {
-		if wall <= 0 {
-			return 0
-		}
-		return ops / (wall / 1e9)
-	}
-	headline := untraced
-	if len(headline) == 0 {
-		headline = traced
-	}
-	if b, fastest, slowest := p50(headline); b != nil {
-		s.OpsPerS = perSec(float64(b.WallNs))
-		s.OpsMin, s.OpsMax = perSec(slowest), perSec(fastest)
-	}
-	tb, _, _ := p50(traced)
-	if tb == nil {
+	s.OpsPerS, s.Observer = Median(head), Median(observer)
+	if pooled.Ops == 0 {
 		return s
 	}
-	s.Traced = tb
-	s.TracedOpsPerS = perSec(float64(tb.WallNs))
-	if len(untraced) > 0 && s.OpsPerS > 0 {
-		s.Observer = s.TracedOpsPerS / s.OpsPerS
-	}
-	s.WallNsPerOp = float64(tb.WallNs) / ops
-	for _, r := range tb.Records {
+	s.Traced = &pooled
+	ops := float64(pooled.Ops)
+	s.TracedOpsPerS = a.opsPerS(&pooled)
+	s.WallNsPerOp = float64(pooled.WallNs) / ops
+	for _, r := range pooled.Records {
 		c := ClassSummary{
 			Class: r.Class, Stage: r.Stage, Calls: r.Calls,
 			CallsPerOp: float64(r.Calls) / ops,
@@ -139,9 +178,23 @@ func Summarize(a *ArmResult) *Summary {
 		s.Classes = append(s.Classes, c)
 	}
 	s.UserNsPerOp = s.WallNsPerOp - s.KernelNsPerOp
-	s.Spread = spread(traced, ops)
 	sortClasses(s.Classes)
 	return s
+}
+
+// roundTerms is one traced batch's additive terms per op: each syscall
+// class, user space and the wall time.
+func roundTerms(b *Batch, ops float64) map[string]float64 {
+	t := map[string]float64{"wall": float64(b.WallNs) / ops}
+	var kernel float64
+	for _, r := range b.Records {
+		if r.Stage == "" && r.Class != "user" {
+			t[r.Class] += float64(r.TotalNs) / ops
+			kernel += float64(r.TotalNs)
+		}
+	}
+	t[userTerm] = (float64(b.WallNs) - kernel) / ops
+	return t
 }
 
 // sortClasses orders syscalls by time per op, largest first, each followed
@@ -174,47 +227,6 @@ func sortClasses(cs []ClassSummary) {
 	})
 }
 
-// spread computes Summary.Spread over the traced batches.
-func spread(traced []*Batch, ops float64) map[string]float64 {
-	lo, hi := map[string]float64{}, map[string]float64{}
-	see := func(k string, v float64) {
-		if l, ok := lo[k]; !ok || v < l {
-			lo[k] = v
-		}
-		if v > hi[k] {
-			hi[k] = v
-		}
-	}
-	names := map[string]bool{}
-	for _, b := range traced {
-		for _, r := range b.Records {
-			if r.Stage == "" && r.Class != "user" {
-				names[r.Class] = true
-			}
-		}
-	}
-	for _, b := range traced {
-		per := map[string]float64{}
-		var kernel float64
-		for _, r := range b.Records {
-			if r.Stage == "" && r.Class != "user" {
-				per[r.Class] = float64(r.TotalNs) / ops
-				kernel += float64(r.TotalNs)
-			}
-		}
-		for n := range names {
-			see(n, per[n]) // a class absent from a batch counts as 0 there
-		}
-		see("wall", float64(b.WallNs)/ops)
-		see("user", (float64(b.WallNs)-kernel)/ops)
-	}
-	out := map[string]float64{}
-	for k := range hi {
-		out[k] = hi[k] - lo[k]
-	}
-	return out
-}
-
 // Stage returns the row of a stage inside a class, or a zero row.
 func (s *Summary) Stage(class, stage string) ClassSummary {
 	for _, c := range s.Classes {
@@ -228,21 +240,42 @@ func (s *Summary) Stage(class, stage string) ClassSummary {
 // Class returns the syscall-level row of a class, or a zero row.
 func (s *Summary) Class(name string) ClassSummary { return s.Stage(name, "") }
 
-// SummarizeAll summarizes every result and fills each one's ratio to its
-// lab's baseline arm with the same runtime, dir and parameter.
-func SummarizeAll(arms []ArmResult, baseline map[string]string) []*Summary {
-	out := make([]*Summary, len(arms))
+// SummarizeAll summarizes every result of a run and fills each one's ratio
+// to its lab's baseline arm with the same runtime, dir and parameter: with
+// the rounds protocol the median of per-round ratios (each round's two
+// batches ran in the same minute of the machine), with the seed protocol
+// the ratio of the two medians, as the labs compute it.
+func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
+	out := make([]*Summary, len(run.Arms))
 	base := map[string]*Summary{}
-	for i := range arms {
-		out[i] = Summarize(&arms[i])
-		if baseline[arms[i].Lab] == arms[i].Arm {
-			base[peerKey(&arms[i])] = out[i]
+	for i := range run.Arms {
+		out[i] = Summarize(&run.Arms[i], run.Protocol.Name)
+		if baseline[run.Arms[i].Lab] == run.Arms[i].Arm {
+			base[peerKey(&run.Arms[i])] = out[i]
 		}
 	}
 	for _, s := range out {
-		if b := base[peerKey(s.ArmResult)]; b != nil && b.OpsPerS > 0 {
-			s.Ratio = s.OpsPerS / b.OpsPerS
+		b := base[peerKey(s.ArmResult)]
+		if b == nil || !b.OpsPerS.Known() || !s.OpsPerS.Known() {
+			continue
 		}
+		if run.Protocol.Name == ProtocolSeed {
+			s.Ratio = Point(s.OpsPerS.Center / b.OpsPerS.Center)
+			continue
+		}
+		bh := map[int]float64{}
+		for _, r := range b.Rounds {
+			bh[r.Round] = r.headline()
+		}
+		var ratios []float64
+		for i := range s.Rounds {
+			r := &s.Rounds[i]
+			if v, bv := r.headline(), bh[r.Round]; v > 0 && bv > 0 {
+				r.Ratio = v / bv
+				ratios = append(ratios, r.Ratio)
+			}
+		}
+		s.Ratio = Median(ratios)
 	}
 	return out
 }

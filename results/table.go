@@ -13,32 +13,30 @@ func WriteTable(w io.Writer, sums []*Summary) {
 	for _, g := range groups(sums) {
 		first := g[0]
 		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", first.Lab, first.Runtime, first.Dir, paramTitle(first.ArmResult))
-		buffers := first.SizeBytes > 0
-		if buffers {
-			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", "ARM", "MB/s p50 (min–max)", "RATIO", "µs/round", "KERNEL", "TRACED")
-		} else {
-			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", "ARM", "ops/s p50 (min–max)", "RATIO", "µs/op", "KERNEL", "TRACED")
+		rate, unit := "ops/s", "µs/op"
+		if first.SizeBytes > 0 {
+			rate, unit = "MB/s", "µs/round"
 		}
+		fmt.Fprintf(w, tableRow, "ARM", rate+" ±95%", "RATIO [95% CI]", unit, "KERNEL", "TRACED")
 		for _, s := range g {
-			if s.Error != "" && len(s.Batches) == 0 {
-				fmt.Fprintf(w, "%-24s FAILED: %s\n", trunc(s.Arm, 24), firstLine(s.Error))
+			if s.Error != "" && !s.OpsPerS.Known() {
+				fmt.Fprintf(w, "%-23s FAILED: %s\n", trunc(s.Arm, 23), firstLine(s.Error))
 				continue
 			}
-			rate, lo, hi := s.OpsPerS, s.OpsMin, s.OpsMax
-			if buffers {
-				mb := float64(s.SizeBytes) / (1 << 20)
-				rate, lo, hi = rate*mb, lo*mb, hi*mb
+			head := s.OpsPerS
+			if first.SizeBytes > 0 {
+				head = s.MBPerS()
 			}
 			wall, kernel := Micros(s.WallNsPerOp), Micros(s.KernelNsPerOp)
-			if s.Traced == nil && s.OpsPerS > 0 {
-				// Throughput only (--attach none): wall from the p50 batch,
-				// and no kernel time was measured.
-				wall, kernel = Micros(1e9/s.OpsPerS), "-"
+			if s.Traced == nil && s.OpsPerS.Known() {
+				// Throughput only (--attach none): wall from the median
+				// round, and no kernel time was measured.
+				wall, kernel = Micros(1e9/s.OpsPerS.Center), "-"
 			}
-			fmt.Fprintf(w, "%-24s %21s %6s %8s %8s %7s\n", trunc(s.Arm, 24),
-				fmt.Sprintf("%.0f (%.0f–%.0f)", rate, lo, hi), ratio(s.Ratio), wall, kernel, ratio(s.Observer))
+			fmt.Fprintf(w, tableRow, trunc(s.Arm, 23), rateCell(head), ratioCell(s.Ratio), wall, kernel,
+				shortRatioCell(s.Observer))
 			if s.Error != "" {
-				fmt.Fprintf(w, "%-24s FAILED after %d batches: %s\n", "", len(s.Batches), firstLine(s.Error))
+				fmt.Fprintf(w, "%-23s FAILED after %d rounds: %s\n", "", len(s.Rounds), firstLine(s.Error))
 			}
 		}
 		for _, s := range g {
@@ -46,6 +44,10 @@ func WriteTable(w io.Writer, sums []*Summary) {
 		}
 	}
 }
+
+// tableRow is 79 columns with the widest cells ("NamedTemporaryFile-keep",
+// "154907 ±12%", "0.61 [0.59–0.63]", "0.93 ±13%").
+const tableRow = "%-23s %11s %16s %8s %7s %9s\n"
 
 func writeBreakdown(w io.Writer, s *Summary) {
 	if s.Traced == nil {

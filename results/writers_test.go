@@ -98,7 +98,7 @@ func TestSyscallCSVRebuild(t *testing.T) {
 			t.Errorf("%s: missing from the rebuilt run", w.Key())
 			continue
 		}
-		near(w.Key()+" ops/s", g.OpsPerS, w.OpsPerS, 0.06)
+		near(w.Key()+" ops/s", g.OpsPerS.Center, w.OpsPerS.Center, 0.06)
 		near(w.Key()+" wall/op", g.WallNsPerOp, w.WallNsPerOp, 1)
 		near(w.Key()+" user/op", g.UserNsPerOp, w.UserNsPerOp, 1)
 		for _, c := range w.Classes {

@@ -346,7 +346,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
 	out := []results.ArmResult{{Lab: "trace", Arm: label, Runtime: "-", Ops: 1,
-		Batches: []results.Batch{{Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}}}}
+		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}}}}
 	for _, ph := range regions {
 		var recs []results.ClassRecord
 		var entries, inside uint64
@@ -362,7 +362,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		}
 		out = append(out, results.ArmResult{Lab: "trace", Arm: fmt.Sprintf("region %d", ph&^probe.RegionFlag),
 			Runtime: "-", Ops: int(entries),
-			Batches: []results.Batch{{Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}})
+			Batches: []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}})
 	}
 	return out
 }

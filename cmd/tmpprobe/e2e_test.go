@@ -158,10 +158,10 @@ func TestInterrupt(t *testing.T) {
 		{"mid batch", syscall.SIGTERM, exitSIGTERM,
 			[]string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "2000000", "--repeats", "1"}, true,
 			func(*bufio.Reader) { time.Sleep(1500 * time.Millisecond) }, ""},
-		{"after the first arm", syscall.SIGINT, exitSIGINT,
-			[]string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "300", "--repeats", "1",
+		{"after the first round", syscall.SIGINT, exitSIGINT,
+			[]string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "300", "--rounds", "20",
 				"--payload", "400,401,402,403,404,405,406,407,408,409"}, true,
-			func(r *bufio.Reader) { waitFor(r, "[1/") }, "TemporaryFile"},
+			func(r *bufio.Reader) { waitFor(r, "round 1/20 done") }, "TemporaryFile"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := tmpprobe(append(c.args, "--dir", dir)...)
@@ -209,7 +209,7 @@ func TestInterruptWhileWritingResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	csv := filepath.Join(t.TempDir(), "out.csv")
-	cmd := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--ops", "50", "--repeats", "1",
+	cmd := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--ops", "50", "--rounds", "1",
 		"--payload", "1,2,3,4,5,6,7,8,9,10,11,12", "--hist", "--csv", csv, "--dir", dir)
 	cmd.Stdout = pw
 	stderr, _ := cmd.StderrPipe()
@@ -218,8 +218,8 @@ func TestInterruptWhileWritingResults(t *testing.T) {
 	}
 	pw.Close()
 	r := bufio.NewReader(stderr)
-	if !waitFor(r, "[12/12]") {
-		t.Fatal("run did not finish its arms")
+	if !waitFor(r, "round 1/1 done") {
+		t.Fatal("run did not finish its round")
 	}
 	time.Sleep(300 * time.Millisecond) // now blocked writing the report
 	held := bpfObjects(cmd.Process.Pid)

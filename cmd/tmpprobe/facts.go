@@ -88,6 +88,9 @@ func writeFooter(w io.Writer, run *results.Run) {
 		fmt.Fprintf(w, " · Python %s", m.Python)
 	}
 	fmt.Fprintln(w)
+	if line := run.Protocol.Line(); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	for _, d := range m.Dirs {
 		fmt.Fprintf(w, "dir %s: %s on %s (%s)", d.Dir, d.FSType, d.Source, d.Options)
 		if d.Journal != "" {

@@ -46,7 +46,7 @@ func TestBadInputsExit2(t *testing.T) {
 		"truncated": write("trunc.json", string(good[:len(good)-100])),
 		"corrupt":   write("corrupt.json", strings.Replace(string(good), ":", "", 7)),
 		"foreign":   write("package.json", `{"name":"x","version":"1.0.0"}`),
-		"schema":    write("future.json", strings.Replace(string(good), `"schema": 1`, `"schema": 7`, 1)),
+		"schema":    write("future.json", strings.Replace(string(good), `"schema": 2`, `"schema": 7`, 1)),
 		"binary":    write("bin", "\x00\x01\x02"),
 	}
 	for name, path := range inputs {

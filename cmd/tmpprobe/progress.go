@@ -9,25 +9,36 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/tmpprobe/tmpprobe/arms"
 )
 
-// progressMeter shows where a run is: on a terminal one line rewritten
-// four times a second (case, batch, elapsed, and an estimate from the
-// case's earlier batches); elsewhere one line per finished case.
+// progressMeter shows where a run is: on a terminal one line, rewritten
+// four times a second and never wider than the terminal (stage, round,
+// batch, the case running, elapsed time and an estimate from the rounds
+// so far); elsewhere one line per finished stage or round.
 type progressMeter struct {
-	w    io.Writer
-	tty  bool
-	mu   sync.Mutex
-	cur  arms.Progress
-	t0   time.Time // current batch started
-	mean time.Duration
-	stop chan struct{}
+	w     io.Writer
+	tty   bool
+	width int
+	mu    sync.Mutex
+	cur   arms.Progress
+	start time.Time // of the run
+	since time.Time // of the current stage or round
+	spent time.Duration
+	done  int // rounds finished
+	stop  chan struct{}
 }
 
 func newProgress(w io.Writer) *progressMeter {
-	m := &progressMeter{w: w, tty: isTerminal(w), stop: make(chan struct{})}
-	if m.tty {
+	m := &progressMeter{w: w, start: time.Now(), since: time.Now(), stop: make(chan struct{})}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		m.tty = true
+		m.width = 80
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			m.width = cols
+		}
 		go m.tick()
 	}
 	return m
@@ -36,18 +47,54 @@ func newProgress(w io.Writer) *progressMeter {
 func (m *progressMeter) update(p arms.Progress) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.Batch == 1 && !p.Done {
-		m.mean = 0
+	if p.Stage != m.cur.Stage || p.Round != m.cur.Round && p.Stage == arms.StageRound {
+		m.since = time.Now()
 	}
 	m.cur = p
-	if !p.Done {
-		m.t0 = time.Now()
-	} else {
-		m.mean += (p.BatchDuration - m.mean) / time.Duration(p.Batch)
+	if p.Done < p.Total {
+		return
 	}
-	if !m.tty && p.Done && p.Batch == p.Batches {
-		fmt.Fprintf(m.w, "[%d/%d] %s done\n", p.Index+1, p.Cases, label(p))
+	took := time.Since(m.since)
+	if p.Stage == arms.StageRound {
+		m.done++
+		m.spent += took
 	}
+	if m.tty {
+		return
+	}
+	switch p.Stage {
+	case arms.StageStart:
+		fmt.Fprintf(m.w, "started %d workers (%.1fs)\n", p.Total, took.Seconds())
+	case arms.StageCalibrate:
+		fmt.Fprintf(m.w, "calibrated %d cases (%.1fs)\n", p.Total, took.Seconds())
+	case arms.StageRound:
+		fmt.Fprintf(m.w, "round %d/%d done (%.1fs)\n", p.Round, p.Rounds, took.Seconds())
+	}
+	m.since = time.Now()
+}
+
+// line is the terminal line for where the run is now.
+func (m *progressMeter) line() string {
+	p := m.cur
+	var s string
+	switch p.Stage {
+	case arms.StageStart:
+		s = fmt.Sprintf("starting workers %d/%d", p.Done, p.Total)
+	case arms.StageCalibrate:
+		s = fmt.Sprintf("calibrating %d/%d", p.Done, p.Total)
+	case arms.StageRound:
+		s = fmt.Sprintf("round %d/%d · batch %d/%d", p.Round, p.Rounds, p.Done, p.Total)
+	case arms.StageCase:
+		s = fmt.Sprintf("case %d/%d", p.Done, p.Total)
+	default:
+		return ""
+	}
+	s += fmt.Sprintf(" · %s · %.0fs", label(p.Case), time.Since(m.start).Seconds())
+	if p.Stage == arms.StageRound && m.done > 0 {
+		left := m.spent / time.Duration(m.done) * time.Duration(p.Rounds-m.done)
+		s += fmt.Sprintf(", ~%.0fs left", left.Seconds())
+	}
+	return s
 }
 
 func (m *progressMeter) tick() {
@@ -59,14 +106,8 @@ func (m *progressMeter) tick() {
 			return
 		case <-t.C:
 			m.mu.Lock()
-			p := m.cur
-			if p.Cases > 0 {
-				line := fmt.Sprintf("[%d/%d] %s  batch %d/%d  %.1fs", p.Index+1, p.Cases, label(p),
-					p.Batch, p.Batches, time.Since(m.t0).Seconds())
-				if m.mean > 0 && !p.Done {
-					line += fmt.Sprintf(" of ~%.1fs", m.mean.Seconds())
-				}
-				fmt.Fprintf(m.w, "\r\033[K%s", line)
+			if line := m.line(); line != "" {
+				fmt.Fprintf(m.w, "\r\033[K%s", truncRunes(line, m.width-1))
 			}
 			m.mu.Unlock()
 		}
@@ -75,15 +116,16 @@ func (m *progressMeter) tick() {
 
 func (m *progressMeter) close() {
 	close(m.stop)
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.tty {
-		m.mu.Lock()
 		fmt.Fprint(m.w, "\r\033[K")
-		m.mu.Unlock()
+	} else if m.cur.Stage == arms.StageCase {
+		fmt.Fprintf(m.w, "ran %d cases in sequence (%.1fs)\n", m.cur.Done, time.Since(m.start).Seconds())
 	}
 }
 
-func label(p arms.Progress) string {
-	c := p.Case
+func label(c arms.Case) string {
 	param := fmt.Sprintf("payload %d", c.Payload)
 	if c.Size > 0 {
 		param = fmt.Sprintf("size %d", c.Size)
@@ -91,11 +133,12 @@ func label(p arms.Progress) string {
 	return fmt.Sprintf("%s %s/%s %s", c.Runtime.Name, c.Arm.Lab, c.Arm.Name, param)
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
+// truncRunes cuts s to n runes: a progress line that wraps is no longer
+// rewritten in place.
+func truncRunes(s string, n int) string {
+	r := []rune(s)
+	if n < 1 || len(r) <= n {
+		return s
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return string(r[:n])
 }

@@ -50,7 +50,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sums := results.SummarizeAll(run.Arms, arms.Baseline)
+	sums := results.SummarizeAll(run, arms.Baseline)
 	switch *format {
 	case "text":
 		writeTextReport(stdout, run, sums, *hist)

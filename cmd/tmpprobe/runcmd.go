@@ -28,8 +28,11 @@ var errHelp = errors.New("help shown")
 type runFlags struct {
 	labs       []string
 	ops        int
-	repeats    int
 	rounds     int
+	repeats    int
+	minBatch   time.Duration
+	seed       uint64
+	protocol   string
 	payloads   string
 	sizes      string
 	chunk      string
@@ -65,9 +68,13 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringSliceVar(&f.labs, "lab", nil, "labs to run: modes, buffers (default all)")
-	fs.IntVar(&f.ops, "ops", 1000, "ops per batch (modes lab); arms that fsync default to 200")
-	fs.IntVar(&f.repeats, "repeats", 5, "batches per arm, modes lab (as many again untraced)")
-	fs.IntVar(&f.rounds, "rounds", 7, "rounds per size, buffers lab (as many again untraced)")
+	fs.IntVar(&f.rounds, "rounds", 0, "measured rounds (default 10; --protocol seed: 5 modes, 7 buffers)")
+	fs.IntVar(&f.repeats, "repeats", 0, "")
+	fs.MarkDeprecated("repeats", "use --rounds")
+	fs.DurationVar(&f.minBatch, "min-batch", arms.DefaultMinBatch, "calibrate each case's batch to last at least this")
+	fs.IntVar(&f.ops, "ops", 0, "ops (buffers lab: round trips) per batch, instead of calibrating")
+	fs.Uint64Var(&f.seed, "seed", 0, "replay the order of an earlier run (its seed is in the footer and run.json)")
+	fs.StringVar(&f.protocol, "protocol", results.ProtocolRounds, "rounds (interleaved, batches sized by time) or seed (the labs' published method)")
 	fs.StringVar(&f.payloads, "payload", "400", "payload bytes per op, a list (modes lab), e.g. 64,400,64K")
 	fs.StringVar(&f.sizes, "sizes", "256K,1M,4M,16M", "payload sizes (buffers lab)")
 	fs.StringVar(&f.chunk, "chunk", "64K", "write/read chunk (buffers lab)")
@@ -79,7 +86,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
-	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker that runs longer than this")
+	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	return fs, f
@@ -113,7 +120,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	plan, err := f.plan(names, fs.Changed("ops"))
+	if fs.Changed("repeats") && !fs.Changed("rounds") {
+		f.rounds = f.repeats // the flag's name before rounds
+	}
+	plan, err := f.plan(names, fs)
 	if err != nil {
 		return err
 	}
@@ -126,7 +136,8 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:]}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:],
+		Protocol: plan.Describe()}
 	devs, err := gatherFacts(run, plan, runtimes)
 	if err != nil {
 		return err
@@ -168,7 +179,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
-	sums := results.SummarizeAll(run.Arms, arms.Baseline)
+	sums := results.SummarizeAll(run, arms.Baseline)
 	writeTextReport(stdout, run, sums, f.hist)
 	if err := saveOutputs(f.csv, f.out, run, sums); err != nil {
 		return err
@@ -209,32 +220,32 @@ func gatherFacts(run *results.Run, plan *arms.Plan, rts []arms.Runtime) ([]uint3
 	return devs, nil
 }
 
-// syncOps is the batch size of the arms that wait for the device every op:
-// 1000 of them take seconds per batch on a disk, and a run does ten
-// batches per arm and runtime. An explicit --ops applies to every arm.
-const syncOps = 200
-
-func (f *runFlags) plan(names []string, opsSet bool) (*arms.Plan, error) {
+// plan checks the flags and makes the plan. A 0 given as --ops or
+// --rounds is a mistake, not "the default".
+func (f *runFlags) plan(names []string, fs *pflag.FlagSet) (*arms.Plan, error) {
+	seedSet := fs.Changed("seed")
 	sel, err := arms.Select(names, f.labs)
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
-	p := &arms.Plan{Arms: sel, Ops: f.ops, SyncOps: syncOps, Repeats: f.repeats, Rounds: f.rounds,
-		Baseline: !f.noBaseline, ArmTimeout: f.armTimeout}
-	if opsSet {
-		p.SyncOps = f.ops
-	}
-	if f.ops < 1 || f.ops > 100_000_000 {
+	p := &arms.Plan{Arms: sel, Protocol: f.protocol, Rounds: f.rounds, MinBatch: f.minBatch, Ops: f.ops,
+		Seed: f.seed, Baseline: !f.noBaseline, BatchTimeout: f.armTimeout}
+	switch {
+	case f.protocol != results.ProtocolRounds && f.protocol != results.ProtocolSeed:
+		return nil, usagef("--protocol %q: want rounds or seed", f.protocol)
+	case f.ops < 0 || f.ops > 100_000_000 || fs.Changed("ops") && f.ops == 0:
 		return nil, usagef("--ops %d: want 1..100000000", f.ops)
-	}
-	if f.repeats < 1 || f.repeats > 1000 {
-		return nil, usagef("--repeats %d: want 1..1000", f.repeats)
-	}
-	if f.rounds < 1 || f.rounds > 1000 {
+	case f.rounds < 0 || f.rounds > 1000 || (fs.Changed("rounds") || fs.Changed("repeats")) && f.rounds == 0:
 		return nil, usagef("--rounds %d: want 1..1000", f.rounds)
-	}
-	if f.armTimeout <= 0 {
+	case f.minBatch < time.Millisecond || f.minBatch > 10*time.Second:
+		return nil, usagef("--min-batch %s: want 1ms..10s", f.minBatch)
+	case f.armTimeout <= 0:
 		return nil, usagef("--arm-timeout must be positive")
+	case seedSet && f.protocol == results.ProtocolSeed:
+		return nil, usagef("--seed orders rounds; the seed protocol runs arms in sequence")
+	}
+	if !seedSet {
+		p.Seed = arms.NewSeed()
 	}
 	if p.Payloads, err = sizeList("--payload", f.payloads, 0, 1<<30); err != nil {
 		return nil, err

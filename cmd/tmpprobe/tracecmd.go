@@ -110,7 +110,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	every := func(iv target.Interval) {
 		a := target.Result{Wall: spec.Interval, Records: iv.Records}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
-		results.WriteTrace(stdout, results.SummarizeAll(arms[:1], nil), view)
+		results.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
 	res, err := target.Run(ctx, p, spec, ready, every)
 	if err != nil {
@@ -119,7 +119,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Complete, run.Finished, run.Arms = intr.code() == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
-	sums := results.SummarizeAll(run.Arms, nil)
+	sums := results.SummarizeAll(run, nil)
 	writeTraceReport(stdout, run, sums, view, f.hist)
 	if err := saveOutputs(f.csv, f.out, run, sums); err != nil {
 		return err

@@ -1,0 +1,118 @@
+package results
+
+import (
+	"encoding/json"
+	"math"
+
+	"golang.org/x/perf/benchmath"
+)
+
+// Confidence is the level of every interval tmpprobe prints.
+const Confidence = 0.95
+
+// MinRoundsForCI is the fewest samples that give a 95% interval of the
+// median from order statistics: with five, the interval is unbounded.
+const MinRoundsForCI = 6
+
+// Estimate is the median of per-round samples with its 95% confidence
+// interval, as benchstat computes them (golang.org/x/perf/benchmath: the
+// interval comes from order statistics, so it assumes no distribution).
+// Lo and Hi are ±Inf when there are too few samples for an interval, and
+// NaN when the figure has none by construction (a ratio of medians).
+type Estimate struct {
+	Center float64
+	Lo, Hi float64
+	N      int
+}
+
+// Median estimates the median of values (which it does not modify).
+func Median(values []float64) Estimate {
+	if len(values) == 0 {
+		return Estimate{}
+	}
+	v := append([]float64(nil), values...)
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), Confidence)
+	return Estimate{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: len(values)}
+}
+
+// Point is an estimate without an interval.
+func Point(v float64) Estimate {
+	return Estimate{Center: v, Lo: math.NaN(), Hi: math.NaN(), N: 1}
+}
+
+// Known reports whether there is a figure at all.
+func (e Estimate) Known() bool { return e.N > 0 && e.Center != 0 && finite(e.Center) }
+
+// Bounded reports whether the interval is finite.
+func (e Estimate) Bounded() bool { return e.N > 0 && finite(e.Lo) && finite(e.Hi) }
+
+// Contains reports whether v lies inside a bounded interval.
+func (e Estimate) Contains(v float64) bool { return e.Bounded() && e.Lo <= v && v <= e.Hi }
+
+// Scale multiplies every figure by k (ops/s into MB/s).
+func (e Estimate) Scale(k float64) Estimate {
+	return Estimate{Center: e.Center * k, Lo: e.Lo * k, Hi: e.Hi * k, N: e.N}
+}
+
+// HalfWidthPct is the larger distance from the center to a bound, in
+// percent of the center: benchstat's "± 3%".
+func (e Estimate) HalfWidthPct() float64 {
+	if !e.Bounded() || e.Center == 0 {
+		return math.Inf(1)
+	}
+	return 100 * math.Max(e.Hi/e.Center-1, 1-e.Lo/e.Center)
+}
+
+// MarshalJSON writes {"median", "lo", "hi", "n"}; the bounds are left out
+// when there is no finite interval (JSON has no ∞).
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	type bounded struct {
+		Median float64  `json:"median"`
+		Lo     *float64 `json:"lo,omitempty"`
+		Hi     *float64 `json:"hi,omitempty"`
+		N      int      `json:"n"`
+	}
+	out := bounded{Median: roundSig(e.Center), N: e.N}
+	if e.Bounded() {
+		lo, hi := roundSig(e.Lo), roundSig(e.Hi)
+		out.Lo, out.Hi = &lo, &hi
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; missing bounds are +-Inf.
+func (e *Estimate) UnmarshalJSON(b []byte) error {
+	var in struct {
+		Median float64  `json:"median"`
+		Lo     *float64 `json:"lo"`
+		Hi     *float64 `json:"hi"`
+		N      int      `json:"n"`
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*e = Estimate{Center: in.Median, Lo: math.Inf(-1), Hi: math.Inf(1), N: in.N}
+	if in.Lo != nil && in.Hi != nil {
+		e.Lo, e.Hi = *in.Lo, *in.Hi
+	}
+	return nil
+}
+
+// roundSig keeps six significant digits: more than any rate or ratio
+// measured here can claim, and stable in golden files.
+func roundSig(v float64) float64 {
+	if v == 0 || !finite(v) {
+		return 0
+	}
+	scale := math.Pow(10, 5-math.Floor(math.Log10(math.Abs(v))))
+	return math.Round(v*scale) / scale
+}
+
+// compareSamples runs benchstat's test of two samples: Mann–Whitney U at
+// α = 0.05. Its Warnings say when the samples are too small for any
+// difference to be significant.
+func compareSamples(a, b []float64) benchmath.Comparison {
+	t := &benchmath.DefaultThresholds
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(append([]float64(nil), a...), t),
+		benchmath.NewSample(append([]float64(nil), b...), t))
+}
