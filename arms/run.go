@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -231,6 +233,14 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 		r.mu.Unlock()
 		work[d] = w
 	}
+	// Write back what earlier work left dirty on the work dirs' file
+	// systems, so it does not drain into this run's fsyncs (a build just
+	// before a run leaves tens of MB behind).
+	for _, w := range work {
+		if err := syncFS(w); err != nil {
+			return nil, fmt.Errorf("syncfs %s: %w", w, err)
+		}
+	}
 	var runs []*caseRun
 	for _, c := range p.Cases() {
 		cr := &caseRun{Case: c, res: results.ArmResult{
@@ -244,6 +254,15 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 		runs = append(runs, cr)
 	}
 	return runs, nil
+}
+
+func syncFS(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Syncfs(fd)
 }
 
 func (cr *caseRun) fail(msg, stderr string) {

@@ -47,7 +47,7 @@ func WriteArmsCSV(w io.Writer, sums []*Summary) error {
 		}
 		row := []string{
 			s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
-			itoa(int64(len(s.Rounds))), itoa(untraced), itoa(traced), itoa(setup),
+			itoa(int64(s.RoundCount)), itoa(untraced), itoa(traced), itoa(setup),
 		}
 		row = append(row, estimateCells(s.OpsPerS)...)
 		row = append(row, estimateCells(s.MBPerS())...)

@@ -70,7 +70,7 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
 				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
 				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease, utoa(r.Bytes),
-				itoa(int64(len(s.Rounds))), itoa(int64(s.Traced.Ops)),
+				itoa(int64(s.RoundCount)), itoa(int64(s.Traced.Ops)),
 			}
 			row = append(row, estimateCells(s.OpsPerS)[1:]...)
 			row = append(row, estimateCells(s.Ratio)...)

@@ -12,49 +12,77 @@ const (
 	StatusRegressed = "regressed"
 	StatusImproved  = "improved"
 	StatusNoise     = "within noise"
+	StatusTooFew    = "too few samples"
+	StatusDrift     = "moved with the machine" // a baseline arm that moved, judged with its group
 	StatusOnlyOld   = "only in OLD"
 	StatusOnlyNew   = "only in NEW"
 	StatusFailed    = "failed"
 )
 
-// noSpreadPct is the change that counts as real when a side has a single
-// headline batch (or came from a CSV) and so no spread to judge by.
-const noSpreadPct = 5.0
+// DefaultMinEffectPct is the smallest change a diff reports, besides
+// being significant: benchstat's significance alone flags a real but
+// negligible 1%.
+const DefaultMinEffectPct = 5.0
 
 // DiffReport is what changed between two runs.
 type DiffReport struct {
-	Old          string       `json:"old"`
-	New          string       `json:"new"`
-	Preflight    []FactChange `json:"preflight_differences,omitempty"`
-	Arms         []ArmDiff    `json:"arms"`
-	ThresholdPct float64      `json:"threshold_pct,omitempty"`
-	Gated        []string     `json:"regressed_beyond_threshold,omitempty"`
+	Old       string       `json:"old"`
+	New       string       `json:"new"`
+	Problems  []string     `json:"problems,omitempty"` // why the runs compare only in part
+	Preflight []FactChange `json:"preflight_differences,omitempty"`
+	// Drift is, per group whose baseline arm moved, the sentence that
+	// puts the change on the machine or the environment.
+	Drift        []DriftNote `json:"drift,omitempty"`
+	Arms         []ArmDiff   `json:"arms"`
+	MinEffectPct float64     `json:"min_effect_pct"`
+	Alpha        float64     `json:"alpha"`
+	ThresholdPct float64     `json:"threshold_pct,omitempty"`
+	// Gated is why --threshold fails: arms that regressed by it or more,
+	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
+	Gated []string `json:"gated,omitempty"`
 }
 
-// ArmDiff is one aligned arm: its throughput change and, when the change
-// is beyond the run-to-run spread, the decomposition of Δ wall per op.
+// DriftNote is a group whose baseline arm's throughput changed.
+type DriftNote struct {
+	Group    string  `json:"group"`
+	Baseline string  `json:"baseline"`
+	DeltaPct float64 `json:"delta_pct"`
+	P        float64 `json:"p"`
+	// Moved are the arms of the group whose ratio to the baseline changed.
+	Moved    []string `json:"ratio_changed"`
+	Sentence string   `json:"sentence"`
+}
+
+// ArmDiff is one aligned arm: its throughput and its ratio to the lab's
+// baseline in both runs, each compared round by round, and, when the arm
+// changed, the decomposition of Δ wall per op.
 type ArmDiff struct {
-	Lab         string       `json:"lab"`
-	Arm         string       `json:"arm"`
-	Runtime     string       `json:"runtime"`
-	Param       string       `json:"param"`
-	SizeBytes   int          `json:"size_bytes,omitempty"`
-	OldDir      string       `json:"old_dir,omitempty"`
-	NewDir      string       `json:"new_dir,omitempty"`
-	Status      string       `json:"status"`
-	Unit        string       `json:"unit"`
-	Rate        string       `json:"rate"` // "ops/s", or "MB/s" for the buffers lab
-	OldOpsPerS  float64      `json:"old_ops_per_s"`
-	NewOpsPerS  float64      `json:"new_ops_per_s"`
-	OldRange    [2]float64   `json:"old_ops_per_s_min_max"`
-	NewRange    [2]float64   `json:"new_ops_per_s_min_max"`
-	SpreadKnown bool         `json:"spread_known"`
-	ChangePct   float64      `json:"change_pct"`
-	OldWall     NsPerOp      `json:"old_wall_ns_per_op"`
-	NewWall     NsPerOp      `json:"new_wall_ns_per_op"`
-	Terms       []ChangeTerm `json:"terms,omitempty"`
-	Extras      []Detail     `json:"extras,omitempty"`
-	Sentence    string       `json:"sentence"`
+	Lab       string `json:"lab"`
+	Arm       string `json:"arm"`
+	Runtime   string `json:"runtime"`
+	Param     string `json:"param"`
+	SizeBytes int    `json:"size_bytes,omitempty"`
+	OldDir    string `json:"old_dir,omitempty"`
+	NewDir    string `json:"new_dir,omitempty"`
+	Baseline  bool   `json:"baseline,omitempty"` // the lab's baseline arm
+	Status    string `json:"status"`
+	Lost      bool   `json:"lost,omitempty"` // ran in OLD, failed in NEW
+	Unit      string `json:"unit"`
+	Rate      string `json:"rate"` // "ops/s", or "MB/s" for the buffers lab
+	// OpsPerS compares the headline throughput (in Rate units);
+	// Ratio the ratio to the baseline arm, paired per round in each run.
+	OpsPerS *Comparison `json:"ops_per_s,omitempty"`
+	Ratio   *Comparison `json:"ratio,omitempty"`
+	// JudgedBy names the comparison the status comes from: the ratio
+	// when the arm has one in both runs (the machine's drift cancels in
+	// it), else the throughput.
+	JudgedBy  string       `json:"judged_by,omitempty"`
+	ChangePct float64      `json:"change_pct"`
+	OldWall   NsPerOp      `json:"old_wall_ns_per_op"`
+	NewWall   NsPerOp      `json:"new_wall_ns_per_op"`
+	Terms     []ChangeTerm `json:"terms,omitempty"`
+	Extras    []Detail     `json:"extras,omitempty"`
+	Sentence  string       `json:"sentence"`
 }
 
 // defaultParam is the --payload default; sentences name other payloads.
@@ -63,6 +91,9 @@ const defaultParam = "payload=400"
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
 // "NamedTemporaryFile (python, 16M)".
 func (d *ArmDiff) Label() string {
+	if d.Lab == "trace" {
+		return d.Arm
+	}
 	l := d.Arm + " (" + d.Runtime
 	switch {
 	case d.SizeBytes > 0:
@@ -73,57 +104,116 @@ func (d *ArmDiff) Label() string {
 	return l + ")"
 }
 
-// Rates gives the figures of the table in the lab's unit: ops/s, or MB/s
-// for the buffers lab. Zero when absent.
-func (d *ArmDiff) Rates() (oldV float64, oldR [2]float64, newV float64, newR [2]float64) {
-	k := 1.0
-	if d.SizeBytes > 0 {
-		k = float64(d.SizeBytes) / (1 << 20)
+// Judged is the comparison the arm's status comes from.
+func (d *ArmDiff) Judged() *Comparison {
+	if d.JudgedBy == "ratio" {
+		return d.Ratio
 	}
-	return d.OldOpsPerS * k, [2]float64{d.OldRange[0] * k, d.OldRange[1] * k},
-		d.NewOpsPerS * k, [2]float64{d.NewRange[0] * k, d.NewRange[1] * k}
+	return d.OpsPerS
 }
 
 // Diff aligns the arms of two runs by lab, arm, runtime, parameter (and
 // work dir, when both runs used the same ones) and explains each change.
-// thresholdPct > 0 gates: arms that regressed by more are listed in Gated.
-func Diff(oldName string, prev *Run, newName string, cur *Run, thresholdPct float64) *DiffReport {
-	rep := &DiffReport{Old: oldName, New: newName, ThresholdPct: thresholdPct}
+// baseline names each lab's baseline arm. thresholdPct > 0 gates: arms
+// that regressed by more, an incomplete NEW and arms NEW lost are listed
+// in Gated.
+func Diff(oldName string, prev *Run, newName string, cur *Run, baseline map[string]string, minEffectPct, thresholdPct float64) *DiffReport {
+	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: Alpha, ThresholdPct: thresholdPct}
 	rep.Preflight = Preflight(prev, cur)
+	rep.Problems = comparability(prev, cur)
+	so, sn := SummarizeAll(prev, baseline), SummarizeAll(cur, baseline)
 	oldKey, newKey := alignKeys(prev, cur)
-	newByKey := map[string]*ArmResult{}
-	for i := range cur.Arms {
-		if k := newKey(&cur.Arms[i]); newByKey[k] == nil {
-			newByKey[k] = &cur.Arms[i]
+	newByKey := map[string]*Summary{}
+	for _, s := range sn {
+		if k := newKey(s.ArmResult); newByKey[k] == nil {
+			newByKey[k] = s
 		}
 	}
-	matched := map[*ArmResult]bool{}
-	for i := range prev.Arms {
-		o := &prev.Arms[i]
-		n := newByKey[oldKey(o)]
+	matched := map[*Summary]bool{}
+	for _, o := range so {
+		n := newByKey[oldKey(o.ArmResult)]
 		if n != nil && matched[n] {
 			n = nil // a duplicate key in OLD: the NEW arm is taken
 		}
 		if n != nil {
 			matched[n] = true
 		}
-		rep.Arms = append(rep.Arms, diffArm(o, n))
+		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct))
 	}
-	for i := range cur.Arms {
-		if n := &cur.Arms[i]; !matched[n] {
-			rep.Arms = append(rep.Arms, diffArm(nil, n))
+	for _, n := range sn {
+		if !matched[n] {
+			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct))
 		}
 	}
-	for _, d := range rep.Changed() {
-		if thresholdPct > 0 && d.Status == StatusRegressed && -d.ChangePct >= thresholdPct {
-			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label())
-		}
-	}
+	rep.Drift = drift(rep)
+	rep.gate(cur)
 	return rep
 }
 
-// Changed lists the arms that changed beyond the spread: regressions,
-// worst first, then improvements, best first.
+// comparability names what makes two runs compare only in part.
+func comparability(prev, cur *Run) []string {
+	var out []string
+	for _, side := range []struct {
+		name string
+		run  *Run
+	}{{"OLD", prev}, {"NEW", cur}} {
+		switch {
+		case len(side.run.Arms) == 0:
+			out = append(out, side.name+" has no arms: nothing to compare")
+		case !side.run.Complete:
+			out = append(out, side.name+" is incomplete (interrupted, or saved before it finished): its arms may lack rounds")
+		}
+	}
+	if ol, nl := labsOf(prev), labsOf(cur); len(prev.Arms) > 0 && len(cur.Arms) > 0 && ol != nl {
+		out = append(out, fmt.Sprintf("the runs ran different labs (OLD: %s; NEW: %s)", ol, nl))
+	}
+	return out
+}
+
+func labsOf(run *Run) string {
+	var labs []string
+	seen := map[string]bool{}
+	for _, a := range run.Arms {
+		if !seen[a.Lab] {
+			seen[a.Lab] = true
+			labs = append(labs, a.Lab)
+		}
+	}
+	return strings.Join(labs, ", ")
+}
+
+// gate lists what fails --threshold.
+func (rep *DiffReport) gate(cur *Run) {
+	if rep.ThresholdPct <= 0 {
+		return
+	}
+	if !cur.Complete {
+		rep.Gated = append(rep.Gated, "NEW is incomplete")
+	}
+	if len(cur.Arms) == 0 {
+		rep.Gated = append(rep.Gated, "NEW has no arms")
+	}
+	for i := range rep.Arms {
+		d := &rep.Arms[i]
+		switch {
+		case d.Status == StatusOnlyOld:
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" is missing from NEW")
+		case d.Lost:
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" failed in NEW")
+		case d.Status == StatusTooFew && d.Unit != "run":
+			// A gate that cannot judge must not pass as if it had.
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has too few rounds to judge")
+		}
+	}
+	for _, d := range rep.Changed() {
+		if d.Status == StatusRegressed && -d.ChangePct >= rep.ThresholdPct {
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label())
+		}
+	}
+}
+
+// Changed lists the arms that changed: regressions, worst first, then
+// improvements, best first.
 func (rep *DiffReport) Changed() []*ArmDiff {
 	var out []*ArmDiff
 	for i := range rep.Arms {
@@ -144,53 +234,94 @@ func (rep *DiffReport) Changed() []*ArmDiff {
 	return out
 }
 
-func diffArm(prev, cur *ArmResult) ArmDiff {
-	ref := prev
+// rateSamples are the per-round headline figures of an arm in its lab's
+// unit (MB/s for the buffers lab).
+func rateSamples(s *Summary) []float64 {
+	k := 1.0
+	if s.SizeBytes > 0 {
+		k = float64(s.SizeBytes) / (1 << 20)
+	}
+	var out []float64
+	for _, r := range s.Rounds {
+		if v := r.headline(); v > 0 {
+			out = append(out, v*k)
+		}
+	}
+	return out
+}
+
+func ratioSamples(s *Summary) []float64 {
+	var out []float64
+	for _, r := range s.Rounds {
+		if r.Ratio > 0 {
+			out = append(out, r.Ratio)
+		}
+	}
+	return out
+}
+
+func diffArm(so, sn *Summary, baseline map[string]string, minEffectPct float64) ArmDiff {
+	ref := so
 	if ref == nil {
-		ref = cur
+		ref = sn
 	}
 	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes,
-		Unit: "op", Rate: "ops/s"}
+		Unit: ref.Unit(), Rate: "ops/s", Baseline: baseline[ref.Lab] == ref.Arm}
 	if ref.SizeBytes > 0 {
-		d.Unit, d.Rate = "round", "MB/s"
+		d.Rate = "MB/s"
 	}
 	switch {
-	case cur == nil:
-		d.OldDir, d.Status = prev.Dir, StatusOnlyOld
-	case prev == nil:
-		d.NewDir, d.Status = cur.Dir, StatusOnlyNew
+	case sn == nil:
+		d.OldDir, d.Status = so.Dir, StatusOnlyOld
+	case so == nil:
+		d.NewDir, d.Status = sn.Dir, StatusOnlyNew
 	}
 	if d.Status != "" {
 		d.Sentence = d.Label() + ": " + d.Status
 		return d
 	}
-	d.OldDir, d.NewDir = prev.Dir, cur.Dir
-	so, sn := Summarize(prev, ""), Summarize(cur, "")
+	d.OldDir, d.NewDir = so.Dir, sn.Dir
 	if !so.OpsPerS.Known() || !sn.OpsPerS.Known() {
-		d.Status = StatusFailed
-		d.Sentence = fmt.Sprintf("%s: no throughput to compare (%s)", d.Label(), firstLine(prev.Error+" "+cur.Error))
+		d.Status, d.Lost = StatusFailed, so.OpsPerS.Known()
+		d.Sentence = fmt.Sprintf("%s: no throughput to compare (%s)", d.Label(), firstLine(so.Error+" "+sn.Error))
 		return d
 	}
-	d.OldOpsPerS, d.NewOpsPerS = round1(so.OpsPerS.Center), round1(sn.OpsPerS.Center)
-	d.OldRange, d.NewRange = [2]float64{round1(so.OpsPerS.Lo), round1(so.OpsPerS.Hi)}, [2]float64{round1(sn.OpsPerS.Lo), round1(sn.OpsPerS.Hi)}
-	d.ChangePct = roundTo((sn.OpsPerS.Center/so.OpsPerS.Center-1)*100, 100)
-	d.SpreadKnown = so.OpsPerS.Bounded() && sn.OpsPerS.Bounded()
-	real := math.Abs(d.ChangePct) >= noSpreadPct
-	if d.SpreadKnown {
-		real = sn.OpsPerS.Hi < so.OpsPerS.Lo || sn.OpsPerS.Lo > so.OpsPerS.Hi
+	rates := Compare(rateSamples(so), rateSamples(sn), minEffectPct)
+	d.OpsPerS, d.JudgedBy = &rates, "ops/s"
+	if ro, rn := ratioSamples(so), ratioSamples(sn); !d.Baseline && len(ro) > 0 && len(rn) > 0 {
+		ratios := Compare(ro, rn, minEffectPct)
+		d.Ratio, d.JudgedBy = &ratios, "ratio"
 	}
-	switch {
-	case !real:
+	j := d.Judged()
+	d.ChangePct = j.DeltaPct
+	switch j.Verdict {
+	case VerdictTooFew:
+		d.Status = StatusTooFew
+	case VerdictSame:
 		d.Status = StatusNoise
-	case d.ChangePct < 0:
-		d.Status = StatusRegressed
-	default:
+	case VerdictChanged:
 		d.Status = StatusImproved
+		if j.DeltaPct < 0 {
+			d.Status = StatusRegressed
+		}
 	}
 	d.OldWall, d.NewWall = NsPerOp(so.WallNsPerOp), NsPerOp(sn.WallNsPerOp)
-	head := fmt.Sprintf("%s %s", signedPct(d.ChangePct), d.Rate)
-	if !real {
-		d.Sentence = fmt.Sprintf("%s: within noise (%s)", d.Label(), head)
+	what := d.Rate
+	if d.JudgedBy == "ratio" {
+		what = "ratio to " + baseline[d.Lab]
+	}
+	head := fmt.Sprintf("%s %s (p=%s)", signedPct(d.ChangePct), what, pValue(j.P))
+	switch d.Status {
+	case StatusTooFew:
+		d.Sentence = fmt.Sprintf("%s: %s %s; too few rounds to judge (%d and %d, need %d a side)", d.Label(),
+			signedPct(d.ChangePct), what, j.Old.N, j.New.N, MinRoundsToCompare)
+		if d.Unit == "run" {
+			d.Sentence = fmt.Sprintf("%s: %s wall time; a whole trace is one sample (compare the regions it marks)",
+				d.Label(), signedPct(-d.ChangePct))
+		}
+		return d
+	case StatusNoise:
+		d.Sentence = fmt.Sprintf("%s: ~ %s (p=%s)", d.Label(), what, pValue(j.P))
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
@@ -200,25 +331,59 @@ func diffArm(prev, cur *ArmResult) ArmDiff {
 	return d
 }
 
-// headlineBatches counts the batches the headline ops/s comes from.
-func headlineBatches(a *ArmResult) int {
-	traced, untraced := 0, 0
-	for _, b := range a.Batches {
-		if b.Traced {
-			traced++
-		} else {
-			untraced++
+// drift finds, per group, a baseline arm whose throughput changed: when
+// the ratios of its group did not, the machine or the environment moved,
+// not the arms; the baseline's status says so instead of "regressed".
+func drift(rep *DiffReport) []DriftNote {
+	var out []DriftNote
+	for _, g := range diffGroups(rep) {
+		var base *ArmDiff
+		var moved []string
+		others := 0
+		for _, d := range g {
+			switch {
+			case d.Baseline:
+				base = d
+			case d.JudgedBy == "ratio":
+				others++
+				if d.Status == StatusRegressed || d.Status == StatusImproved {
+					moved = append(moved, d.Arm)
+				}
+			}
 		}
+		if base == nil || others == 0 || base.OpsPerS == nil || base.OpsPerS.Verdict != VerdictChanged {
+			continue
+		}
+		n := DriftNote{Group: groupTitle(base), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P,
+			Moved: moved}
+		way := "faster"
+		if n.DeltaPct < 0 {
+			way = "slower"
+		}
+		pct := strings.TrimLeft(signedPct(n.DeltaPct), "+−")
+		if len(moved) == 0 {
+			n.Sentence = fmt.Sprintf("%s: everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed.",
+				n.Group, pct, way, base.Arm, signedPct(n.DeltaPct), pValue(n.P), base.Arm)
+		} else {
+			n.Sentence = fmt.Sprintf("%s: %s itself got %s %s (p=%s), the machine or the environment; %s changed relative to it.",
+				n.Group, base.Arm, pct, way, pValue(n.P), strings.Join(moved, ", "))
+		}
+		base.Status = StatusDrift
+		base.Sentence = fmt.Sprintf("%s: %s %s (p=%s), with its group: see the drift note", base.Label(),
+			signedPct(n.DeltaPct), base.Rate, pValue(n.P))
+		out = append(out, n)
 	}
-	if untraced > 0 {
-		return untraced
-	}
-	return traced
+	return out
+}
+
+// pValue prints a p-value as benchstat does, to three places.
+func pValue(p float64) string {
+	return fmt.Sprintf("%.3f", p)
 }
 
 // ChangeSentence says a change in one sentence: "mkstemp-fsync (go): −63%
-// ops/s; +190 µs/op, of which fsync +185 µs (off-CPU waiting for the
-// device +180 µs), unlink +4.1 µs, other +0.9 µs".
+// ratio to TemporaryFile (p=0.002); +190 µs/op, of which fsync +185 µs
+// (off-CPU waiting for the device +180 µs), unlink +4.1 µs, other +0.9 µs".
 func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []ChangeTerm, extras []Detail) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", label, headline)

@@ -20,12 +20,16 @@ func findArm(t *testing.T, rep *DiffReport, arm string) *ArmDiff {
 
 // The fixture's known cause: fsync waits for the journal. It must come
 // first, the terms must add up to the change, and the unchanged arm must
-// read as noise.
+// read as noise, with its p-value.
 func TestDiffFindsTheCause(t *testing.T) {
-	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), 10)
+	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 10)
 	d := findArm(t, rep, "mkstemp-fsync")
-	if d.Status != StatusRegressed || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
-		t.Fatalf("mkstemp-fsync: %s, terms %v: want regressed with fsync first", d.Status, d.Terms)
+	if d.Status != StatusRegressed || d.JudgedBy != "ratio" || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
+		t.Fatalf("mkstemp-fsync: %s by %s, terms %v: want regressed by its ratio with fsync first", d.Status, d.JudgedBy, d.Terms)
+	}
+	// Six rounds a side, all apart: the smallest p a U test can give.
+	if d.Ratio.P != 0.0021645 || d.Ratio.Verdict != VerdictChanged {
+		t.Errorf("ratio comparison %+v, want p = 2/924", d.Ratio)
 	}
 	var sum NsPerOp
 	for _, term := range d.Terms {
@@ -34,13 +38,13 @@ func TestDiffFindsTheCause(t *testing.T) {
 	if math.Abs(float64(sum-(d.NewWall-d.OldWall))) > 1e-6 {
 		t.Errorf("terms add to %v ns/op, Δ wall is %v", sum, d.NewWall-d.OldWall)
 	}
-	for _, want := range []string{"fsync +400.0 µs", "waiting for the journal commit +400.0 µs", "flush/op 0 → 1"} {
+	for _, want := range []string{"(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs", "flush/op 0 → 1"} {
 		if !strings.Contains(d.Sentence, want) {
 			t.Errorf("sentence %q lacks %q", d.Sentence, want)
 		}
 	}
-	if s := findArm(t, rep, "TemporaryFile").Status; s != StatusNoise {
-		t.Errorf("TemporaryFile: %s, want within noise", s)
+	if tf := findArm(t, rep, "TemporaryFile"); tf.Status != StatusNoise || tf.OpsPerS.P != 1 {
+		t.Errorf("TemporaryFile: %s %+v, want within noise, p = 1", tf.Status, tf.OpsPerS)
 	}
 	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
 		t.Errorf("preflight %v: want the kernel", rep.Preflight)
@@ -48,11 +52,79 @@ func TestDiffFindsTheCause(t *testing.T) {
 	if len(rep.Gated) != 1 {
 		t.Errorf("gated %v at 10%%: want mkstemp-fsync", rep.Gated)
 	}
-	if g := Diff("old", fixtureRun(false), "new", fixtureRun(true), 60).Gated; len(g) != 0 {
+	if g := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, 5, 60).Gated; len(g) != 0 {
 		t.Errorf("gated %v at 60%% for a 57%% drop", g)
 	}
-	if g := Diff("new", fixtureRun(true), "old", fixtureRun(false), 10).Gated; len(g) != 0 {
+	if g := Diff("new", fixtureRun(true), "old", fixtureRun(false), fixtureBaseline, 5, 10).Gated; len(g) != 0 {
 		t.Errorf("an improvement gated: %v", g)
+	}
+	// A change smaller than --min-effect is not one, significant or not.
+	if d := findArm(t, Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, 60, 0), "mkstemp-fsync"); d.Status != StatusNoise {
+		t.Errorf("a 57%% change with --min-effect 60: %s, want within noise", d.Status)
+	}
+}
+
+// scaled is run on a machine k times slower: every batch takes k times as
+// long, so every ratio stays as it was.
+func scaled(run *Run, k float64) *Run {
+	for i := range run.Arms {
+		for j := range run.Arms[i].Batches {
+			b := &run.Arms[i].Batches[j]
+			b.WallNs = int64(float64(b.WallNs) * k)
+		}
+	}
+	run.Meta.LoadAvg = 1.5
+	return run
+}
+
+// A machine 25% slower moves every arm's throughput and no ratio: one
+// drift sentence for the group, no arm blamed, nothing gated.
+func TestDiffDrift(t *testing.T) {
+	rep := Diff("old", fixtureRun(false), "slow", scaled(fixtureRun(false), 1.25), fixtureBaseline, DefaultMinEffectPct, 10)
+	// The buffers arm has no BytesIO beside it: nothing tells the machine
+	// from the arm there, so its own throughput judges it.
+	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1M)" {
+		t.Errorf("changed %d, gated %q: want only the buffers arm, which has no baseline", len(rep.Changed()), g)
+	}
+	if d := findArm(t, rep, "TemporaryFile"); d.Status != StatusDrift {
+		t.Errorf("TemporaryFile: %s, want %s", d.Status, StatusDrift)
+	}
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != StatusNoise || d.OpsPerS.Verdict != VerdictChanged {
+		t.Errorf("mkstemp-fsync: %s (ops/s %s): want its ops/s changed and its ratio not", d.Status, d.OpsPerS.Verdict)
+	}
+	want := "modes lab · go · /tmp · payload 400B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
+	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
+		t.Errorf("drift %+v, want one note:\n%s", rep.Drift, want)
+	}
+}
+
+// Runs that cannot be compared are named; the gate fails on an incomplete
+// NEW, an empty one, or one that lost an arm.
+func TestDiffIncomparable(t *testing.T) {
+	cur := fixtureRun(false)
+	cur.Complete = false
+	cur.Arms = cur.Arms[:3]
+	rep := Diff("old", fixtureRun(false), "new", cur, fixtureBaseline, DefaultMinEffectPct, 5)
+	gated := strings.Join(rep.Gated, "; ")
+	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1M) is missing from NEW"} {
+		if !strings.Contains(gated, want) {
+			t.Errorf("gated %q lacks %q", gated, want)
+		}
+	}
+	if len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "NEW is incomplete") {
+		t.Errorf("problems %v", rep.Problems)
+	}
+	empty := fixtureRun(false)
+	empty.Arms, empty.Complete = nil, false
+	rep = Diff("old", fixtureRun(false), "new", empty, fixtureBaseline, DefaultMinEffectPct, 5)
+	if !strings.Contains(strings.Join(rep.Gated, "; "), "NEW has no arms") {
+		t.Errorf("gated %v: want the empty NEW", rep.Gated)
+	}
+	other := fixtureRun(false)
+	other.Arms = other.Arms[3:]
+	rep = Diff("old", fixtureRun(false), "new", other, fixtureBaseline, DefaultMinEffectPct, 0)
+	if !strings.Contains(strings.Join(rep.Problems, "; "), "different labs (OLD: modes, buffers; NEW: buffers)") {
+		t.Errorf("problems %v: want the labs named", rep.Problems)
 	}
 }
 
@@ -65,12 +137,12 @@ func TestDiffAlignment(t *testing.T) {
 	}
 	cur.Arms = cur.Arms[1:]
 	cur.Meta.Python, cur.Meta.CPUs = "3.12.1", 4
-	rep := Diff("old", old, "new", cur, 0)
+	rep := Diff("old", old, "new", cur, fixtureBaseline, DefaultMinEffectPct, 0)
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != StatusOnlyOld {
 		t.Errorf("TemporaryFile: %s, want %s", d.Status, StatusOnlyOld)
 	}
-	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != StatusNoise || d.NewDir != "/dev/shm" {
-		t.Errorf("mkstemp-fsync: %s in %s, want within noise in /dev/shm", d.Status, d.NewDir)
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != StatusNoise || d.NewDir != "/dev/shm" || d.JudgedBy != "ops/s" {
+		t.Errorf("mkstemp-fsync: %s by %s in %s, want within noise by ops/s (NEW has no baseline) in /dev/shm", d.Status, d.JudgedBy, d.NewDir)
 	}
 	got := map[string]string{}
 	for _, f := range rep.Preflight {
@@ -82,21 +154,23 @@ func TestDiffAlignment(t *testing.T) {
 	}
 }
 
-// Without a spread (one batch, or a CSV), 5% is the line.
-func TestDiffWithoutSpread(t *testing.T) {
-	old := fixtureRun(false)
-	cur := fixtureRun(false)
+// With fewer rounds than the U test needs (four a side), the diff says so
+// instead of giving a verdict: a 10% drop over three rounds is not judged.
+func TestDiffTooFewRounds(t *testing.T) {
+	old, cur := fixtureRun(false), fixtureRun(false)
 	for _, r := range []*Run{old, cur} {
 		r.Arms = r.Arms[:1]
-		r.Arms[0].Batches = r.Arms[0].Batches[2:4] // round 1 only
+		r.Arms[0].Batches = r.Arms[0].Batches[:8] // calibration, warm-up, three rounds
 	}
-	cur.Arms[0].Batches[0].WallNs = old.Arms[0].Batches[0].WallNs * 103 / 100
-	if d := Diff("o", old, "n", cur, 0).Arms[0]; d.SpreadKnown || d.Status != StatusNoise {
-		t.Errorf("3%% without spread: %s (spread known %v), want within noise", d.Status, d.SpreadKnown)
+	for i := range cur.Arms[0].Batches {
+		cur.Arms[0].Batches[i].WallNs = cur.Arms[0].Batches[i].WallNs * 110 / 100
 	}
-	cur.Arms[0].Batches[0].WallNs = old.Arms[0].Batches[0].WallNs * 110 / 100
-	if d := Diff("o", old, "n", cur, 0).Arms[0]; d.Status != StatusRegressed {
-		t.Errorf("9%% slower without spread: %s, want regressed", d.Status)
+	d := Diff("o", old, "n", cur, fixtureBaseline, DefaultMinEffectPct, 5)
+	if a := d.Arms[0]; a.Status != StatusTooFew || !strings.Contains(a.Sentence, "too few rounds to judge (3 and 3, need 4 a side)") {
+		t.Errorf("%s: %s, want too few samples", a.Status, a.Sentence)
+	}
+	if g := strings.Join(d.Gated, "; "); g != "modes/TemporaryFile (go) has too few rounds to judge" {
+		t.Errorf("gated %q: a gate that cannot judge must fail, and say why", g)
 	}
 }
 
@@ -113,21 +187,17 @@ func TestWrap(t *testing.T) {
 }
 
 // A run rebuilt from a CSV knows little of the host, which may not read as
-// a difference; its off-CPU labels come back from their columns.
+// a difference; it has one round, too few to judge, and says so.
 func TestDiffCSVAgainstJSON(t *testing.T) {
 	old, err := LoadRun("testdata/old/syscalls.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Diff("old.csv", old, "new", fixtureRun(true), 0)
+	rep := Diff("old.csv", old, "new", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 0)
 	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
 		t.Errorf("preflight %v: want only the kernel", rep.Preflight)
 	}
-	d := findArm(t, rep, "mkstemp-fsync")
-	if d.SpreadKnown || d.Terms[0].Name != "fsync" {
-		t.Fatalf("%+v: want fsync first, spread unknown", d)
-	}
-	if !strings.Contains(d.Sentence, "off-CPU waiting for the journal commit +400.0 µs") {
-		t.Errorf("sentence %q: want the journal's off-CPU label", d.Sentence)
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != StatusTooFew {
+		t.Fatalf("%+v: want too few samples", d)
 	}
 }

@@ -14,10 +14,14 @@ func WriteDiffJSON(w io.Writer, rep *DiffReport) error {
 	return enc.Encode(rep)
 }
 
-// WriteDiffText writes the diff for a terminal: preflight differences, a
-// table per lab × runtime × parameter, then one sentence per real change.
+// WriteDiffText writes the diff for a terminal: what limits the
+// comparison, preflight differences, a table per lab × runtime ×
+// parameter with each group's drift, then one sentence per real change.
 func WriteDiffText(w io.Writer, rep *DiffReport) {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", rep.Old, rep.New)
+	for _, p := range rep.Problems {
+		fmt.Fprintln(w, wrap("warning: "+p, 78, "  "))
+	}
 	if len(rep.Preflight) > 0 {
 		fmt.Fprintln(w, "\nPreflight differences (any of these can explain every change at once):")
 		for _, f := range rep.Preflight {
@@ -25,37 +29,105 @@ func WriteDiffText(w io.Writer, rep *DiffReport) {
 		}
 	}
 	for _, g := range diffGroups(rep) {
+		fmt.Fprintf(w, "\n%s\n", groupTitle(g[0]))
+		for _, n := range rep.Drift {
+			if n.Group == groupTitle(g[0]) {
+				fmt.Fprintln(w, wrap("  "+strings.TrimPrefix(n.Sentence, n.Group+": "), 78, "  "))
+			}
+		}
 		rate := g[0].Rate
-		fmt.Fprintf(w, "\n%s\n%-24s %19s %19s %6s\n", groupTitle(g[0]), "ARM", "OLD "+rate+" (min–max)", "NEW "+rate+" (min–max)", "CHANGE")
+		row(w, diffRow, "ARM", "OLD→NEW "+rate, "Δ "+rate, "OLD→NEW ratio", "Δ ratio")
 		for _, d := range g {
-			ov, or, nv, nr := d.Rates()
-			fmt.Fprintf(w, "%-24s %19s %19s %6s %s\n", trunc(d.Arm, 24), rateRange(ov, or), rateRange(nv, nr), changeCell(d), shortStatus[d.Status])
+			row(w, diffRow, trunc(d.Arm, 23), arrowCell(d.OpsPerS, "%.0f"), deltaCell(d.OpsPerS, d),
+				arrowCell(d.Ratio, "%.2f"), deltaCell(d.Ratio, d))
 		}
 	}
-	changed := rep.Changed()
-	if len(changed) > 0 {
-		fmt.Fprintf(w, "\nChanged beyond the run-to-run spread (%d of %d):\n", len(changed), len(rep.Arms))
-		for _, d := range changed {
-			fmt.Fprintln(w, wrap("  "+d.Sentence, 78, "    "))
-		}
-	} else {
-		fmt.Fprintln(w, "\nNo arm changed beyond the run-to-run spread.")
-	}
-	if s := sameDirection(rep); s != "" {
-		fmt.Fprintln(w, wrap(s, 78, ""))
-	}
+	writeChanged(w, rep, "  ", "")
 	writeGate(w, rep, "")
 }
 
+// diffRow fits 79 columns: "NamedTemporaryFile-keep", "154907→154907",
+// "−9.2% p=0.002", "0.55→0.56".
+const diffRow = "%-23s %13s %-13s %9s %-13s"
+
+// row prints one table line without trailing blanks.
+func row(w io.Writer, format string, cells ...any) {
+	fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, cells...), " "))
+}
+
+// arrowCell is "OLD→NEW" of a comparison's medians.
+func arrowCell(c *Comparison, f string) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(f+"→"+f, c.Old.Center, c.New.Center)
+}
+
+// deltaCell is benchstat's verdict: the change with its p-value, or "~"
+// with the p-value when the rounds cannot tell it from noise.
+func deltaCell(c *Comparison, d *ArmDiff) string {
+	switch {
+	case c == nil && (d.Status == StatusFailed || d.Status == StatusOnlyNew || d.Status == StatusOnlyOld):
+		return shortStatus[d.Status]
+	case c == nil:
+		return ""
+	case c.Verdict == VerdictTooFew:
+		return "too few"
+	case c.Verdict == VerdictSame:
+		return "~ p=" + pValue(c.P)
+	}
+	return signedPct(c.DeltaPct) + " p=" + pValue(c.P)
+}
+
 // shortStatus fits the table; the sentences below it say the rest.
-var shortStatus = map[string]string{
-	StatusRegressed: "slower", StatusImproved: "faster", StatusNoise: "noise",
-	StatusOnlyOld: "only OLD", StatusOnlyNew: "only NEW", StatusFailed: "failed",
+var shortStatus = map[string]string{StatusOnlyOld: "only OLD", StatusOnlyNew: "only NEW", StatusFailed: "failed"}
+
+// writeChanged lists the real changes with their decomposition, and the
+// arms with too few rounds to judge.
+func writeChanged(w io.Writer, rep *DiffReport, indent, bullet string) {
+	changed := rep.Changed()
+	rule := fmt.Sprintf("p < %g and %g%% or more", rep.Alpha, rep.MinEffectPct)
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "\nChanged (%s), %d of %d:\n", rule, len(changed), len(rep.Arms))
+		for _, d := range changed {
+			line := indent + bullet + d.Sentence
+			if bullet != "" {
+				line = bullet + mdCell(d.Sentence)
+			}
+			fmt.Fprintln(w, wrapFor(line, bullet, indent))
+		}
+	} else {
+		fmt.Fprintf(w, "\nNo arm changed (%s).\n", rule)
+	}
+	var few []string
+	for i := range rep.Arms {
+		if d := &rep.Arms[i]; d.Status == StatusTooFew {
+			few = append(few, d.Label())
+		}
+	}
+	if len(few) > 0 {
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sToo few rounds to judge (need %d a side): %s.", bullet, MinRoundsToCompare,
+			strings.Join(few, ", ")), bullet, indent))
+	}
+	if s := sameDirection(rep); s != "" {
+		fmt.Fprintln(w, wrapFor(bullet+s, bullet, indent))
+	}
+}
+
+// wrapFor wraps terminal text; markdown (a bullet) is left to the viewer.
+func wrapFor(s, bullet, indent string) string {
+	if bullet != "" {
+		return s
+	}
+	return wrap(s, 78, indent+"  ")
 }
 
 // WriteDiffMarkdown writes the same as WriteDiffText as markdown.
 func WriteDiffMarkdown(w io.Writer, rep *DiffReport) {
 	fmt.Fprintf(w, "# tmpprobe diff\n\n- OLD: `%s`\n- NEW: `%s`\n", rep.Old, rep.New)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(p))
+	}
 	if len(rep.Preflight) > 0 {
 		fmt.Fprintln(w, "\n## Preflight differences\n\nAny of these can explain every change at once.\n\n| fact | OLD | NEW |\n|---|---|---|")
 		for _, f := range rep.Preflight {
@@ -63,28 +135,42 @@ func WriteDiffMarkdown(w io.Writer, rep *DiffReport) {
 		}
 	}
 	fmt.Fprintln(w, "\n## What changed")
-	fmt.Fprintln(w)
-	changed := rep.Changed()
-	for _, d := range changed {
-		fmt.Fprintf(w, "- %s\n", mdCell(d.Sentence))
-	}
-	if len(changed) == 0 {
-		fmt.Fprintln(w, "No arm changed beyond the run-to-run spread.")
-	}
-	if s := sameDirection(rep); s != "" {
-		fmt.Fprintf(w, "\n%s\n", s)
+	writeChanged(w, rep, "", "- ")
+	for _, n := range rep.Drift {
+		fmt.Fprintf(w, "- %s\n", mdCell(n.Sentence))
 	}
 	writeGate(w, rep, "\n")
 	fmt.Fprintln(w, "\n## Arms")
 	for _, g := range diffGroups(rep) {
 		rate := g[0].Rate
-		fmt.Fprintf(w, "\n%s\n\n| arm | OLD %s (min–max) | NEW %s (min–max) | change | status |\n|---|--:|--:|--:|---|\n",
+		fmt.Fprintf(w, "\n%s\n\n| arm | OLD %s | NEW %s | Δ | p | OLD ratio | NEW ratio | Δ | p | status |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n",
 			mdCell(groupTitle(g[0])), rate, rate)
 		for _, d := range g {
-			ov, or, nv, nr := d.Rates()
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCell(d.Arm), rateRange(ov, or), rateRange(nv, nr), changeCell(d), d.Status)
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(d.Arm), mdComparison(d.OpsPerS, "%.0f"), mdComparison(d.Ratio, "%.2f"), d.Status)
 		}
 	}
+}
+
+// mdComparison is four cells: OLD and NEW median [95% CI], Δ, p.
+func mdComparison(c *Comparison, f string) string {
+	if c == nil {
+		return " | | | "
+	}
+	cell := func(e Estimate) string {
+		s := fmt.Sprintf(f, e.Center)
+		if e.Bounded() && e.Lo != e.Hi {
+			s += fmt.Sprintf(" ["+f+"–"+f+"]", e.Lo, e.Hi)
+		}
+		return s
+	}
+	delta := signedPct(c.DeltaPct)
+	switch c.Verdict {
+	case VerdictSame:
+		delta = "~"
+	case VerdictTooFew:
+		delta = "too few"
+	}
+	return fmt.Sprintf("%s | %s | %s | %s", cell(c.Old), cell(c.New), delta, pValue(c.P))
 }
 
 // diffGroups splits the arms, in run order, by lab, runtime, parameter and
@@ -135,7 +221,7 @@ func writeGate(w io.Writer, rep *DiffReport, pre string) {
 		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, rep.ThresholdPct)
 		return
 	}
-	fmt.Fprintln(w, wrap(fmt.Sprintf("%sRegressed by %g%% or more: %s", pre, rep.ThresholdPct, strings.Join(rep.Gated, ", ")), 78, "  "))
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails --threshold %g: %s", pre, rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
 }
 
 // sameDirection points at the preflight when it differs and every real
@@ -151,20 +237,6 @@ func sameDirection(rep *DiffReport) string {
 		}
 	}
 	return fmt.Sprintf("All %d changed arms %s: look at the preflight differences first.", len(changed), changed[0].Status)
-}
-
-func rateRange(v float64, r [2]float64) string {
-	if v == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f (%.0f–%.0f)", v, r[0], r[1])
-}
-
-func changeCell(d *ArmDiff) string {
-	if d.OldOpsPerS == 0 || d.NewOpsPerS == 0 {
-		return "-"
-	}
-	return signedPct(d.ChangePct)
 }
 
 // wrap breaks s at spaces into lines of at most width runes, indenting

@@ -15,9 +15,12 @@ func MergeRecords(into, recs []ClassRecord) []ClassRecord {
 		k := r.Class + "\x00" + r.Stage
 		i, ok := idx[k]
 		if !ok {
-			into = append(into, ClassRecord{Class: r.Class, Stage: r.Stage})
+			// Quantiles of one record stay; of two they cannot be added.
+			into = append(into, ClassRecord{Class: r.Class, Stage: r.Stage, Quantiles: r.Quantiles})
 			i = len(into) - 1
 			idx[k] = i
+		} else {
+			into[i].Quantiles = nil
 		}
 		m := &into[i]
 		m.Calls += r.Calls

@@ -22,7 +22,14 @@ type Run struct {
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
 	Arms     []ArmResult       `json:"arms"`
+	// Source says where a run read from a file came from: "" for a
+	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
+	Source string `json:"-"`
 }
+
+// SourceCSV marks a run rebuilt from a syscalls.csv: it carries no host
+// facts but the backend and the kernel, and one round.
+const SourceCSV = "syscalls.csv"
 
 // Protocols: how a run orders and sizes its batches.
 const (

@@ -2,9 +2,11 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // FactChange is one preflight fact that differs between two runs.
@@ -20,47 +22,71 @@ var metaSkip = map[string]bool{"notes": true, "warnings": true, "loadavg_1m": tr
 
 // Preflight lists the facts that differ between two runs: every Meta field
 // (found through its JSON form, so fields added to Meta are compared
-// without a change here), the work dirs and the flags. Any of them can
-// explain every change in a diff at once.
+// without a change here), the protocol, the work dirs and the flags. Any
+// of them can explain every change in a diff at once.
 func Preflight(prev, cur *Run) []FactChange {
-	of, nf := metaFacts(prev.Meta), metaFacts(cur.Meta)
-	of["work dirs"], nf["work dirs"] = strings.Join(runDirs(prev), ", "), strings.Join(runDirs(cur), ", ")
-	of["flags"], nf["flags"] = strings.Join(comparableArgs(prev.Args), " "), strings.Join(comparableArgs(cur.Args), " ")
-	if len(prev.Args) == 0 || len(cur.Args) == 0 {
-		delete(of, "flags") // a run rebuilt from a CSV has none
-	}
-	for k := range nf {
-		if _, ok := of[k]; !ok {
-			of[k] = ""
-		}
-	}
 	var out []FactChange
-	keys := sortedKeys(of)
-	// The work dirs first: a different filesystem explains everything.
-	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "work dirs" && keys[j] != "work dirs" })
-	for _, k := range keys {
-		if unknown(prev, of[k]) || unknown(cur, nf[k]) {
-			continue
+	for _, f := range differingFacts([]*Run{prev, cur}) {
+		out = append(out, FactChange{f.Name, f.Values[0], f.Values[1]})
+	}
+	return out
+}
+
+// differingFacts lists, fact by fact, the values of the facts that are
+// not the same in every run; the work dirs first, as a different
+// filesystem explains everything.
+func differingFacts(runs []*Run) []MatrixFact {
+	all := make([]map[string]string, len(runs))
+	names := map[string]bool{}
+	for i, r := range runs {
+		all[i] = facts(r)
+		for k := range all[i] {
+			names[k] = true
 		}
-		if of[k] != nf[k] {
-			out = append(out, FactChange{k, orNone(of[k]), orNone(nf[k])})
+	}
+	keys := sortedKeys(names)
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "work dirs" && keys[j] != "work dirs" })
+	var out []MatrixFact
+	for _, k := range keys {
+		f := MatrixFact{Name: k}
+		differs, skip := false, false
+		for i, r := range runs {
+			v, ok := all[i][k]
+			// A run rebuilt from a CSV carries no flags: nothing to compare.
+			skip = skip || unknown(r, v) || !ok && k == "flags"
+			differs = differs || v != all[0][k]
+			f.Values = append(f.Values, orNone(v))
+		}
+		if differs && !skip {
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
+// facts are what a run records about how it was measured, by name.
+func facts(run *Run) map[string]string {
+	f := metaFacts(run.Meta)
+	f["work dirs"] = strings.Join(runDirs(run), ", ")
+	if len(run.Args) > 0 { // a run rebuilt from a CSV has none
+		f["flags"] = strings.Join(comparableArgs(run.Args), " ")
+	}
+	if p := run.Protocol; p.Name != "" {
+		f["protocol"] = fmt.Sprintf("%s, %d rounds", p.Name, p.Rounds)
+		if p.MinBatchNs > 0 {
+			f["protocol"] += ", batches ≥ " + time.Duration(p.MinBatchNs).String()
+		}
+		if p.FixedOps > 0 {
+			f["protocol"] += fmt.Sprintf(", %d ops a batch", p.FixedOps)
+		}
+	}
+	return f
+}
+
 // unknown tells a fact a run rebuilt from a CSV does not carry from a
 // real difference: such a run knows only the backend and the kernel.
 func unknown(run *Run, v string) bool {
-	if v != "" && v != "0" {
-		return false
-	}
-	for _, n := range run.Meta.Notes {
-		if n == csvNote {
-			return true
-		}
-	}
-	return false
+	return run.Source == SourceCSV && (v == "" || v == "0")
 }
 
 func orNone(s string) string {
@@ -172,7 +198,8 @@ func sameSet(a, b []string) bool {
 // compared on their own (work dirs), so only flags that change what is
 // measured remain.
 func comparableArgs(args []string) []string {
-	drop := map[string]bool{"--out": true, "--csv": true, "--dir": true}
+	// --seed orders the rounds; it changes no figure's meaning.
+	drop := map[string]bool{"--out": true, "--csv": true, "--dir": true, "--seed": true}
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

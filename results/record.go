@@ -16,6 +16,17 @@ type ClassRecord struct {
 	Bytes    uint64            `json:"bytes,omitempty"`
 	OffNs    map[string]uint64 `json:"offcpu_by_label_ns,omitempty"`
 	Hist     []HistBucket      `json:"hist,omitempty"`
+	// Quantiles are p50, p95 and p99 as a syscalls.csv carries them, for
+	// a record rebuilt from one: it has no histogram to take them from.
+	Quantiles []uint64 `json:"-"`
+}
+
+// percentiles are the record's p50, p95 and p99 of single calls.
+func (r *ClassRecord) percentiles() (p50, p95, p99 uint64) {
+	if len(r.Hist) == 0 && len(r.Quantiles) == 3 {
+		return r.Quantiles[0], r.Quantiles[1], r.Quantiles[2]
+	}
+	return Percentile(r.Hist, 0.50), Percentile(r.Hist, 0.95), Percentile(r.Hist, 0.99)
 }
 
 // HistBucket is one non-empty slot of a latency histogram.

@@ -92,7 +92,7 @@ type Figures struct {
 
 // Headline gathers the summary's headline figures.
 func (s *Summary) Headline() Figures {
-	return Figures{Rounds: len(s.Rounds), OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
+	return Figures{Rounds: s.RoundCount, OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
 		Ratio: known(s.Ratio), Observer: known(s.Observer)}
 }
 

@@ -31,7 +31,7 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 			return nil, fmt.Errorf("not a tmpprobe syscalls.csv: no %q column", need)
 		}
 	}
-	run := &Run{Schema: Schema, Tool: "tmpprobe", Complete: true}
+	run := &Run{Schema: Schema, Tool: "tmpprobe", Complete: true, Source: SourceCSV}
 	run.Meta.Notes = []string{csvNote}
 	index := map[string]int{}
 	for line := 2; ; line++ {
@@ -56,7 +56,8 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 			Class: row.str("syscall"), Stage: row.str("stage"),
 			Calls: uint64(row.int("calls", math.MaxInt64)), Errors: uint64(row.int("errors", math.MaxInt64)),
 			TotalNs: uint64(row.int("kernel_ns", math.MaxInt64)), OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64)),
-			Bytes: uint64(row.int("bytes", math.MaxInt64)),
+			Bytes:     uint64(row.int("bytes", math.MaxInt64)),
+			Quantiles: []uint64{uint64(row.int("p50_ns", math.MaxInt64)), uint64(row.int("p95_ns", math.MaxInt64)), uint64(row.int("p99_ns", math.MaxInt64))},
 		}
 		for _, l := range OffLabels {
 			if v := uint64(row.int(OffLabelColumn(l), math.MaxInt64)); v > 0 {
@@ -85,7 +86,14 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 			if tracedOps == 0 {
 				tracedOps = a.Ops
 			}
+			// The traced batches' wall time from their rate, which the
+			// file keeps to every digit, rather than from the rounded
+			// wall_ns_per_op: the rebuilt run then writes the same file.
 			untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(tracedOps)
+			if tr := row.float("traced_ops_per_s"); tr > 0 {
+				traced = float64(tracedOps) / tr * 1e9
+			}
+			a.Figures = csvFigures(&row)
 			if row.err != nil {
 				return nil, row.err
 			}
@@ -105,6 +113,33 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 		return nil, errors.New("syscalls.csv has no rows")
 	}
 	return run, nil
+}
+
+// csvFigures reads an arm's headline figures back as the file wrote them;
+// nil for files before rounds, which had none but ops_per_s.
+func csvFigures(row *csvRow) *Figures {
+	if _, ok := row.col["rounds"]; !ok {
+		return nil
+	}
+	rounds := int(row.int("rounds", 1e6))
+	est := func(name string) *Estimate {
+		if row.str(name) == "" {
+			return nil
+		}
+		e := Estimate{Center: row.float(name), Lo: math.NaN(), Hi: math.NaN(), N: rounds}
+		if rounds < MinRoundsForCI {
+			e.Lo, e.Hi = math.Inf(-1), math.Inf(1)
+		}
+		if row.str(name+"_lo") != "" && row.str(name+"_hi") != "" {
+			e.Lo, e.Hi = row.float(name+"_lo"), row.float(name+"_hi")
+		}
+		return &e
+	}
+	f := &Figures{Rounds: rounds, Ratio: est("ratio"), Observer: est("observer")}
+	if e := est("ops_per_s"); e != nil {
+		f.OpsPerS = *e
+	}
+	return f
 }
 
 // maxBatchNs is far above any real batch (115 days) and far below where

@@ -116,3 +116,52 @@ func compareSamples(a, b []float64) benchmath.Comparison {
 	return benchmath.AssumeNothing.Compare(benchmath.NewSample(append([]float64(nil), a...), t),
 		benchmath.NewSample(append([]float64(nil), b...), t))
 }
+
+// Verdicts of a comparison between two runs.
+const (
+	VerdictChanged = "changed" // p < α and the change at least the minimum effect
+	VerdictSame    = "~"       // benchstat's mark: no change told apart from noise
+	VerdictTooFew  = "too few samples"
+)
+
+// MinRoundsToCompare is the fewest rounds a side needs before the U test
+// can reach α = 0.05 at all (with four a side its smallest p is 0.029).
+const MinRoundsToCompare = 4
+
+// Alpha is the significance level of every comparison between runs.
+const Alpha = 0.05
+
+// Comparison is one figure of an arm in two runs: the median and interval
+// in each, the change of the medians, and benchstat's decision on it.
+type Comparison struct {
+	Old      Estimate `json:"old"`
+	New      Estimate `json:"new"`
+	DeltaPct float64  `json:"delta_pct"`
+	// P is the Mann–Whitney U test's p-value for the rounds of the two
+	// runs being one distribution.
+	P       float64 `json:"p"`
+	Verdict string  `json:"verdict"`
+}
+
+// Compare decides whether a figure changed between two runs from its
+// per-round samples, as benchstat does: a Mann–Whitney U test at α = 0.05,
+// and a change of at least minEffectPct percent besides, so that a
+// significant 1% does not count. With fewer rounds than the test needs to
+// ever reach α (four a side), the verdict says so instead.
+func Compare(old, cur []float64, minEffectPct float64) Comparison {
+	c := Comparison{Old: Median(old), New: Median(cur), P: 1}
+	if c.Old.Center != 0 {
+		c.DeltaPct = roundTo((c.New.Center/c.Old.Center-1)*100, 100)
+	}
+	u := compareSamples(old, cur)
+	c.P = roundSig(u.P)
+	switch {
+	case u.P >= Alpha && min(len(old), len(cur)) < MinRoundsToCompare:
+		c.Verdict = VerdictTooFew
+	case u.P < Alpha && math.Abs(c.DeltaPct) >= minEffectPct:
+		c.Verdict = VerdictChanged
+	default:
+		c.Verdict = VerdictSame
+	}
+	return c
+}

@@ -13,7 +13,10 @@ type Summary struct {
 	Protocol string
 	// Rounds are the measured rounds in order; the figures below are
 	// medians of their samples.
-	Rounds   []RoundSample
+	Rounds []RoundSample
+	// RoundCount is how many rounds the figures cover: len(Rounds), or
+	// what a syscalls.csv says of the run it came from.
+	RoundCount int
 	OpsPerS  Estimate // of the untraced batches (traced, when none ran untraced)
 	Ratio    Estimate // to the lab's baseline arm; set by SummarizeAll
 	Observer Estimate // traced ÷ untraced ops/s, paired by round
@@ -146,7 +149,15 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			observer = append(observer, r.TracedOpsPerS/r.OpsPerS)
 		}
 	}
-	s.OpsPerS, s.Observer = Median(head), Median(observer)
+	s.OpsPerS, s.Observer, s.RoundCount = Median(head), Median(observer), len(s.Rounds)
+	if f := a.Figures; f != nil {
+		// Rebuilt from a CSV: one round stands in for the batches, and the
+		// file's figures describe the run it came from.
+		s.OpsPerS, s.RoundCount = f.OpsPerS, f.Rounds
+		if f.Observer != nil {
+			s.Observer = *f.Observer
+		}
+	}
 	if pooled.Ops == 0 {
 		return s
 	}
@@ -162,10 +173,8 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			OffNsPerOp: float64(r.OffCPUNs) / ops,
 			ErrPerOp:   float64(r.Errors) / ops,
 			BytesPerOp: float64(r.Bytes) / ops,
-			P50:        Percentile(r.Hist, 0.50),
-			P95:        Percentile(r.Hist, 0.95),
-			P99:        Percentile(r.Hist, 0.99),
 		}
+		c.P50, c.P95, c.P99 = r.percentiles()
 		if len(r.OffNs) > 0 {
 			c.OffByLabel = map[string]float64{}
 			for k, v := range r.OffNs {
@@ -255,6 +264,12 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		}
 	}
 	for _, s := range out {
+		if f := s.Figures; f != nil {
+			if f.Ratio != nil {
+				s.Ratio = *f.Ratio
+			}
+			continue
+		}
 		b := base[peerKey(s.ArmResult)]
 		if b == nil || !b.OpsPerS.Known() || !s.OpsPerS.Known() {
 			continue

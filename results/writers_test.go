@@ -38,10 +38,17 @@ func TestGoldenWriters(t *testing.T) {
 }
 
 func TestGoldenDiff(t *testing.T) {
-	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), 10)
+	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 10)
 	golden(t, "diff.txt", render(t, func(w io.Writer) error { WriteDiffText(w, rep); return nil }))
 	golden(t, "diff.md", render(t, func(w io.Writer) error { WriteDiffMarkdown(w, rep); return nil }))
 	golden(t, "diff.json", render(t, func(w io.Writer) error { return WriteDiffJSON(w, rep) }))
+	drift := Diff("old", fixtureRun(false), "slow", scaled(fixtureRun(false), 1.25), fixtureBaseline, DefaultMinEffectPct, 10)
+	golden(t, "diff-drift.txt", render(t, func(w io.Writer) error { WriteDiffText(w, drift); return nil }))
+	three := DiffMany([]string{"old", "new", "slow"}, []*Run{fixtureRun(false), fixtureRun(true), scaled(fixtureRun(false), 1.25)},
+		fixtureBaseline, DefaultMinEffectPct)
+	golden(t, "diff3.txt", render(t, func(w io.Writer) error { WriteMatrixText(w, three); return nil }))
+	golden(t, "diff3.md", render(t, func(w io.Writer) error { WriteMatrixMarkdown(w, three); return nil }))
+	golden(t, "diff3.json", render(t, func(w io.Writer) error { return WriteMatrixJSON(w, three) }))
 }
 
 // The golden run.json reads back as the run that wrote it, and renders the
@@ -177,5 +184,21 @@ func TestChart(t *testing.T) {
 	}
 	if err := WriteChart(io.Discard, nil, "svg"); err == nil {
 		t.Error("an empty run drew a chart")
+	}
+}
+
+// A syscalls.csv read back writes itself again, byte for byte: every
+// column, p50/p95/p99 and the intervals included.
+func TestSyscallCSVRoundTrip(t *testing.T) {
+	for _, variant := range []string{"old", "new"} {
+		want := goldenBytes(t, variant+"/syscalls.csv")
+		run, err := ReadRun(bytes.NewReader(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := render(t, func(w io.Writer) error { return WriteSyscallCSV(w, run, fixtureSums(run)) })
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s/syscalls.csv read back writes differently:\n--- got\n%s\n--- want\n%s", variant, got, want)
+		}
 	}
 }

@@ -64,12 +64,23 @@ type Interval struct {
 	Records map[uint32][]results.ClassRecord
 }
 
-// Result is a finished trace: records by phase, summed over the run.
+// Result is a finished trace: records by phase, summed over the run, and
+// the marked regions' records of each sample period, the rounds a diff of
+// two traces compares.
 type Result struct {
 	Wall     time.Duration
 	Records  map[uint32][]results.ClassRecord
+	Samples  []map[uint32][]results.ClassRecord
 	ExitCode int // of a launched command; 128+signal when a signal ended it
 }
+
+// samplePeriod is how often a trace snapshots its regions, the first
+// maxSamples times; beyond that, neighbouring samples merge (the period
+// doubles), so a long trace keeps a bounded number of them.
+const (
+	samplePeriod = 250 * time.Millisecond
+	maxSamples   = 64
+)
 
 // LaunchPhase holds the launcher's own syscalls until it execs the command;
 // they are not the command's and are dropped.
@@ -132,9 +143,21 @@ func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every fu
 		defer t.Stop()
 		tick = t.C
 	}
+	sampler := time.NewTicker(samplePeriod)
+	defer sampler.Stop()
 	// Running totals are read, never cleared, while the target runs: an
-	// interval is the difference of two snapshots, so nothing is lost.
-	last := map[uint32][]results.ClassRecord{}
+	// interval or a sample is the difference of two snapshots, so nothing
+	// is lost.
+	last, lastSample := map[uint32][]results.ClassRecord{}, map[uint32][]results.ClassRecord{}
+	sample := func() error {
+		now, err := p.Snapshot()
+		if err != nil {
+			return err
+		}
+		res.addSample(now, lastSample)
+		lastSample = now
+		return nil
+	}
 loop:
 	for {
 		select {
@@ -149,6 +172,10 @@ loop:
 		case <-poll.C:
 			if watched := append(spec.PIDs, spec.TIDs...); len(watched) > 0 && !anyAlive(watched) {
 				break loop
+			}
+		case <-sampler.C:
+			if err := sample(); err != nil {
+				return nil, err
 			}
 		case <-tick:
 			now, err := p.Snapshot()
@@ -172,7 +199,34 @@ loop:
 	}
 	delete(final, LaunchPhase)
 	res.Records = final
+	res.addSample(final, lastSample)
 	return res, nil
+}
+
+// addSample keeps what the regions did since the last sample.
+func (r *Result) addSample(now, last map[uint32][]results.ClassRecord) {
+	s := map[uint32][]results.ClassRecord{}
+	for ph, recs := range now {
+		if ph&probe.RegionFlag != 0 {
+			if d := results.SubtractRecords(recs, last[ph]); len(d) > 0 {
+				s[ph] = d
+			}
+		}
+	}
+	r.Samples = append(r.Samples, s)
+	if len(r.Samples) > maxSamples {
+		var merged []map[uint32][]results.ClassRecord
+		for i := 0; i < len(r.Samples); i += 2 {
+			m := r.Samples[i]
+			if i+1 < len(r.Samples) {
+				for ph, recs := range r.Samples[i+1] {
+					m[ph] = results.MergeRecords(m[ph], recs)
+				}
+			}
+			merged = append(merged, m)
+		}
+		r.Samples = merged
+	}
 }
 
 // stopTree ends a launched command that is still running, and whatever it
@@ -360,9 +414,41 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		if entries == 0 {
 			continue // a region still open at the end has no complete entry
 		}
-		out = append(out, results.ArmResult{Lab: "trace", Arm: fmt.Sprintf("region %d", ph&^probe.RegionFlag),
-			Runtime: "-", Ops: int(entries),
-			Batches: []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}})
+		a := results.ArmResult{Lab: "trace", Arm: fmt.Sprintf("region %d", ph&^probe.RegionFlag),
+			Runtime: "-", Ops: int(entries), Batches: r.regionRounds(ph)}
+		if len(a.Batches) == 0 {
+			a.Batches = []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// regionRounds are a region's samples as rounds: each one batch of the
+// entries that ended in it, with the calls made since the last such batch
+// (an entry's calls can land in the sample before its end). Their sum is
+// the whole region.
+func (r *Result) regionRounds(ph uint32) []results.Batch {
+	var out []results.Batch
+	var pending []results.ClassRecord
+	for _, s := range r.Samples {
+		var entries, inside uint64
+		for _, rec := range s[ph] {
+			if rec.Class == results.RegionClass {
+				entries, inside = rec.Calls, rec.TotalNs
+				continue
+			}
+			pending = results.MergeRecords(pending, []results.ClassRecord{rec})
+		}
+		if entries > 0 {
+			out = append(out, results.Batch{Round: len(out) + 1, Ops: int(entries), Phase: ph, Traced: true,
+				WallNs: int64(inside), Records: pending})
+			pending = nil
+		}
+	}
+	if len(pending) > 0 && len(out) > 0 { // calls after the last entry ended
+		last := &out[len(out)-1]
+		last.Records = results.MergeRecords(last.Records, pending)
 	}
 	return out
 }

@@ -5,9 +5,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -15,52 +17,82 @@ import (
 // as diff(1) exits 1 when files differ.
 const exitRegressed = 1
 
-const diffUsage = `Usage: tmpprobe diff OLD NEW [flags]
+const diffUsage = `Usage: tmpprobe diff OLD NEW [MORE...] [flags]
 
-Compares two saved runs (directories written by --out, run.json files, or
-syscalls.csv files). Arms are paired by lab, arm, runtime and parameter;
-for each arm whose throughput changed beyond the run-to-run spread (the
-min–max of its batches in both runs), the change in µs/op is split into
-syscall classes, off-CPU time and user space, largest first. Preflight
-differences (kernel, work dir, flags, Python, …) are listed first: they
-can explain every change at once.
+Compares saved runs (directories written by --out, run.json files, or
+syscalls.csv files). Arms are paired by lab, arm, runtime and parameter.
+Each arm's rounds are compared the way benchstat compares benchmarks: a
+Mann–Whitney U test at α = 0.05 on the per-round samples, and a change of
+at least --min-effect besides; otherwise "~" with the p-value. An arm is
+judged by its ratio to the lab's baseline arm, paired per round, so a
+machine that got slower as a whole moves no arm: that is reported once
+per group, as drift. Each real change in µs/op is split into syscall
+classes, off-CPU time and user space, largest first. Preflight
+differences (kernel, work dir, flags, Python, …) come first: they can
+explain every change at once.
 
-Exit status: 0, or 1 when --threshold is given and an arm regressed by at
-least that much, or 2 on bad input.
+With three or more runs, one table puts them side by side (a kernel,
+Python, filesystem or machine matrix), each compared with the first.
+
+Exit status: 0; 1 when --threshold is given and an arm regressed by at
+least that much, NEW is incomplete, or NEW lost an arm OLD had; 2 on bad
+input.
 
 Examples:
   tmpprobe diff runs/before runs/after
   tmpprobe diff before/run.json after/run.json --format markdown
   tmpprobe diff good/ bad/ --threshold 10 --format json   # CI gate
+  tmpprobe diff k6.1/ k6.12/ k6.18/                       # side by side
 
 Flags:
 %s`
 
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("diff", pflag.ContinueOnError)
-	threshold := fs.Float64("threshold", 0, "exit 1 if an arm's ops/s fell by `PCT` percent or more")
+	threshold := fs.Float64("threshold", 0, "exit 1 if an arm regressed by `PCT` percent or more (two runs)")
+	minEffect := fs.Float64("min-effect", results.DefaultMinEffectPct, "the smallest change in `PCT` percent that counts, besides p < 0.05")
 	format := fs.String("format", "text", "text, markdown or json")
 	if err := parseCommand(fs, args, diffUsage, stdout); err != nil {
 		return err
 	}
-	if fs.NArg() != 2 {
-		return usagef("diff takes two runs: OLD NEW")
+	if fs.NArg() < 2 {
+		return usagef("diff takes two runs or more: OLD NEW [MORE...]")
 	}
-	if *threshold < 0 || *threshold >= 100 {
-		return usagef("--threshold %g: want a percentage in 0..100", *threshold)
+	if t := *threshold; t < 0 || t >= 100 || t != t {
+		return usagef("--threshold %g: want a percentage in 0..100", t)
+	}
+	if m := *minEffect; m < 0 || m >= 100 || m != m {
+		return usagef("--min-effect %g: want a percentage in 0..100", m)
+	}
+	if fs.NArg() > 2 && fs.Changed("threshold") {
+		return usagef("--threshold gates two runs, OLD and NEW")
 	}
 	if f := *format; f != "text" && f != "markdown" && f != "md" && f != "json" {
 		return usagef("--format %q: want text, markdown or json", f)
 	}
-	oldRun, err := loadRun(fs.Arg(0))
-	if err != nil {
-		return err
+	var runs []*results.Run
+	for _, path := range fs.Args() {
+		run, err := loadRun(path)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, run)
 	}
-	newRun, err := loadRun(fs.Arg(1))
-	if err != nil {
-		return err
+	if len(runs) > 2 {
+		rep := results.DiffMany(fs.Args(), runs, arms.Baseline, *minEffect)
+		switch *format {
+		case "json":
+			if err := results.WriteMatrixJSON(stdout, rep); err != nil {
+				return exitError{exitUsage, "writing JSON: " + err.Error()}
+			}
+		case "markdown", "md":
+			results.WriteMatrixMarkdown(stdout, rep)
+		default:
+			results.WriteMatrixText(stdout, rep)
+		}
+		return nil
 	}
-	rep := results.Diff(fs.Arg(0), oldRun, fs.Arg(1), newRun, *threshold)
+	rep := results.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Baseline, *minEffect, *threshold)
 	switch *format {
 	case "json":
 		if err := results.WriteDiffJSON(stdout, rep); err != nil {
@@ -72,7 +104,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		results.WriteDiffText(stdout, rep)
 	}
 	if len(rep.Gated) > 0 {
-		return exitError{exitRegressed, fmt.Sprintf("%d arm(s) regressed by %g%% or more", len(rep.Gated), *threshold)}
+		return exitError{exitRegressed, fmt.Sprintf("fails --threshold %g: %s", *threshold, strings.Join(rep.Gated, "; "))}
 	}
 	return nil
 }

@@ -70,7 +70,8 @@ func TestBadInputsExit2(t *testing.T) {
 	}
 }
 
-// --threshold gates: exit 1 only when an arm fell by at least PCT.
+// --threshold gates: exit 1 when an arm fell by at least PCT, or when it
+// cannot judge (a CSV has one round).
 func TestDiffThreshold(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

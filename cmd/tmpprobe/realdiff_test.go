@@ -4,7 +4,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -37,7 +39,7 @@ func isTmpfs(t *testing.T, dir string) bool {
 func saveRun(t *testing.T, dir, out string, armNames ...string) {
 	t.Helper()
 	args := append([]string{"run"}, armNames...)
-	args = append(args, "--lab", "modes", "--runtime", "go", "--payload", "256K", "--ops", "50", "--repeats", "3",
+	args = append(args, "--lab", "modes", "--runtime", "go", "--payload", "256K", "--ops", "50", "--rounds", "6",
 		"--dir", dir, "--out", out, "-q")
 	code, stdout, stderr := inProcess(args...)
 	if code != 0 {
@@ -130,5 +132,104 @@ func TestDiffRealTmpfsVsDisk(t *testing.T) {
 	}
 	if len(rep.Preflight) == 0 || rep.Preflight[0].Name != "work dirs" {
 		t.Errorf("preflight %v: want the work dirs", rep.Preflight)
+	}
+}
+
+// A change to a Python program, seen through the region it marks: the
+// same loop traced before and after each op sleeps 50 µs more. The
+// region's samples (one per 250 ms of the trace) are its rounds; the diff
+// must call it regressed with clock_nanosleep (time.sleep) the top term.
+func TestDiffRealPythonChange(t *testing.T) {
+	needBPF(t)
+	py, dir, out := realPython(t), t.TempDir(), t.TempDir()
+	prog := `import os, tempfile, time
+cookie = int(os.environ["TMPPROBE_COOKIE"])
+slow = os.environ["SLOW"] == "1"
+def marker(phase, begin):
+    try:
+        os.lseek(-1, cookie, phase << 1 | begin)
+    except OSError:
+        pass
+end = time.monotonic() + 2.5
+while time.monotonic() < end:
+    marker(7, 1)
+    with tempfile.NamedTemporaryFile(dir=os.environ["DIR"]) as f:
+        f.write(b"x" * 400)
+    if slow:
+        time.sleep(50e-6)
+    marker(7, 0)
+`
+	for _, v := range []string{"0", "1"} {
+		cmd := tmpprobe("trace", "--out", filepath.Join(out, v), "--", py, "-c", prog)
+		cmd.Env = append(cmd.Env, "SLOW="+v, "DIR="+dir)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("trace SLOW=%s: %v\n%s", v, err, b)
+		}
+	}
+	rep, d := diffJSON(t, filepath.Join(out, "0"), filepath.Join(out, "1"), "region 7", exitRegressed)
+	if top := d.Terms[0]; top.Name != "clock_nanosleep" || top.Old != 0 || top.New < 50_000 {
+		t.Errorf("top term %s (%v → %v ns/op), want clock_nanosleep from 0 to 50 µs or more", top.Name, top.Old, top.New)
+	}
+	if d.OpsPerS.Old.N < 6 || d.OpsPerS.New.N < 6 {
+		t.Errorf("rounds %d and %d: want a sample every 250 ms of a 2.5 s trace", d.OpsPerS.Old.N, d.OpsPerS.New.N)
+	}
+	for _, a := range rep.Arms {
+		if a.Unit == "run" && a.Status != results.StatusTooFew {
+			t.Errorf("the whole trace %s: %s, want one sample, not judged", a.Arm, a.Status)
+		}
+	}
+}
+
+// A/A: the same arms run twice, a pair at a time, on one machine, and
+// diffed. Nothing changed, so every flagged arm is a false alarm; the
+// rounds' paired ratios and the U test must keep them at 5% or fewer of
+// all arm comparisons, over six pairs covering both labs and both
+// runtimes, with each run's defaults.
+func TestDiffAA(t *testing.T) {
+	needBPF(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3 for both runtimes")
+	}
+	out := t.TempDir()
+	compared, flagged, drifts := 0, 0, 0
+	var alarms []string
+	for pair := 0; pair < 6; pair++ {
+		lab := arms.Labs[pair%2]
+		var dirs [2]string
+		for i := range dirs {
+			dirs[i] = filepath.Join(out, fmt.Sprintf("%d-%d", pair, i))
+			args := []string{"all", "--lab", lab, "-q", "--out", dirs[i], "--dir", t.TempDir()}
+			if code, _, stderr := inProcess(args...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+		}
+		code, stdout, stderr := inProcess("diff", dirs[0], dirs[1], "--format", "json")
+		if code != 0 {
+			t.Fatalf("diff: exit %d: %s", code, stderr)
+		}
+		var rep results.DiffReport
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		drifts += len(rep.Drift)
+		for _, a := range rep.Arms {
+			switch a.Status {
+			case results.StatusOnlyOld, results.StatusOnlyNew, results.StatusFailed, results.StatusTooFew:
+				t.Errorf("pair %d: %s", pair, a.Sentence)
+				continue
+			case results.StatusRegressed, results.StatusImproved:
+				flagged++
+				alarms = append(alarms, fmt.Sprintf("pair %d: %s", pair, a.Sentence))
+			}
+			compared++
+		}
+	}
+	rate := float64(flagged) / float64(compared)
+	t.Logf("A/A: %d of %d arm comparisons flagged (%.1f%%) over 6 pairs; %d groups drifted as a whole", flagged, compared, 100*rate, drifts)
+	for _, a := range alarms {
+		t.Log(a)
+	}
+	if rate > 0.05 {
+		t.Errorf("A/A flagged %.1f%% of arm comparisons, want ≤ 5%%", 100*rate)
 	}
 }
