@@ -17,9 +17,9 @@ type Summary struct {
 	// RoundCount is how many rounds the figures cover: len(Rounds), or
 	// what a syscalls.csv says of the run it came from.
 	RoundCount int
-	OpsPerS  Estimate // of the untraced batches (traced, when none ran untraced)
-	Ratio    Estimate // to the lab's baseline arm; set by SummarizeAll
-	Observer Estimate // traced ÷ untraced ops/s, paired by round
+	OpsPerS    Estimate // of the untraced batches (traced, when none ran untraced)
+	Ratio      Estimate // to the lab's baseline arm; set by SummarizeAll
+	Observer   Estimate // traced ÷ untraced ops/s, paired by round
 	// Traced pools the measured traced batches: Ops and WallNs are sums,
 	// Records are merged. nil when nothing was traced. Pooling keeps the
 	// decomposition exact: wall = Σ syscall time + user holds for sums.
