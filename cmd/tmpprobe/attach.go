@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 )
@@ -22,18 +24,38 @@ func attachFlag(s string) (probe.Backend, error) {
 	return b, nil
 }
 
-// saveOutputs writes the CSV and the run directory the user asked for.
-func saveOutputs(csv, out string, run *results.Run, sums []*results.Summary) error {
-	if csv != "" {
-		if err := results.WriteFileAtomic(csv, func(w io.Writer) error {
-			return results.WriteSyscallCSV(w, run, sums)
-		}); err != nil {
-			return exitError{exitArmFailed, "writing CSV: " + oneLine(err.Error())}
+// outputs are the files a run or trace was asked to write besides the
+// terminal report: --csv, --pprof, --benchfmt and the --out directory.
+type outputs struct {
+	csv, pprof, benchfmt, out string
+}
+
+func (o *outputs) flags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	fs.StringVar(&o.pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
+	fs.StringVar(&o.benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
+}
+
+// save writes the files the user asked for.
+func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
+	for _, f := range []struct {
+		flag, path string
+		write      func(io.Writer) error
+	}{
+		{"--csv", o.csv, func(w io.Writer) error { return results.WriteSyscallCSV(w, run, sums) }},
+		{"--pprof", o.pprof, func(w io.Writer) error { return results.WritePprof(w, run, sums) }},
+		{"--benchfmt", o.benchfmt, func(w io.Writer) error { return results.WriteBenchfmt(w, run, sums) }},
+	} {
+		if f.path == "" {
+			continue
+		}
+		if err := results.WriteFileAtomic(f.path, f.write); err != nil {
+			return exitError{exitArmFailed, "writing " + f.flag + " " + f.path + ": " + oneLine(err.Error())}
 		}
 	}
-	if out != "" {
-		if err := results.WriteRunDir(out, run, sums); err != nil {
-			return exitError{exitArmFailed, "--out " + out + ": " + oneLine(err.Error())}
+	if o.out != "" {
+		if err := results.WriteRunDir(o.out, run, sums); err != nil {
+			return exitError{exitArmFailed, "--out " + o.out + ": " + oneLine(err.Error())}
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -24,13 +25,15 @@ Examples:
   tmpprobe report runs/before
   tmpprobe report runs/before --format markdown > before.md
   tmpprobe report runs/before/run.json --chart before.png
+  tmpprobe report runs/before --format pprof > before.pb.gz   # go tool pprof
+  tmpprobe report runs/before --format benchfmt > before.txt  # benchstat
 
 Flags:
 %s`
 
 func cmdReport(args []string, stdout io.Writer) error {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
-	format := fs.String("format", "text", "text, markdown or json")
+	format := fs.String("format", "text", "text, markdown, json, pprof (a profile) or benchfmt (benchstat's input)")
 	chart := fs.String("chart", "", "also draw the chart to `FILE` (.svg or .png)")
 	hist := fs.Bool("hist", false, "print log2 latency histograms (text)")
 	if err := parseCommand(fs, args, reportUsage, stdout); err != nil {
@@ -60,8 +63,19 @@ func cmdReport(args []string, stdout io.Writer) error {
 		if err := results.WriteSummaryJSON(stdout, run, sums); err != nil {
 			return exitError{exitUsage, "writing JSON: " + err.Error()}
 		}
+	case "pprof":
+		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return usagef("--format pprof writes a gzipped profile: redirect it to a file")
+		}
+		if err := results.WritePprof(stdout, run, sums); err != nil {
+			return exitError{exitUsage, "writing the profile: " + err.Error()}
+		}
+	case "benchfmt":
+		if err := results.WriteBenchfmt(stdout, run, sums); err != nil {
+			return exitError{exitUsage, "writing benchmark lines: " + err.Error()}
+		}
 	default:
-		return usagef("--format %q: want text, markdown or json", *format)
+		return usagef("--format %q: want text, markdown, json, pprof or benchfmt", *format)
 	}
 	if *chart != "" {
 		if err := results.WriteFileAtomic(*chart, func(w io.Writer) error {

@@ -26,23 +26,22 @@ var errHelp = errors.New("help shown")
 
 // runFlags are the flags of 'all' and 'run'.
 type runFlags struct {
-	labs       []string
-	ops        int
-	rounds     int
-	repeats    int
-	minBatch   time.Duration
-	seed       uint64
-	protocol   string
-	payloads   string
-	sizes      string
-	chunk      string
-	spoolMax   string
-	dirs       []string
-	runtime    string
-	python     string
-	attach     string
-	csv        string
-	out        string
+	labs     []string
+	ops      int
+	rounds   int
+	repeats  int
+	minBatch time.Duration
+	seed     uint64
+	protocol string
+	payloads string
+	sizes    string
+	chunk    string
+	spoolMax string
+	dirs     []string
+	runtime  string
+	python   string
+	attach   string
+	outputs
 	noBaseline bool
 	armTimeout time.Duration
 	quiet      bool
@@ -83,7 +82,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.runtime, "runtime", "auto", "python, go, or auto (both when python3 is found)")
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe, tracepoint, or none (throughput only)")
-	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	f.outputs.flags(fs)
 	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
@@ -181,7 +180,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	sums := results.SummarizeAll(run, arms.Baseline)
 	writeTextReport(stdout, run, sums, f.hist)
-	if err := saveOutputs(f.csv, f.out, run, sums); err != nil {
+	if err := f.save(run, sums); err != nil {
 		return err
 	}
 	switch {

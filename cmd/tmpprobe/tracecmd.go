@@ -45,10 +45,9 @@ type traceFlags struct {
 	syscalls   []string
 	errors     bool
 	top        int
-	csv        string
-	out        string
-	hist       bool
-	attach     string
+	outputs
+	hist   bool
+	attach string
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
@@ -64,7 +63,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.syscalls, "syscall", nil, "show only these syscalls (openat covers openat[tmpfile] and openat[create])")
 	fs.BoolVar(&f.errors, "errors", false, "count failed calls by errno")
 	fs.IntVar(&f.top, "top", 20, "show the N syscalls with the most time (0: all)")
-	fs.StringVar(&f.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
+	f.outputs.flags(fs)
 	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
@@ -121,7 +120,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run, nil)
 	writeTraceReport(stdout, run, sums, view, f.hist)
-	if err := saveOutputs(f.csv, f.out, run, sums); err != nil {
+	if err := f.save(run, sums); err != nil {
 		return err
 	}
 	if code := intr.code(); code != 0 {
