@@ -87,13 +87,16 @@ func Check() *CheckReport {
 	for _, b := range AutoOrder {
 		row := CheckRow{Name: string(b), Class: ClassYes}
 		p, err := Open(Options{Attach: b})
-		if err != nil {
-			var be *BackendError
-			if errors.As(err, &be) {
-				err = be.Err
-			}
+		var be *BackendError
+		var old *KernelTooOld
+		switch {
+		case errors.As(err, &old):
+			row.Class, row.Why = Classify(err), "the kernel cannot run tmpprobe (see its row above)"
+		case errors.As(err, &be):
+			row.Class, row.Why = Classify(be.Err), errText(be.Err)
+		case err != nil:
 			row.Class, row.Why = Classify(err), errText(err)
-		} else {
+		default:
 			row.Why = p.Describe()
 			if len(p.unavailable) > 0 {
 				row.Why += fmt.Sprintf("; %d hooks missing", len(p.unavailable))
@@ -191,6 +194,11 @@ func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
 	add("privileges", priv, ClassPermission, why)
 	_, err := cache.Kernel()
 	add("BTF", err == nil, Classify(err), btfWhy(err))
+	kernelWhy := kernelSummary()
+	if err = CheckKernel(cache); err != nil {
+		kernelWhy = errText(err)
+	}
+	add("kernel", err == nil, Classify(err), kernelWhy)
 	tracefs := tracefsDir()
 	add("tracefs", tracefs != "", ClassMissing, orElse(tracefs, "not mounted (only classic tracepoints and the kprobe fallback need it)"))
 	if symErr != nil {

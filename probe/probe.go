@@ -124,6 +124,9 @@ func (e *BackendError) Unwrap() error { return e.Err }
 // trial attach and detach; auto takes the first of AutoOrder that passes.
 // Nothing is attached when it returns.
 func Open(opts Options) (*Probe, error) {
+	if err := CheckKernel(btf.NewCache()); err != nil {
+		return nil, err
+	}
 	cookie, err := newCookie()
 	if err != nil {
 		return nil, err
