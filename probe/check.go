@@ -65,7 +65,8 @@ func Check() *CheckReport {
 	typeRow := map[string]CheckRow{}
 	for _, tr := range []struct{ name, on string }{
 		{"tp_btf", "sys_enter"}, {"raw_tp", "sys_enter"}, {"tracepoint", "raw_syscalls:sys_enter"},
-		{"kprobe", openat}, {"kretprobe", openat}, {"fentry", openat}, {"fexit", openat},
+		{"kprobe", openat}, {"kretprobe", openat}, {"kprobe.multi", openat},
+		{"fentry", openat}, {"fexit", openat},
 	} {
 		row := CheckRow{Name: tr.name, Class: ClassYes, Why: "on " + tr.on}
 		if err := t.try(tr.name, tr.on); err != nil {
@@ -152,6 +153,8 @@ func (t trial) try(kind, on string) error {
 		spec.Type = ebpf.TracePoint
 	case "kprobe", "kretprobe":
 		spec.Type = ebpf.Kprobe
+	case "kprobe.multi":
+		spec.Type, spec.AttachType = ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
 	case "fentry", "fexit":
 		spec.Type, spec.AttachTo = ebpf.Tracing, on
 		spec.AttachType = ebpf.AttachTraceFEntry
@@ -173,6 +176,13 @@ func (t trial) try(kind, on string) error {
 	case "tracepoint":
 		group, name, _ := strings.Cut(on, ":")
 		l, err = link.Tracepoint(group, name, prog, nil)
+	case "kprobe.multi":
+		// The kprobe backend needs both directions; one row says both.
+		opts := link.KprobeMultiOptions{Symbols: []string{on}}
+		if l, err = attachMulti("kretprobe.multi", prog, opts); err == nil {
+			l.Close()
+			l, err = attachMulti(kind, prog, opts)
+		}
 	default:
 		l, err = attachFunc(kind, on, prog)
 	}
