@@ -161,10 +161,10 @@ FUNC_STAGE_HOOKS(vfs_rename, STAGE_VFS_RENAME)
 /* kprobe.multi (v5.18, commit 0dcac2725406, on kernels built with
  * CONFIG_FPROBE): one program for every entry and one for every return,
  * each attached to all the functions above in a single link, so the kernel
- * registers one ftrace probe instead of one kprobe per function (36 text
- * patches; seconds under QEMU's TCG). The attach cookie (also v5.18) says
- * what the function is: a syscall nr, or COOKIE_STAGE | stage. Arguments
- * and return value come in pt_regs exactly as for a single kprobe. */
+ * registers one fprobe (ftrace) instead of 36 kprobes, and a run holds two
+ * links instead of 36. The attach cookie (also v5.18) says what the
+ * function is: a syscall nr, or COOKIE_STAGE | stage. Arguments and the
+ * return value come in pt_regs exactly as for a single kprobe. */
 SEC("kprobe.multi/tmpprobe")
 int kprobe_multi_entry(struct pt_regs *ctx)
 {
