@@ -8,7 +8,8 @@
  *
  * Program names are <family>_<hook>; the loader keeps one family and sets
  * the real target (kallsyms / BTF name) itself, so the section suffix is
- * only a label. Families: kprobe_/kretprobe_ and fentry_/fexit_. */
+ * only a label. Families: kprobe_/kretprobe_ and fentry_/fexit_, and the
+ * kprobe backend's kprobe.multi pair at the end. */
 
 #define NR_FSYNC 74
 #define NR_FDATASYNC 75
@@ -156,3 +157,30 @@ FUNC_STAGE_HOOKS(do_linkat, STAGE_DO_LINKAT)
 FUNC_STAGE_HOOKS(vfs_link, STAGE_VFS_LINK)
 FUNC_STAGE_HOOKS(do_renameat2, STAGE_DO_RENAMEAT2)
 FUNC_STAGE_HOOKS(vfs_rename, STAGE_VFS_RENAME)
+
+/* kprobe.multi (v5.18, commit 0dcac2725406, on kernels built with
+ * CONFIG_FPROBE): one program for every entry and one for every return,
+ * each attached to all the functions above in a single link, so the kernel
+ * registers one fprobe (ftrace) instead of 36 kprobes, and a run holds two
+ * links instead of 36. The attach cookie (also v5.18) says what the
+ * function is: a syscall nr, or COOKIE_STAGE | stage. Arguments and the
+ * return value come in pt_regs exactly as for a single kprobe. */
+SEC("kprobe.multi/tmpprobe")
+int kprobe_multi_entry(struct pt_regs *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx);
+
+	if (c & COOKIE_STAGE)
+		return on_func_stage_enter(c & ~COOKIE_STAGE);
+	return on_backend_enter(c, (struct pt_regs *)ctx->di);
+}
+
+SEC("kretprobe.multi/tmpprobe")
+int kretprobe_multi_exit(struct pt_regs *ctx)
+{
+	__u64 c = bpf_get_attach_cookie(ctx);
+
+	if (c & COOKIE_STAGE)
+		return on_func_stage_exit(c & ~COOKIE_STAGE);
+	return on_backend_exit(c, (long)ctx->ax);
+}

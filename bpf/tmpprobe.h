@@ -63,6 +63,10 @@
 #define STAGE_DO_RENAMEAT2 39
 #define STAGE_VFS_RENAME 40
 
+/* kprobe.multi attach cookies (bpf/backends.bpf.h): a syscall's nr, or
+ * COOKIE_STAGE | a stage above for a function timed inside a syscall. */
+#define COOKIE_STAGE (1U << 16)
+
 /* Drop reasons, counted rather than silently lost. */
 #define DROP_NO_START 0     /* sys_exit of an active thread with no sys_enter seen */
 #define DROP_NR_MISMATCH 1  /* sys_exit for another nr than the recorded start */

@@ -75,6 +75,16 @@ func (p *Probe) attachTracepoint(tp string, prog *ebpf.Program) (link.Link, erro
 }
 
 func (p *Probe) funcSteps(entry bool) []attachStep {
+	if m := p.multi; m != nil {
+		kind := "kretprobe.multi"
+		if entry {
+			kind = "kprobe.multi"
+		}
+		return []attachStep{{
+			name: fmt.Sprintf("%s on %d functions", kind, len(m.hooks)), required: true, why: "syscall and stage time",
+			attach: func() (link.Link, error) { return m.attach(entry) },
+		}}
+	}
 	entryFam, exitFam := p.Backend.families()
 	var steps []attachStep
 	for _, f := range p.funcs {

@@ -75,6 +75,7 @@ type funcHook struct {
 	target  string // kernel symbol
 	prog    string // program suffix in bpf/backends.bpf.h
 	syscall string // "" for a stage
+	stage   uint16 // a stage's id
 }
 
 func (h funcHook) label() string {
@@ -91,7 +92,7 @@ func funcHooks() []funcHook {
 		out = append(out, funcHook{target: syscallPrefix + s, prog: "sys_" + s, syscall: s})
 	}
 	for _, s := range StageFuncs {
-		out = append(out, funcHook{target: s.Func, prog: s.Func})
+		out = append(out, funcHook{target: s.Func, prog: s.Func, stage: s.Stage})
 	}
 	return out
 }

@@ -34,6 +34,7 @@ func openBackendProbe(t *testing.T, b Backend) *Probe {
 	if p.Backend != b {
 		t.Fatalf("opened backend %s, asked for %s", p.Backend, b)
 	}
+	t.Logf("%s: %s", b, p.Describe()) // vmtest reads how kprobe attached
 	if err := p.Attach(); err != nil {
 		t.Fatal(err)
 	}

@@ -78,3 +78,59 @@ func TestFunctionHookPrograms(t *testing.T) {
 		}
 	}
 }
+
+// The kprobe.multi pair is in the object, typed for kprobe.multi links,
+// and every function hook gets the cookie the programs decode: its
+// syscall's nr, or COOKIE_STAGE (bpf/tmpprobe.h) | its stage.
+func TestKprobeMultiCookies(t *testing.T) {
+	spec, err := loadTmpprobe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"kprobe_multi_entry", "kretprobe_multi_exit"} {
+		if ps := spec.Programs[name]; ps == nil || ps.Type != ebpf.Kprobe || ps.AttachType != ebpf.AttachTraceKprobeMulti {
+			t.Errorf("program %s: %v", name, ps)
+		}
+	}
+	h, err := os.ReadFile("../bpf/tmpprobe.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^#define COOKIE_STAGE \(1U << (\d+)\)`).FindStringSubmatch(string(h))
+	if m == nil {
+		t.Fatal("no COOKIE_STAGE in tmpprobe.h")
+	}
+	if shift, _ := strconv.Atoi(m[1]); cookieStage != 1<<shift {
+		t.Errorf("COOKIE_STAGE in tmpprobe.h (%q) is not cookieStage %#x", m, cookieStage)
+	}
+	opts, err := multiOptions(funcHooks())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts.Symbols) != len(funcHooks()) || len(opts.Cookies) != len(opts.Symbols) {
+		t.Fatalf("%d symbols, %d cookies for %d hooks", len(opts.Symbols), len(opts.Cookies), len(funcHooks()))
+	}
+	want := map[string]uint64{"__x64_sys_openat": 257, "__x64_sys_renameat2": 316, "do_sys_openat2": cookieStage | 32, "vfs_rename": cookieStage | 40}
+	for i, sym := range opts.Symbols {
+		if w, ok := want[sym]; ok && opts.Cookies[i] != w {
+			t.Errorf("%s: cookie %#x, want %#x", sym, opts.Cookies[i], w)
+		}
+		delete(want, sym)
+	}
+	if len(want) > 0 {
+		t.Errorf("no symbol for %v", want)
+	}
+}
+
+// Every argument the kernel check knows is of a hook tmpprobe attaches.
+func TestTracepointArgsAreHooks(t *testing.T) {
+	hooks := map[string]bool{}
+	for _, h := range Hooks {
+		hooks[h.Name] = true
+	}
+	for _, a := range tpArgs {
+		if !hooks[a.hook] {
+			t.Errorf("tpArgs names %s, not a hook", a.hook)
+		}
+	}
+}

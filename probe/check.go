@@ -65,7 +65,8 @@ func Check() *CheckReport {
 	typeRow := map[string]CheckRow{}
 	for _, tr := range []struct{ name, on string }{
 		{"tp_btf", "sys_enter"}, {"raw_tp", "sys_enter"}, {"tracepoint", "raw_syscalls:sys_enter"},
-		{"kprobe", openat}, {"kretprobe", openat}, {"fentry", openat}, {"fexit", openat},
+		{"kprobe", openat}, {"kretprobe", openat}, {"kprobe.multi", openat},
+		{"fentry", openat}, {"fexit", openat},
 	} {
 		row := CheckRow{Name: tr.name, Class: ClassYes, Why: "on " + tr.on}
 		if err := t.try(tr.name, tr.on); err != nil {
@@ -87,13 +88,16 @@ func Check() *CheckReport {
 	for _, b := range AutoOrder {
 		row := CheckRow{Name: string(b), Class: ClassYes}
 		p, err := Open(Options{Attach: b})
-		if err != nil {
-			var be *BackendError
-			if errors.As(err, &be) {
-				err = be.Err
-			}
+		var be *BackendError
+		var old *KernelTooOld
+		switch {
+		case errors.As(err, &old):
+			row.Class, row.Why = Classify(err), "the kernel cannot run tmpprobe (see its row above)"
+		case errors.As(err, &be):
+			row.Class, row.Why = Classify(be.Err), errText(be.Err)
+		case err != nil:
 			row.Class, row.Why = Classify(err), errText(err)
-		} else {
+		default:
 			row.Why = p.Describe()
 			if len(p.unavailable) > 0 {
 				row.Why += fmt.Sprintf("; %d hooks missing", len(p.unavailable))
@@ -149,6 +153,8 @@ func (t trial) try(kind, on string) error {
 		spec.Type = ebpf.TracePoint
 	case "kprobe", "kretprobe":
 		spec.Type = ebpf.Kprobe
+	case "kprobe.multi":
+		spec.Type, spec.AttachType = ebpf.Kprobe, ebpf.AttachTraceKprobeMulti
 	case "fentry", "fexit":
 		spec.Type, spec.AttachTo = ebpf.Tracing, on
 		spec.AttachType = ebpf.AttachTraceFEntry
@@ -170,6 +176,13 @@ func (t trial) try(kind, on string) error {
 	case "tracepoint":
 		group, name, _ := strings.Cut(on, ":")
 		l, err = link.Tracepoint(group, name, prog, nil)
+	case "kprobe.multi":
+		// The kprobe backend needs both directions; one row says both.
+		opts := link.KprobeMultiOptions{Symbols: []string{on}}
+		if l, err = attachMulti("kretprobe.multi", prog, opts); err == nil {
+			l.Close()
+			l, err = attachMulti(kind, prog, opts)
+		}
 	default:
 		l, err = attachFunc(kind, on, prog)
 	}
@@ -191,6 +204,11 @@ func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
 	add("privileges", priv, ClassPermission, why)
 	_, err := cache.Kernel()
 	add("BTF", err == nil, Classify(err), btfWhy(err))
+	kernelWhy := kernelSummary()
+	if err = CheckKernel(cache); err != nil {
+		kernelWhy = errText(err)
+	}
+	add("kernel", err == nil, Classify(err), kernelWhy)
 	tracefs := tracefsDir()
 	add("tracefs", tracefs != "", ClassMissing, orElse(tracefs, "not mounted (only classic tracepoints and the kprobe fallback need it)"))
 	if symErr != nil {

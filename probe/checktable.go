@@ -55,7 +55,13 @@ func (r *CheckReport) WriteTable(w io.Writer) {
 
 	section("BACKEND", r.Backends)
 	if r.Auto == "" {
-		fmt.Fprintln(w, "\n--attach auto: no backend works here")
+		why := ""
+		for _, e := range r.Env {
+			if e.Name == "kernel" && !e.OK() {
+				why = ": " + e.Why // the one reason for every backend's no
+			}
+		}
+		fmt.Fprintf(w, "\n--attach auto: no backend works here%s\n", why)
 		return
 	}
 	fmt.Fprintf(w, "\n--attach auto takes: %s\n", r.Auto)

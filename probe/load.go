@@ -80,12 +80,18 @@ func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache 
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
+	kernel, _ := cache.Kernel() // Open has checked it is there
 	for _, h := range Hooks {
 		name := string(fam) + "_" + h.Name
 		if h.Required || spec.Programs[name] == nil {
 			continue
 		}
-		prog, err := p.loadOne(name, "")
+		// Open has checked the required hooks' arguments (CheckKernel).
+		err := checkTracepointArgs(kernel, h.Name)
+		var prog *ebpf.Program
+		if err == nil {
+			prog, err = p.loadOne(name, "")
+		}
 		if err != nil {
 			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Reason(err)))
 			continue

@@ -103,8 +103,10 @@ type Probe struct {
 	spec           *ebpf.CollectionSpec     // every program, for loadOne
 	unmountTracefs func()
 	cache          *btf.Cache
-	funcs          []funcProgs
-	unavailable    []string // hooks that did not load, with the reason
+	funcs          []funcProgs  // one program pair per function hook
+	multi          *kprobeMulti // or, for kprobe, kprobe.multi links
+	noMulti        string       // why kprobe uses single kprobes
+	unavailable    []string     // hooks that did not load, with the reason
 	links          []link.Link
 }
 
@@ -124,6 +126,9 @@ func (e *BackendError) Unwrap() error { return e.Err }
 // trial attach and detach; auto takes the first of AutoOrder that passes.
 // Nothing is attached when it returns.
 func Open(opts Options) (*Probe, error) {
+	if err := CheckKernel(btf.NewCache()); err != nil {
+		return nil, err
+	}
 	cookie, err := newCookie()
 	if err != nil {
 		return nil, err
@@ -177,7 +182,7 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	}
 	p.Backend, p.Owned, p.unmountTracefs = b, plan.ownedNames, unmount
 	p.unavailable = append(p.unavailable, plan.unavailable...)
-	if err := p.loadFuncs(plan.hooks); err != nil {
+	if err := p.loadFuncBackend(plan.hooks); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -197,10 +202,16 @@ func (p *Probe) Describe() string {
 		return tp
 	}
 	stages := 0
-	for _, f := range p.funcs {
-		if f.hook.syscall == "" {
+	for _, h := range p.hooked() {
+		if h.syscall == "" {
 			stages++
 		}
+	}
+	switch {
+	case p.multi != nil:
+		entry, exit = "kprobe.multi", "kretprobe.multi"
+	case p.noMulti != "":
+		tp += "; single kprobes, no kprobe.multi: " + p.noMulti
 	}
 	return fmt.Sprintf("%s+%s on %d syscalls and %d stages, %s", entry, exit, len(p.Owned), stages, tp)
 }
@@ -229,7 +240,7 @@ func (p *Probe) Close() {
 	for _, c := range p.colls {
 		c.Close()
 	}
-	p.colls, p.funcs, p.progs = nil, nil, nil
+	p.colls, p.funcs, p.multi, p.progs = nil, nil, nil, nil
 	if p.coll != nil {
 		p.coll.Close()
 		p.coll = nil

@@ -121,6 +121,7 @@ const (
 	tmpprobeProgKprobeDoSysOpenat2             = "kprobe_do_sys_openat2"
 	tmpprobeProgKprobeDoUnlinkat               = "kprobe_do_unlinkat"
 	tmpprobeProgKprobeFileWriteAndWaitRange    = "kprobe_file_write_and_wait_range"
+	tmpprobeProgKprobeMultiEntry               = "kprobe_multi_entry"
 	tmpprobeProgKprobeSysFdatasync             = "kprobe_sys_fdatasync"
 	tmpprobeProgKprobeSysFsync                 = "kprobe_sys_fsync"
 	tmpprobeProgKprobeSysLinkat                = "kprobe_sys_linkat"
@@ -139,6 +140,7 @@ const (
 	tmpprobeProgKretprobeDoSysOpenat2          = "kretprobe_do_sys_openat2"
 	tmpprobeProgKretprobeDoUnlinkat            = "kretprobe_do_unlinkat"
 	tmpprobeProgKretprobeFileWriteAndWaitRange = "kretprobe_file_write_and_wait_range"
+	tmpprobeProgKretprobeMultiExit             = "kretprobe_multi_exit"
 	tmpprobeProgKretprobeSysFdatasync          = "kretprobe_sys_fdatasync"
 	tmpprobeProgKretprobeSysFsync              = "kretprobe_sys_fsync"
 	tmpprobeProgKretprobeSysLinkat             = "kretprobe_sys_linkat"
@@ -294,6 +296,7 @@ type tmpprobeProgramSpecs struct {
 	KprobeDoSysOpenat2             *ebpf.ProgramSpec `ebpf:"kprobe_do_sys_openat2"`
 	KprobeDoUnlinkat               *ebpf.ProgramSpec `ebpf:"kprobe_do_unlinkat"`
 	KprobeFileWriteAndWaitRange    *ebpf.ProgramSpec `ebpf:"kprobe_file_write_and_wait_range"`
+	KprobeMultiEntry               *ebpf.ProgramSpec `ebpf:"kprobe_multi_entry"`
 	KprobeSysFdatasync             *ebpf.ProgramSpec `ebpf:"kprobe_sys_fdatasync"`
 	KprobeSysFsync                 *ebpf.ProgramSpec `ebpf:"kprobe_sys_fsync"`
 	KprobeSysLinkat                *ebpf.ProgramSpec `ebpf:"kprobe_sys_linkat"`
@@ -312,6 +315,7 @@ type tmpprobeProgramSpecs struct {
 	KretprobeDoSysOpenat2          *ebpf.ProgramSpec `ebpf:"kretprobe_do_sys_openat2"`
 	KretprobeDoUnlinkat            *ebpf.ProgramSpec `ebpf:"kretprobe_do_unlinkat"`
 	KretprobeFileWriteAndWaitRange *ebpf.ProgramSpec `ebpf:"kretprobe_file_write_and_wait_range"`
+	KretprobeMultiExit             *ebpf.ProgramSpec `ebpf:"kretprobe_multi_exit"`
 	KretprobeSysFdatasync          *ebpf.ProgramSpec `ebpf:"kretprobe_sys_fdatasync"`
 	KretprobeSysFsync              *ebpf.ProgramSpec `ebpf:"kretprobe_sys_fsync"`
 	KretprobeSysLinkat             *ebpf.ProgramSpec `ebpf:"kretprobe_sys_linkat"`
@@ -508,6 +512,7 @@ type tmpprobePrograms struct {
 	KprobeDoSysOpenat2             *ebpf.Program `ebpf:"kprobe_do_sys_openat2"`
 	KprobeDoUnlinkat               *ebpf.Program `ebpf:"kprobe_do_unlinkat"`
 	KprobeFileWriteAndWaitRange    *ebpf.Program `ebpf:"kprobe_file_write_and_wait_range"`
+	KprobeMultiEntry               *ebpf.Program `ebpf:"kprobe_multi_entry"`
 	KprobeSysFdatasync             *ebpf.Program `ebpf:"kprobe_sys_fdatasync"`
 	KprobeSysFsync                 *ebpf.Program `ebpf:"kprobe_sys_fsync"`
 	KprobeSysLinkat                *ebpf.Program `ebpf:"kprobe_sys_linkat"`
@@ -526,6 +531,7 @@ type tmpprobePrograms struct {
 	KretprobeDoSysOpenat2          *ebpf.Program `ebpf:"kretprobe_do_sys_openat2"`
 	KretprobeDoUnlinkat            *ebpf.Program `ebpf:"kretprobe_do_unlinkat"`
 	KretprobeFileWriteAndWaitRange *ebpf.Program `ebpf:"kretprobe_file_write_and_wait_range"`
+	KretprobeMultiExit             *ebpf.Program `ebpf:"kretprobe_multi_exit"`
 	KretprobeSysFdatasync          *ebpf.Program `ebpf:"kretprobe_sys_fdatasync"`
 	KretprobeSysFsync              *ebpf.Program `ebpf:"kretprobe_sys_fsync"`
 	KretprobeSysLinkat             *ebpf.Program `ebpf:"kretprobe_sys_linkat"`
@@ -634,6 +640,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.KprobeDoSysOpenat2,
 		p.KprobeDoUnlinkat,
 		p.KprobeFileWriteAndWaitRange,
+		p.KprobeMultiEntry,
 		p.KprobeSysFdatasync,
 		p.KprobeSysFsync,
 		p.KprobeSysLinkat,
@@ -652,6 +659,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.KretprobeDoSysOpenat2,
 		p.KretprobeDoUnlinkat,
 		p.KretprobeFileWriteAndWaitRange,
+		p.KretprobeMultiExit,
 		p.KretprobeSysFdatasync,
 		p.KretprobeSysFsync,
 		p.KretprobeSysLinkat,

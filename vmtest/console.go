@@ -168,9 +168,9 @@ type StageRule struct {
 }
 
 // StageRules are the stage rows the function backends must produce for the
-// Go arms on tmpfs. fdatasync has none on Debian's 6.1: GCC inlines
-// vfs_fsync_range into __x64_sys_fdatasync (datasync=1 is a constant
-// there) and calls f_op->fsync directly.
+// Go arms on tmpfs, on every kernel booted. fdatasync has none on Debian's
+// 6.1: GCC inlines vfs_fsync_range into __x64_sys_fdatasync (datasync=1 is
+// a constant there) and calls f_op->fsync directly; its 6.12 has the row.
 var StageRules = []StageRule{
 	{"openat", "do_sys_openat2", true},
 	{"unlink", "do_unlinkat", true},
@@ -210,4 +210,26 @@ func CheckStages(rows []Row) []string {
 		}
 	}
 	return probs
+}
+
+// CheckRow is the OK column ("yes", "no") of the row named name in the
+// output of 'tmpprobe check', or "" when there is no such row.
+func CheckRow(out, name string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == name {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// FooterBackend is the report footer's "backend …" line, which names the
+// backend and how it is attached.
+func FooterBackend(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "backend ") {
+			return line
+		}
+	}
+	return ""
 }

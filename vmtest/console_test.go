@@ -94,3 +94,21 @@ modes,a,go,/tmp,400,0,50,linkat,vfs_link,50,1,kprobe
 		})
 	}
 }
+
+// The kprobe.multi verdicts come from check's hook type row and from the
+// report footer, as the guest prints them.
+func TestCheckRowAndFooter(t *testing.T) {
+	check := `HOOK TYPE      OK   WHY
+kprobe         yes  on __x64_sys_openat
+kprobe.multi   no   not supported: no kprobe.multi links (kernel built without CONFIG_FPROBE)
+`
+	for name, want := range map[string]string{"kprobe": "yes", "kprobe.multi": "no", "fentry": ""} {
+		if got := CheckRow(check, name); got != want {
+			t.Errorf("CheckRow(%s) = %q, want %q", name, got, want)
+		}
+	}
+	run := "ARM ...\n\nbackend kprobe (kprobe.multi+kretprobe.multi on 9 syscalls and 9 stages, tracepoints via tp_btf) · kernel 6.12.117+deb12-amd64 · 1 CPUs\ndir /tmp: tmpfs\n"
+	if got := FooterBackend(run); !strings.HasPrefix(got, "backend kprobe (kprobe.multi+kretprobe.multi on 9") || strings.Contains(got, "dir") {
+		t.Errorf("FooterBackend = %q", got)
+	}
+}

@@ -1,7 +1,8 @@
-// Package vmtest boots a stock Debian kernel under QEMU with tmpprobe as
-// the guest's workload and checks that every backend counts the same
-// (vmtest_test.go, build tag vmtest). These files are the pure parts: the
-// initramfs writer, the kernel package lookup and the console parser.
+// Package vmtest boots Debian's stock kernels (6.1 and 6.12) under QEMU
+// with tmpprobe as the guest's workload and checks that every backend
+// counts the same on each (vmtest_test.go, build tag vmtest). These files
+// are the pure parts: the initramfs writer, the kernel package lookup and
+// the console parser.
 package vmtest
 
 import (

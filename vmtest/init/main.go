@@ -22,7 +22,8 @@ import (
 
 // The guest's tmpprobe and the arguments of every backend's run, before
 // --attach B --csv FILE. No baseline batches: under TCG each attach of the
-// 36 function hooks costs seconds (text patching, RCU grace periods), and
+// 36 function hooks (fentry, single kprobes; kprobe.multi makes two links)
+// costs seconds (text patching, RCU grace periods), and
 // the trial attach in probe.Open plus the run's own still detach and
 // re-attach once.
 const tmpprobe = "/tmpprobe"
