@@ -29,7 +29,7 @@ import (
 const tmpprobe = "/tmpprobe"
 
 var runArgs = []string{"run", "modes", "buffers", "--runtime", "go",
-	"--ops", "50", "--repeats", "1", "--no-baseline", "--sizes", "256K", "--dir", "/tmp", "-q"}
+	"--ops", "50", "--rounds", "1", "--no-baseline", "--sizes", "256K", "--dir", "/tmp", "-q"}
 
 func main() {
 	mountAll()
