@@ -84,6 +84,9 @@ func DecomposeChange(prev, cur *Summary) (terms []ChangeTerm, extras []Detail) {
 		var out []Detail
 		for _, st := range sortedKeys(stages[class]) {
 			p := stages[class][st]
+			if p.prev.Beside || p.cur.Beside {
+				continue // I/O beside a syscall that cannot wait for it: no cause
+			}
 			name := st
 			if _, isTerm := syscalls[class]; !isTerm && class != "user" {
 				name = class + "/" + st

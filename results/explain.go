@@ -249,6 +249,9 @@ func classMechanism(s, base *Summary, class string) string {
 	}
 	for _, io := range ioStages {
 		st := s.Stage(class, io.stage)
+		if st.Beside {
+			continue // the device was busy beside the syscall, not for it
+		}
 		was := -1.0
 		if base != nil {
 			was = base.Stage(class, io.stage).CallsPerOp
@@ -430,13 +433,13 @@ func syscallsPerOp(s *Summary) float64 {
 // in syscalls at once and their times add past the wall time (a traced
 // multi-threaded program), that instead.
 func timeSplit(s *Summary) string {
-	unit := s.Unit()
+	unit, t := s.Unit(), scaleOf(s)
 	if s.UserNsPerOp >= 0 {
-		return fmt.Sprintf("%s: %s µs/%s = kernel %s + user %s", s.Arm, Micros(s.WallNsPerOp), unit,
-			Micros(s.KernelNsPerOp), Micros(s.UserNsPerOp))
+		return fmt.Sprintf("%s: %s %s/%s = kernel %s + user %s", s.Arm, t.of(s.WallNsPerOp), t.unit, unit,
+			t.of(s.KernelNsPerOp), t.of(s.UserNsPerOp))
 	}
-	return fmt.Sprintf("%s: %s µs/%s of wall time, %s µs in syscalls summed over threads", s.Arm,
-		Micros(s.WallNsPerOp), unit, Micros(s.KernelNsPerOp))
+	return fmt.Sprintf("%s: %s %s/%s of wall time, %s %s in syscalls summed over threads", s.Arm,
+		t.of(s.WallNsPerOp), t.unit, unit, t.of(s.KernelNsPerOp), t.unit)
 }
 
 // ArmSentence explains one arm on its own: where its time goes.
@@ -449,9 +452,10 @@ func ArmSentence(s *Summary) string {
 		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
 			continue
 		}
-		p := fmt.Sprintf("%s %s µs (%.0f%%)", c.Class, Micros(c.NsPerOp), 100*c.NsPerOp/s.WallNsPerOp)
+		t := scaleOf(s)
+		p := fmt.Sprintf("%s %s %s (%.0f%%)", c.Class, t.of(c.NsPerOp), t.unit, 100*c.NsPerOp/s.WallNsPerOp)
 		if overlapped {
-			p = fmt.Sprintf("%s %s µs", c.Class, Micros(c.NsPerOp))
+			p = fmt.Sprintf("%s %s %s", c.Class, t.of(c.NsPerOp), t.unit)
 		}
 		if m := classMechanism(s, nil, c.Class); m != "" {
 			p += ": " + m

@@ -99,3 +99,42 @@ func intervalCell(e Estimate) string {
 	}
 	return fmt.Sprintf("%.0f–%.0f", e.Lo, e.Hi)
 }
+
+// timeScale is the unit per-op times print in: µs for lab ops, and for a
+// whole traced run, ms or s as its length calls for, so a 3.6 s run does
+// not read "3630061 µs".
+type timeScale struct {
+	unit string
+	ns   float64
+}
+
+func scaleOf(s *Summary) timeScale {
+	switch {
+	case s.Unit() != "run":
+	case s.WallNsPerOp >= 1e9:
+		return timeScale{"s", 1e9}
+	case s.WallNsPerOp >= 1e6:
+		return timeScale{"ms", 1e6}
+	}
+	return timeScale{"µs", 1e3}
+}
+
+// of renders ns in the scale's unit: Micros' precision for µs, and three
+// significant digits for ms and s (0.0001 s, not 0.000).
+func (t timeScale) of(ns float64) string {
+	v := ns / t.ns
+	switch {
+	case t.unit == "µs":
+		return Micros(ns)
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case math.Abs(v) >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	k := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(v))))
+	return strconv.FormatFloat(math.Round(v*k)/k, 'f', -1, 64)
+}

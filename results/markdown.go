@@ -80,7 +80,10 @@ func writeMarkdownBreakdown(w io.Writer, s *Summary, unit string) {
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|---|")
 	for _, c := range s.Classes {
 		name := c.Class
-		if c.Stage != "" {
+		switch {
+		case c.Beside:
+			name = c.Class + " ⋯ " + c.Stage + " (device busy beside it, not its cause)"
+		case c.Stage != "":
 			name = c.Class + " > " + c.Stage
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), calls(c.CallsPerOp), Micros(c.NsPerOp),

@@ -65,6 +65,10 @@ type ClassSummary struct {
 	BytesPerOp    float64
 	OffByLabel    map[string]float64 // ns per op
 	P50, P95, P99 uint64
+	// Beside marks device I/O matched to a syscall by time that the
+	// syscall cannot have waited for (see waitsForIO): shown apart,
+	// never explained as its cause.
+	Beside bool
 }
 
 // IsSyscall reports whether the row is a syscall's own time (not a stage,
@@ -173,6 +177,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			OffNsPerOp: float64(r.OffCPUNs) / ops,
 			ErrPerOp:   float64(r.Errors) / ops,
 			BytesPerOp: float64(r.Bytes) / ops,
+			Beside:     r.Stage != "" && r.Class != "user" && !canWaitFor(r.Class, r.Stage),
 		}
 		c.P50, c.P95, c.P99 = r.percentiles()
 		if len(r.OffNs) > 0 {

@@ -53,33 +53,40 @@ func writeBreakdown(w io.Writer, s *Summary) {
 	if s.Traced == nil {
 		return
 	}
-	unit := s.Unit()
+	unit, t := s.Unit(), scaleOf(s)
 	fmt.Fprintf(w, "\n  %s\n", strings.TrimSuffix(timeSplit(s), "."))
-	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, "µs/"+unit, "OFFCPU µs", "p50 µs", "p99 µs")
-	parent := ""
+	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, t.unit+"/"+unit, "OFFCPU "+t.unit, "p50 µs", "p99 µs")
+	parent, beside := "", false
 	for _, c := range s.Classes {
 		name := c.Class
 		if c.Stage != "" {
-			name = "  > " + c.Stage
+			mark := " > "
+			if c.Beside {
+				mark, beside = " ⋯ ", true
+			}
+			name = " " + mark + c.Stage
 			if c.Class != parent {
-				name = c.Class + " > " + c.Stage
+				name = c.Class + mark + c.Stage
 			}
 		}
 		parent = c.Class
 		switch {
 		case c.Class == "user" && c.Stage == "":
 			// Off the CPU between syscalls: part of user time, not work.
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", Micros(c.OffNsPerOp))
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", t.of(c.OffNsPerOp))
 		case c.Stage != "" && c.NsPerOp == 0:
 			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), calls(c.CallsPerOp))
 		case c.Stage != "":
 			// Stages carry a total, not a histogram of single calls.
 			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", trunc(name, 22), calls(c.CallsPerOp),
-				Micros(c.NsPerOp), Micros(c.OffNsPerOp))
+				t.of(c.NsPerOp), t.of(c.OffNsPerOp))
 		default:
 			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), calls(c.CallsPerOp),
-				Micros(c.NsPerOp), Micros(c.OffNsPerOp), Micros(float64(c.P50)), Micros(float64(c.P99)))
+				t.of(c.NsPerOp), t.of(c.OffNsPerOp), Micros(float64(c.P50)), Micros(float64(c.P99)))
 		}
+	}
+	if beside {
+		fmt.Fprintln(w, "    ⋯ the device was busy while inside, but this syscall cannot wait for it")
 	}
 }
 

@@ -51,24 +51,25 @@ func (v TraceView) named(class string) bool {
 
 // WriteTrace prints a traced target and its regions: per syscall class the
 // calls, time and off-CPU time per run (or per region entry), then why.
+// The view's filter applies to both.
 func WriteTrace(w io.Writer, sums []*Summary, v TraceView) {
+	var shown []*Summary
 	for _, s := range sums {
 		if s.Traced == nil {
 			continue
 		}
-		shown := *s
-		shown.Classes = v.Filter(s.Classes)
+		f := *s
+		f.Classes = v.Filter(s.Classes)
+		shown = append(shown, &f)
 		if s.Unit() == "entry" {
 			fmt.Fprintf(w, "\n%s · %d entries · %s µs each\n", s.Arm, s.Ops, Micros(s.WallNsPerOp))
 		} else {
 			fmt.Fprintf(w, "\ntrace · %s · %.3f s\n", s.Arm, float64(s.Traced.WallNs)/1e9)
 		}
-		writeBreakdown(w, &shown)
+		writeBreakdown(w, &f)
 	}
 	fmt.Fprintln(w, "\nWHY")
-	for _, s := range sums {
-		if s.Traced != nil {
-			bullet(w, "  ", ArmSentence(s))
-		}
+	for _, s := range shown {
+		bullet(w, "  ", ArmSentence(s))
 	}
 }
