@@ -41,3 +41,15 @@ func TestDeviceIOOnlyUnderSyscallsThatWait(t *testing.T) {
 		t.Errorf("a second-scale run:\n%s", b.String())
 	}
 }
+
+// trace --syscall filters the explanations as well as the table.
+func TestTraceViewFiltersWhy(t *testing.T) {
+	a := &ArmResult{Lab: "trace", Arm: "app", Runtime: "-", Ops: 1, Batches: []Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000,
+		Records: []ClassRecord{{Class: "clock_nanosleep", Calls: 10, TotalNs: 5_000_000}, {Class: "fsync", Calls: 1, TotalNs: 3_000_000}}}}}
+	var b bytes.Buffer
+	WriteTrace(&b, []*Summary{Summarize(a, "")}, TraceView{Syscalls: []string{"fsync"}})
+	why := b.String()[strings.Index(b.String(), "WHY"):]
+	if strings.Contains(b.String(), "clock_nanosleep") || !strings.Contains(why, "fsync 3.00 ms (30%)") {
+		t.Errorf("--syscall fsync:\n%s", b.String())
+	}
+}
