@@ -241,17 +241,25 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 			return nil, fmt.Errorf("syncfs %s: %w", w, err)
 		}
 	}
-	var runs []*caseRun
-	for _, c := range p.Cases() {
-		cr := &caseRun{Case: c, res: results.ArmResult{
+	cases := p.Cases()
+	runs := make([]*caseRun, len(cases))
+	for i, c := range cases {
+		runs[i] = &caseRun{Case: c, res: results.ArmResult{
 			Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
 			PayloadBytes: c.Payload, SizeBytes: c.Size,
 		}}
-		var err error
-		if cr.dir, err = os.MkdirTemp(work[c.Dir], "arm-"); err != nil {
-			cr.fail(err.Error(), "")
+	}
+	// The cases a ratio compares share one directory, as the labs' arms
+	// share /tmp: the two arms of a ratio then create their files in the
+	// same directory, its lock, its size and its block group alike, and
+	// nothing about the directory can differ between them.
+	for _, g := range p.Groups() {
+		dir, err := os.MkdirTemp(work[cases[g[0]].Dir], "group-")
+		for _, i := range g {
+			if runs[i].dir = dir; err != nil {
+				runs[i].fail(err.Error(), "")
+			}
 		}
-		runs = append(runs, cr)
 	}
 	return runs, nil
 }
