@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -82,7 +81,7 @@ type Runner struct {
 	phase    uint32
 
 	mu   sync.Mutex
-	work []string // private work dirs, removed by Run or Abort
+	work []*workDir // private work dirs, removed by Run or Abort
 }
 
 // Progress is reported when a batch starts and when it ends.
@@ -100,8 +99,8 @@ type Progress struct {
 func (r *Runner) Abort() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, d := range r.work {
-		os.RemoveAll(d)
+	for _, w := range r.work {
+		w.remove()
 	}
 	r.work = nil
 }
@@ -113,11 +112,10 @@ var ErrInterrupted = errors.New("interrupted")
 // and the run goes on; only an interrupt or a tracer failure stops it. The
 // results of the cases that finished are returned either way.
 func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) {
-	work := map[string]string{}
+	work := map[string]*workDir{}
 	defer r.Abort()
 	for _, d := range p.Dirs {
-		// MkdirTemp makes it 0700: files of the run are private.
-		w, err := os.MkdirTemp(d, "tmpprobe-")
+		w, err := newWorkDir(d)
 		if err != nil {
 			return nil, fmt.Errorf("work dir: %w", err)
 		}
@@ -147,7 +145,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) 
 
 // runCase returns an error only for what must stop the run (the tracer);
 // a worker failure is recorded in the result.
-func (r *Runner) runCase(ctx context.Context, p *Plan, prog Progress, work string) (results.ArmResult, error) {
+func (r *Runner) runCase(ctx context.Context, p *Plan, prog Progress, work *workDir) (results.ArmResult, error) {
 	c := prog.Case
 	res := results.ArmResult{
 		Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
@@ -160,12 +158,12 @@ func (r *Runner) runCase(ctx context.Context, p *Plan, prog Progress, work strin
 	case c.Arm.Syncs && p.SyncOps > 0:
 		res.Ops = p.SyncOps
 	}
-	caseDir, err := os.MkdirTemp(work, "arm-")
+	caseDir, removeCase, err := work.armDir()
 	if err != nil {
 		res.Error = err.Error()
 		return res, nil
 	}
-	defer os.RemoveAll(caseDir)
+	defer removeCase()
 	if p.ArmTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.ArmTimeout)

@@ -20,6 +20,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 var errHelp = errors.New("help shown")
@@ -314,6 +315,9 @@ func checkDirs(dirs []string) ([]string, error) {
 		}
 		if err := syscall.Access(d, 2|1); err != nil {
 			return nil, usagef("--dir %s is not writable: %s", d, errText(err))
+		}
+		if _, err := safefs.CheckDir(d); err != nil {
+			return nil, usagef("--dir %s: %s", d, err)
 		}
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			for _, prev := range out {
