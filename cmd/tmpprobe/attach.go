@@ -5,6 +5,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -20,6 +21,30 @@ func attachFlag(s string) (probe.Backend, error) {
 		return "", usageError{err.Error()}
 	}
 	return b, nil
+}
+
+// checkOutputs refuses, before the run, outputs it could not write: found
+// after the run they would cost its results (exit 1); found now they are
+// bad input (exit 2).
+func checkOutputs(csv, out string) error {
+	if csv != "" {
+		if err := results.CheckOutputFile(csv); err != nil {
+			return usagef("--csv %s: %s", csv, oneLine(err.Error()))
+		}
+	}
+	if out == "" {
+		return nil
+	}
+	if err := results.CheckRunDir(out); err != nil {
+		return usagef("--out %s: %s", out, oneLine(err.Error()))
+	}
+	if csv != "" {
+		c, _ := filepath.Abs(filepath.Dir(csv))
+		if o, _ := filepath.Abs(out); c == o {
+			return usagef("--csv %s is inside --out %s, which is replaced as a whole (it holds syscalls.csv already)", csv, out)
+		}
+	}
+	return nil
 }
 
 // saveOutputs writes the CSV and the run directory the user asked for.

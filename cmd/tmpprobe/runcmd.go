@@ -123,7 +123,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Runtimes = runtimes
-	if err := checkOutDir(f.out); err != nil {
+	if err := checkOutputs(f.csv, f.out); err != nil {
 		return err
 	}
 

@@ -75,7 +75,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir(f.out); err != nil {
+	if err := checkOutputs(f.csv, f.out); err != nil {
 		return err
 	}
 	backend, err := attachFlag(f.attach)
