@@ -139,10 +139,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 
 	runner := &arms.Runner{}
 	var p *probe.Probe
-	ctx, intr, stop := watchInterrupts(func(code int) {
-		runner.Abort()
-		os.Exit(code)
-	})
+	ctx, intr, stop := watchInterrupts(runner.Abort)
 	defer stop()
 	if backend != "" {
 		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta); err != nil {

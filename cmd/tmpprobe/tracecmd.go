@@ -95,7 +95,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, intr, stop := watchInterrupts(func(code int) { os.Exit(code) })
+	ctx, intr, stop := watchInterrupts(target.Abort)
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts(nil)}
 	p, err := openProbe(opts, nil, &run.Meta)
