@@ -32,20 +32,22 @@ func OffLabelColumn(label string) string {
 	return "offcpu_" + strings.ReplaceAll(label, "/", "_") + "_ns"
 }
 
+// RowsColumn, the last column, holds on every row the number of data rows
+// in the file: a file cut at a line boundary still parses as CSV, and only
+// a count written ahead tells that rows are missing.
+const RowsColumn = "rows"
+
 func syscallHeader() []string {
 	h := append([]string(nil), SyscallColumns...)
 	for _, l := range OffLabels {
 		h = append(h, OffLabelColumn(l))
 	}
-	return h
+	return append(h, RowsColumn)
 }
 
 // WriteSyscallCSV writes the breakdown of every traced arm.
 func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(syscallHeader()); err != nil {
-		return err
-	}
+	var rows [][]string
 	for _, s := range sums {
 		if s.Traced == nil {
 			continue
@@ -72,9 +74,17 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 			for _, l := range OffLabels {
 				row = append(row, utoa(r.OffNs[l]))
 			}
-			if err := cw.Write(row); err != nil {
-				return err
-			}
+			rows = append(rows, row)
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(syscallHeader()); err != nil {
+		return err
+	}
+	n := itoa(int64(len(rows)))
+	for _, row := range rows {
+		if err := cw.Write(append(row, n)); err != nil {
+			return err
 		}
 	}
 	cw.Flush()
