@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Region phases: a traced program marks its own regions with the same
@@ -82,6 +84,15 @@ func CgroupID(path string) (uint64, error) {
 	}
 	if !fi.IsDir() {
 		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", path)
+	}
+	// Any directory has an inode number, and one on another filesystem can
+	// equal a real cgroup's id: only a cgroup2 directory's number is one.
+	var fs unix.Statfs_t
+	if err := unix.Statfs(path, &fs); err != nil {
+		return 0, fmt.Errorf("--cgroup %s: %w", path, err)
+	}
+	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup v2 directory (not on a cgroup2 filesystem)", path)
 	}
 	return fi.Sys().(*syscall.Stat_t).Ino, nil
 }
