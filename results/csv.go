@@ -66,7 +66,7 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 			r := recs[c.Class+"\x00"+c.Stage]
 			row := []string{
 				s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
-				ftoa(s.OpsPerS), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), nsInt(s.UserNsPerOp),
+				ftoa(s.OpsPerS), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), userNs(s.UserNsPerOp),
 				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
 				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
 				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease, utoa(r.Bytes),
@@ -89,6 +89,16 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// userNs is empty where user time is negative: a trace sums kernel time
+// over threads, which can exceed the wall time, and user time is then not
+// known (the terminal report says so rather than print it).
+func userNs(v float64) string {
+	if v < 0 {
+		return ""
+	}
+	return nsInt(v)
 }
 
 func itoa(v int64) string  { return strconv.FormatInt(v, 10) }
