@@ -97,6 +97,21 @@ func CgroupID(path string) (uint64, error) {
 	return fi.Sys().(*syscall.Stat_t).Ino, nil
 }
 
+// KnownClass reports whether name is a syscall class tmpprobe can report:
+// a syscall name of this architecture, openat[tmpfile], openat[create], or
+// syscall_N for a number without a name.
+func KnownClass(name string) bool {
+	if _, ok := syscallNr(name); ok {
+		return true
+	}
+	if name == ClassName(classOpenatTmpfile) || name == ClassName(classOpenatCreate) {
+		return true
+	}
+	var nr uint16
+	n, err := fmt.Sscanf(name, "syscall_%d", &nr)
+	return err == nil && n == 1 && ClassName(nr) == name
+}
+
 func cgroup2Root() (string, error) {
 	b, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {

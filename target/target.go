@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -294,7 +295,7 @@ func parentOf(pid int) int {
 // written, so the probe tracks its pid before the command's first syscall.
 func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, fmt.Errorf("%s: command not found", command[0])
+		return nil, nil, notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -324,6 +325,17 @@ func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	}
 	launched.procs[cmd.Process] = true
 	return cmd, w, nil
+}
+
+// notRunnable says why LookPath refused a command.
+func notRunnable(name string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%s is a directory, not a command", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s is not executable (permission denied)", name)
+	}
+	return fmt.Errorf("%s: command not found", name)
 }
 
 // RunLauncher is the body of "__launch": wait for the go byte on fd 3,

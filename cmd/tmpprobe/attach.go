@@ -3,9 +3,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -66,10 +69,10 @@ func saveOutputs(csv, out string, run *results.Run, sums []*results.Summary) err
 
 // openProbe opens and attaches the probe and records in meta which backend
 // runs, how, and why the others were skipped.
-func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Probe, error) {
+func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone bool) (*probe.Probe, error) {
 	p, err := probe.Open(opts)
 	if err != nil {
-		return nil, exitError{exitUsage, privilegeHint(err)}
+		return nil, exitError{exitUsage, privilegeHint(err, attachNone)}
 	}
 	if err := p.WatchDevices(devs); err != nil {
 		p.Close()
@@ -77,7 +80,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Pr
 	}
 	if err := p.Attach(); err != nil {
 		p.Close()
-		return nil, exitError{exitUsage, privilegeHint(err)}
+		return nil, exitError{exitUsage, privilegeHint(err, attachNone)}
 	}
 	meta.Backend = string(p.Backend)
 	meta.BackendDetail = p.Describe()
@@ -87,3 +90,19 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Pr
 	}
 	return p, nil
 }
+
+// privilegeHint says how to run it when the kernel refused for want of
+// privileges; --attach none is offered only where a run can do without
+// the probe (trace cannot).
+func privilegeHint(err error, attachNone bool) string {
+	msg := oneLine(err.Error())
+	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
+		if attachNone {
+			return needPrivileges + ": run it with sudo, or pass --attach none for throughput only"
+		}
+		return needPrivileges + ": run it with sudo"
+	}
+	return msg
+}
+
+const needPrivileges = "loading BPF needs root (or CAP_BPF and CAP_PERFMON)"

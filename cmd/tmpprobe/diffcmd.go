@@ -46,7 +46,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 2 {
 		return usagef("diff takes two runs: OLD NEW")
 	}
-	if *threshold < 0 || *threshold >= 100 {
+	if !(*threshold >= 0 && *threshold < 100) { // so does NaN
 		return usagef("--threshold %g: want a percentage in 0..100", *threshold)
 	}
 	if f := *format; f != "text" && f != "markdown" && f != "md" && f != "json" {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -142,7 +143,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	ctx, intr, stop := watchInterrupts(runner.Abort)
 	defer stop()
 	if backend != "" {
-		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta); err != nil {
+		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta, true); err != nil {
 			return err
 		}
 		defer p.Close()
@@ -281,12 +282,17 @@ func size(flag, s string, lo, hi int64) (int, error) {
 	return int(v * mult), nil
 }
 
+// sizeList parses a list of sizes; one given twice (400,400 or 64K,65536)
+// would run its arms twice over.
 func sizeList(flag, s string, lo, hi int64) ([]int, error) {
 	var out []int
 	for _, part := range strings.Split(s, ",") {
 		v, err := size(flag, part, lo, hi)
 		if err != nil {
 			return nil, err
+		}
+		if slices.Contains(out, v) {
+			return nil, usagef("%s %s: %s is given twice", flag, s, results.Bytes(int64(v)))
 		}
 		out = append(out, v)
 	}
@@ -382,12 +388,4 @@ func pythonVersion(path string) (version, executable string) {
 		executable = path
 	}
 	return version, executable
-}
-
-func privilegeHint(err error) string {
-	msg := oneLine(err.Error())
-	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
-		return "loading BPF needs root (or CAP_BPF and CAP_PERFMON): run it with sudo, or pass --attach none for throughput only"
-	}
-	return msg
 }

@@ -75,6 +75,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, name := range f.syscalls {
+		if !probe.KnownClass(name) {
+			return usagef("--syscall %s: not a syscall name (e.g. openat, fsync, openat[create])", name)
+		}
+	}
 	if err := checkOutputs(f.csv, f.out); err != nil {
 		return err
 	}
@@ -98,7 +103,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	ctx, intr, stop := watchInterrupts(target.Abort)
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts(nil)}
-	p, err := openProbe(opts, nil, &run.Meta)
+	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
 		return err
 	}
