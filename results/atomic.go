@@ -122,11 +122,7 @@ func CheckOutputFile(path string) error {
 		}
 		return nil
 	}
-	dir, err := safefs.CheckDir(filepath.Dir(t.file))
-	if err != nil {
-		return err
-	}
-	pf, err := safefs.OpenDir(dir, false)
+	pf, err := safefs.OpenSafeDir(filepath.Dir(t.file))
 	if err != nil {
 		return err
 	}
@@ -168,7 +164,8 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		}
 		return writeStream(f, write)
 	}
-	pf, err := safefs.OpenDir(filepath.Dir(t.file), false)
+	// Checked again here: report --chart has no run to check it before.
+	pf, err := safefs.OpenSafeDir(filepath.Dir(t.file))
 	if err != nil {
 		return err
 	}

@@ -40,15 +40,11 @@ func CheckRunDir(dir string) error {
 	if err := makeParents(parent); err != nil {
 		return err
 	}
-	real, err := safefs.CheckDir(parent)
-	if err != nil {
-		return err
-	}
 	nonEmpty, err := replaceable(abs)
 	if err != nil {
 		return err
 	}
-	pf, err := safefs.OpenDir(real, false)
+	pf, err := safefs.OpenSafeDir(parent)
 	if err != nil {
 		return err
 	}
@@ -156,7 +152,7 @@ func WriteRunDir(dir string, run *Run, sums []*Summary) error {
 	if _, err := replaceable(abs); err != nil {
 		return err
 	}
-	pf, err := safefs.OpenDir(filepath.Dir(abs), false)
+	pf, err := safefs.OpenSafeDir(filepath.Dir(abs))
 	if err != nil {
 		return err
 	}

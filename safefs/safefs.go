@@ -163,6 +163,15 @@ func parentOf(p string) string {
 	return p[:i]
 }
 
+// OpenSafeDir opens a directory that passes CheckDir, for fd-relative work.
+func OpenSafeDir(path string) (*os.File, error) {
+	real, err := CheckDir(path)
+	if err != nil {
+		return nil, err
+	}
+	return OpenDir(real, false)
+}
+
 // OpenDir opens a directory for fd-relative work. With nofollow the last
 // component must not be a symlink.
 func OpenDir(path string, nofollow bool) (*os.File, error) {
