@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -143,7 +142,7 @@ type Runner struct {
 	attached bool
 
 	mu   sync.Mutex
-	work []string // private work dirs, removed by Run or Abort
+	work []*workDir // private work dirs, removed by Run or Abort
 }
 
 // Stages a run goes through, as Progress reports them.
@@ -168,8 +167,8 @@ type Progress struct {
 func (r *Runner) Abort() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, d := range r.work {
-		os.RemoveAll(d)
+	for _, w := range r.work {
+		w.remove()
 	}
 	r.work = nil
 }
@@ -221,10 +220,9 @@ func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) 
 // prepare makes the private work dirs, one per --dir, and a directory per
 // case inside them.
 func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
-	work := map[string]string{}
+	work := map[string]*workDir{}
 	for _, d := range p.Dirs {
-		// MkdirTemp makes it 0700: files of the run are private.
-		w, err := os.MkdirTemp(d, "tmpprobe-")
+		w, err := newWorkDir(d)
 		if err != nil {
 			return nil, fmt.Errorf("work dir: %w", err)
 		}
@@ -237,8 +235,8 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 	// systems, so it does not drain into this run's fsyncs (a build just
 	// before a run leaves tens of MB behind).
 	for _, w := range work {
-		if err := syncFS(w); err != nil {
-			return nil, fmt.Errorf("syncfs %s: %w", w, err)
+		if err := unix.Syncfs(int(w.dir.Fd())); err != nil {
+			return nil, fmt.Errorf("syncfs %s: %w", w.path, err)
 		}
 	}
 	cases := p.Cases()
@@ -254,7 +252,7 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 	// same directory, its lock, its size and its block group alike, and
 	// nothing about the directory can differ between them.
 	for _, g := range p.Groups() {
-		dir, err := os.MkdirTemp(work[cases[g[0]].Dir], "group-")
+		dir, err := work[cases[g[0]].Dir].groupDir()
 		for _, i := range g {
 			if runs[i].dir = dir; err != nil {
 				runs[i].fail(err.Error(), "")
@@ -262,15 +260,6 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 		}
 	}
 	return runs, nil
-}
-
-func syncFS(dir string) error {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	return unix.Syncfs(fd)
 }
 
 func (cr *caseRun) fail(msg, stderr string) {

@@ -60,7 +60,7 @@ struct thread_state {
 	__u8 off_state;   /* why it was switched out (OFF_STATES) */
 	__u8 waker;       /* who woke it (OFF_WAKERS) */
 	__u8 off_user;    /* switched out in user space, not in a syscall */
-	__u8 pad;
+	__u8 on_loop;     /* this syscall's I/O reached a loop device */
 	__u64 enter_ns;
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
 	__u64 sync_file_ns; /* inside ext4_sync_file since */
@@ -283,6 +283,7 @@ static __always_inline void begin_syscall(struct thread_state *st, __u32 tid, __
 	st->class = classify(nr, regs);
 	st->in_syscall = 1;
 	st->in_marker = 0; /* a marker's exit (if any) came before this enter */
+	st->on_loop = 0;
 	st->enter_ns = bpf_ktime_get_ns();
 	set_window(tid);
 }
@@ -532,6 +533,30 @@ static __always_inline bool watched(dev_t dev)
 	return match_any_dev || bpf_map_lookup_elem(&watched_devs, &dev);
 }
 
+#define LOOP_MAJOR 7
+
+/* Kernel dev_t: the major number is above the 20 minor bits. */
+static __always_inline bool is_loop(dev_t dev)
+{
+	return (dev >> 20) == LOOP_MAJOR;
+}
+
+/* A loop device's worker re-issues each of its requests as I/O on the
+ * backing file, whose device then sees a request (and its filesystem a
+ * journal commit) for the same data. The loop request is issued first
+ * (loop_queue_rq starts it, then queues the work), so once a syscall's
+ * window has seen one, other devices' work in that syscall is the same
+ * I/O again, one layer down: count each request once, on the device the
+ * traced I/O was submitted to. */
+static __always_inline bool lower_layer(struct thread_state *st, dev_t dev)
+{
+	if (is_loop(dev)) {
+		st->on_loop = 1;
+		return false;
+	}
+	return st->on_loop;
+}
+
 /* 0 write, 1 read, 2 discard, 3 flush (added to a STAGE_BIO_ or STAGE_DEV_
  * base); -1 for other ops. REQ_OP_* values are stable since v4.10; the
  * flag bits are not, hence CO-RE enum relocations. */
@@ -619,9 +644,13 @@ static __always_inline int on_rq_issue(struct request *rq)
 	struct thread_state *st = window_thread();
 	struct rq_start start = {};
 	__u64 key = (__u64)rq;
+	dev_t dev;
 	int kind;
 
-	if (!st || !watched(request_dev(rq)))
+	if (!st)
+		return 0;
+	dev = request_dev(rq);
+	if (!watched(dev) || lower_layer(st, dev))
 		return 0;
 	kind = io_kind(BPF_CORE_READ(rq, cmd_flags));
 	if (kind < 0)
@@ -676,7 +705,7 @@ static __always_inline int on_commit_end(journal_t *journal)
 	ns = bpf_ktime_get_ns() - *start;
 	bpf_map_delete_elem(&commit_starts, &key);
 	st = window_thread();
-	if (st)
+	if (st && !lower_layer(st, BPF_CORE_READ(journal, j_fs_dev, bd_dev)))
 		count_event(st, STAGE_JBD2_COMMIT, ns, 0);
 	return 0;
 }

@@ -56,7 +56,7 @@ type tmpprobeThreadState struct {
 	OffState    uint8
 	Waker       uint8
 	OffUser     uint8
-	Pad         uint8
+	OnLoop      uint8
 	EnterNs     uint64
 	OffSince    uint64
 	SyncFileNs  uint64

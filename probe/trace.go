@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Region phases: a traced program marks its own regions with the same
@@ -83,7 +85,31 @@ func CgroupID(path string) (uint64, error) {
 	if !fi.IsDir() {
 		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", path)
 	}
+	// Any directory has an inode number, and one on another filesystem can
+	// equal a real cgroup's id: only a cgroup2 directory's number is one.
+	var fs unix.Statfs_t
+	if err := unix.Statfs(path, &fs); err != nil {
+		return 0, fmt.Errorf("--cgroup %s: %w", path, err)
+	}
+	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup v2 directory (not on a cgroup2 filesystem)", path)
+	}
 	return fi.Sys().(*syscall.Stat_t).Ino, nil
+}
+
+// KnownClass reports whether name is a syscall class tmpprobe can report:
+// a syscall name of this architecture, openat[tmpfile], openat[create], or
+// syscall_N for a number without a name.
+func KnownClass(name string) bool {
+	if _, ok := syscallNr(name); ok {
+		return true
+	}
+	if name == ClassName(classOpenatTmpfile) || name == ClassName(classOpenatCreate) {
+		return true
+	}
+	var nr uint16
+	n, err := fmt.Sscanf(name, "syscall_%d", &nr)
+	return err == nil && n == 1 && ClassName(nr) == name
 }
 
 func cgroup2Root() (string, error) {

@@ -54,7 +54,7 @@ func WriteArmsCSV(w io.Writer, sums []*Summary) error {
 		row = append(row, estimateCells(s.Ratio)...)
 		row = append(row, figureCell(s.TracedOpsPerS))
 		row = append(row, estimateCells(s.Observer)...)
-		row = append(row, nsInt(s.WallNsPerOp), nsInt(s.KernelNsPerOp), nsInt(s.UserNsPerOp), nsInt(off),
+		row = append(row, nsInt(s.WallNsPerOp), nsInt(s.KernelNsPerOp), userNs(s.UserNsPerOp), nsInt(off),
 			firstLine(s.Error))
 		if err := cw.Write(row); err != nil {
 			return err

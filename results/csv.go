@@ -34,20 +34,22 @@ func OffLabelColumn(label string) string {
 	return "offcpu_" + strings.ReplaceAll(label, "/", "_") + "_ns"
 }
 
+// RowsColumn, the last column, holds on every row the number of data rows
+// in the file: a file cut at a line boundary still parses as CSV, and only
+// a count written ahead tells that rows are missing.
+const RowsColumn = "rows"
+
 func syscallHeader() []string {
 	h := append([]string(nil), SyscallColumns...)
 	for _, l := range OffLabels {
 		h = append(h, OffLabelColumn(l))
 	}
-	return h
+	return append(h, RowsColumn)
 }
 
 // WriteSyscallCSV writes the breakdown of every traced arm.
 func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(syscallHeader()); err != nil {
-		return err
-	}
+	var rows [][]string
 	for _, s := range sums {
 		if s.Traced == nil {
 			continue
@@ -66,7 +68,7 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 			r := recs[c.Class+"\x00"+c.Stage]
 			row := []string{
 				s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
-				ftoa(s.OpsPerS.Center), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), nsInt(s.UserNsPerOp),
+				ftoa(s.OpsPerS.Center), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), userNs(s.UserNsPerOp),
 				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
 				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
 				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease, utoa(r.Bytes),
@@ -78,13 +80,31 @@ func WriteSyscallCSV(w io.Writer, run *Run, sums []*Summary) error {
 			for _, l := range OffLabels {
 				row = append(row, utoa(r.OffNs[l]))
 			}
-			if err := cw.Write(row); err != nil {
-				return err
-			}
+			rows = append(rows, row)
+		}
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(syscallHeader()); err != nil {
+		return err
+	}
+	n := itoa(int64(len(rows)))
+	for _, row := range rows {
+		if err := cw.Write(append(row, n)); err != nil {
+			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// userNs is empty where user time is negative: a trace sums kernel time
+// over threads, which can exceed the wall time, and user time is then not
+// known (the terminal report says so rather than print it).
+func userNs(v float64) string {
+	if v < 0 {
+		return ""
+	}
+	return nsInt(v)
 }
 
 func itoa(v int64) string  { return strconv.FormatInt(v, 10) }

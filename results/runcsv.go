@@ -34,15 +34,30 @@ func readSyscallCSV(r io.Reader) (*Run, error) {
 	run := &Run{Schema: Schema, Tool: "tmpprobe", Complete: true, Source: SourceCSV}
 	run.Meta.Notes = []string{csvNote}
 	index := map[string]int{}
+	// Files written before the rows column read as before, unchecked: a
+	// baseline kept from an older tmpprobe must still diff.
+	_, counted := col[RowsColumn]
+	want, rows := int64(-1), int64(0)
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
+			if counted && rows > 0 && rows != want {
+				return nil, fmt.Errorf("truncated CSV: %d of its %d rows", rows, want)
+			}
 			break
 		}
 		if err != nil {
 			return nil, csvErr(err)
 		}
 		row := csvRow{rec: rec, col: col, line: line}
+		rows++
+		if counted {
+			n := row.int(RowsColumn, math.MaxInt64)
+			if row.err == nil && want >= 0 && n != want {
+				row.err = fmt.Errorf("line %d: rows %d, earlier rows say %d", line, n, want)
+			}
+			want = n
+		}
 		a := ArmResult{
 			Lab: row.str("lab"), Arm: row.str("arm"), Runtime: row.str("runtime"), Dir: row.str("dir"),
 			PayloadBytes: int(row.int("payload_bytes", 1<<40)), SizeBytes: int(row.int("size_bytes", 1<<40)),

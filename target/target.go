@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -102,6 +104,7 @@ func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every fu
 		if cmd, release, err = launch(spec.Command, p.Cookie); err != nil {
 			return nil, err
 		}
+		defer forget(cmd.Process)
 		go func() { exited <- cmd.Wait() }()
 		defer func() {
 			if !cmdDone {
@@ -247,6 +250,65 @@ func stopTree(pid int, exited <-chan error) {
 	}
 }
 
+// launched are the commands Run started, for Abort.
+var launched struct {
+	sync.Mutex
+	procs   map[*os.Process]bool
+	aborted bool
+}
+
+func forget(p *os.Process) {
+	launched.Lock()
+	delete(launched.procs, p)
+	launched.Unlock()
+}
+
+// Abort kills every command Run launched, and every process below it or in
+// a process group one of them leads, at once and with SIGKILL: it is for a
+// second interrupt, when tmpprobe exits without waiting out stopTree's
+// grace period, and a command that ignores SIGINT and SIGTERM would
+// otherwise outlive tmpprobe. The command shares tmpprobe's process group
+// (so a terminal's Ctrl-C and job control reach it as they would without
+// tmpprobe), so the group to kill is the one below it, not tmpprobe's own.
+// It keeps the lock: nothing is launched after it.
+func Abort() {
+	launched.Lock()
+	launched.aborted = true
+	for p := range launched.procs {
+		killTree(p)
+	}
+}
+
+// killTree stops the tree first, so nothing in it forks or reaps while it
+// is listed, then kills it. os.Process signals through a pidfd, so a
+// command already reaped (and its pid perhaps reused) is left alone.
+func killTree(p *os.Process) {
+	if p.Signal(syscall.SIGSTOP) != nil {
+		return
+	}
+	stopped := map[int]bool{}
+	for more := true; more; {
+		more = false
+		for _, c := range descendants(p.Pid) {
+			if !stopped[c] {
+				stopped[c], more = true, true
+				syscall.Kill(c, syscall.SIGSTOP)
+			}
+		}
+	}
+	own := syscall.Getpgrp()
+	for c := range stopped {
+		if pg, err := syscall.Getpgid(c); err == nil && pg == c && pg != own {
+			syscall.Kill(-pg, syscall.SIGKILL)
+		}
+		syscall.Kill(c, syscall.SIGKILL)
+	}
+	if pg, err := syscall.Getpgid(p.Pid); err == nil && pg == p.Pid && pg != own {
+		syscall.Kill(-pg, syscall.SIGKILL)
+	}
+	p.Kill()
+}
+
 // descendants lists every process below pid, from /proc.
 func descendants(pid int) []int {
 	children := map[int][]int{}
@@ -287,7 +349,7 @@ func parentOf(pid int) int {
 // written, so the probe tracks its pid before the command's first syscall.
 func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, fmt.Errorf("%s: command not found", command[0])
+		return nil, nil, notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -301,13 +363,33 @@ func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{r}
 	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
+	launched.Lock()
+	defer launched.Unlock()
+	if launched.aborted {
+		return nil, nil, errors.New("interrupted")
+	}
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
 		return nil, nil, err
 	}
 	r.Close()
+	if launched.procs == nil {
+		launched.procs = map[*os.Process]bool{}
+	}
+	launched.procs[cmd.Process] = true
 	return cmd, w, nil
+}
+
+// notRunnable says why LookPath refused a command.
+func notRunnable(name string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%s is a directory, not a command", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s is not executable (permission denied)", name)
+	}
+	return fmt.Errorf("%s: command not found", name)
 }
 
 // RunLauncher is the body of "__launch": wait for the go byte on fd 3,

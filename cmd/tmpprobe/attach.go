@@ -3,8 +3,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -36,16 +40,49 @@ func (o *outputs) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
 }
 
-// save writes the files the user asked for.
-func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
-	for _, f := range []struct {
-		flag, path string
-		write      func(io.Writer) error
-	}{
+// outputFile is one file output: its flag, path and writer.
+type outputFile struct {
+	flag, path string
+	write      func(io.Writer) error
+}
+
+func (o *outputs) files(run *results.Run, sums []*results.Summary) []outputFile {
+	return []outputFile{
 		{"--csv", o.csv, func(w io.Writer) error { return results.WriteSyscallCSV(w, run, sums) }},
 		{"--pprof", o.pprof, func(w io.Writer) error { return results.WritePprof(w, run, sums) }},
 		{"--benchfmt", o.benchfmt, func(w io.Writer) error { return results.WriteBenchfmt(w, run, sums) }},
-	} {
+	}
+}
+
+// check refuses, before the run, outputs it could not write: found after
+// the run they would cost its results (exit 1); found now they are bad
+// input (exit 2).
+func (o *outputs) check() error {
+	for _, f := range o.files(nil, nil) {
+		if f.path == "" {
+			continue
+		}
+		if err := results.CheckOutputFile(f.path); err != nil {
+			return usagef("%s %s: %s", f.flag, f.path, oneLine(err.Error()))
+		}
+		if o.out != "" {
+			c, _ := filepath.Abs(filepath.Dir(f.path))
+			if d, _ := filepath.Abs(o.out); c == d {
+				return usagef("%s %s is inside --out %s, which is replaced as a whole", f.flag, f.path, o.out)
+			}
+		}
+	}
+	if o.out != "" {
+		if err := results.CheckRunDir(o.out); err != nil {
+			return usagef("--out %s: %s", o.out, oneLine(err.Error()))
+		}
+	}
+	return nil
+}
+
+// save writes the files the user asked for.
+func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
+	for _, f := range o.files(run, sums) {
 		if f.path == "" {
 			continue
 		}
@@ -63,10 +100,10 @@ func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 
 // openProbe opens and attaches the probe and records in meta which backend
 // runs, how, and why the others were skipped.
-func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Probe, error) {
+func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone bool) (*probe.Probe, error) {
 	p, err := probe.Open(opts)
 	if err != nil {
-		return nil, exitError{exitUsage, privilegeHint(err)}
+		return nil, exitError{exitUsage, privilegeHint(err, attachNone)}
 	}
 	if err := p.WatchDevices(devs); err != nil {
 		p.Close()
@@ -74,7 +111,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Pr
 	}
 	if err := p.Attach(); err != nil {
 		p.Close()
-		return nil, exitError{exitUsage, privilegeHint(err)}
+		return nil, exitError{exitUsage, privilegeHint(err, attachNone)}
 	}
 	meta.Backend = string(p.Backend)
 	meta.BackendDetail = p.Describe()
@@ -84,3 +121,19 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta) (*probe.Pr
 	}
 	return p, nil
 }
+
+// privilegeHint says how to run it when the kernel refused for want of
+// privileges; --attach none is offered only where a run can do without
+// the probe (trace cannot).
+func privilegeHint(err error, attachNone bool) string {
+	msg := oneLine(err.Error())
+	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
+		if attachNone {
+			return needPrivileges + ": run it with sudo, or pass --attach none for throughput only"
+		}
+		return needPrivileges + ": run it with sudo"
+	}
+	return msg
+}
+
+const needPrivileges = "loading BPF needs root (or CAP_BPF and CAP_PERFMON)"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -41,6 +42,11 @@ func cmdCheck(args []string, stdout io.Writer) error {
 	r := probe.Check()
 	r.WriteTable(stdout)
 	if r.Auto == "" {
+		// Unprivileged, every hook fails with EPERM, which says nothing
+		// about the kernel.
+		if os.Geteuid() != 0 {
+			return exitError{exitUsage, "no attach backend works without privileges: " + needPrivileges + ": run it with sudo"}
+		}
 		return exitError{exitUsage, "no attach backend works on this kernel (see above)"}
 	}
 	writeCost(stdout, r.Auto)

@@ -65,6 +65,12 @@ func checkClean(t *testing.T, dir string, held []string) {
 	for _, e := range entries {
 		t.Errorf("left behind in %s: %s", dir, e.Name())
 	}
+	checkUnloaded(t, held)
+}
+
+// checkUnloaded asserts none of the BPF objects is still loaded.
+func checkUnloaded(t *testing.T, held []string) {
+	t.Helper()
 	// The kernel frees links and programs asynchronously (RCU and a work
 	// queue) after their last fd closes: allow it a moment.
 	deadline := time.Now().Add(5 * time.Second)
@@ -303,15 +309,7 @@ func TestWorkerFailures(t *testing.T) {
 // Without privileges: one line saying how to run it; --attach none works.
 func TestUnprivileged(t *testing.T) {
 	needRoot(t) // to switch to nobody
-	dir := t.TempDir()
-	os.Chmod(dir, 0o777)
-	os.Chmod(filepath.Dir(dir), 0o755)
-	// The test binary's own directory is private to root: run a copy.
-	exe, _ := os.Executable()
-	bin := filepath.Join(filepath.Dir(dir), "tmpprobe")
-	if b, err := os.ReadFile(exe); err != nil || os.WriteFile(bin, b, 0o755) != nil {
-		t.Fatal("copying the test binary")
-	}
+	dir := sharedDir(t)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -320,9 +318,7 @@ func TestUnprivileged(t *testing.T) {
 		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--repeats", "1"}, exitUsage, "sudo"},
 		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--repeats", "1", "--attach", "none"}, exitOK, ""},
 	} {
-		cmd := tmpprobe(append(c.args, "-q", "--dir", dir)...)
-		cmd.Path = bin
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd := asNobody(t, append(c.args, "-q", "--dir", dir)...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		code := exitStatus(t, cmd.Run())
@@ -335,3 +331,32 @@ func TestUnprivileged(t *testing.T) {
 		}
 	}
 }
+
+// sharedDir is a directory anyone may create files in, sticky as /tmp
+// (a world-writable --dir without the sticky bit is refused).
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.Chmod(dir, 0o777|os.ModeSticky)
+	os.Chmod(filepath.Dir(dir), 0o755)
+	return dir
+}
+
+// asNobody is tmpprobe run as user nobody. The test binary's own
+// directory is private to root: it runs a copy.
+func asNobody(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tmpprobe")
+	os.Chmod(filepath.Dir(bin), 0o755)
+	os.Chmod(filepath.Dir(filepath.Dir(bin)), 0o755)
+	exe, _ := os.Executable()
+	if b, err := os.ReadFile(exe); err != nil || os.WriteFile(bin, b, 0o755) != nil {
+		t.Fatal("copying the test binary")
+	}
+	cmd := tmpprobe(args...)
+	cmd.Path = bin
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	return cmd
+}
+
+const nobody = 65534

@@ -138,8 +138,18 @@ func oneLine(s string) string {
 	return s
 }
 
+// listUsage has no flags to show: %.0s takes parseCommand's empty list.
+const listUsage = `Usage: tmpprobe list
+
+Lists the labs and their arms, with the baseline arm of each lab.
+%.0s`
+
 func cmdList(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
+	fs := pflag.NewFlagSet("list", pflag.ContinueOnError)
+	if err := parseCommand(fs, args, listUsage, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
 		return usagef("list takes no arguments")
 	}
 	for _, lab := range arms.Labs {
@@ -165,8 +175,7 @@ func parseCommand(fs *pflag.FlagSet, args []string, usage string, stdout io.Writ
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			fs.Usage()
-			return errHelp
+			return errHelp // pflag has printed the usage
 		}
 		return usagef("%s", err)
 	}

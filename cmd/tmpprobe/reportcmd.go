@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -94,22 +93,4 @@ func loadRun(path string) (*results.Run, error) {
 		return nil, exitError{exitUsage, oneLine(err.Error())}
 	}
 	return run, nil
-}
-
-// checkOutDir refuses an --out that cannot become a run directory before
-// the run, not after a minute of it.
-func checkOutDir(dir string) error {
-	if dir == "" {
-		return nil
-	}
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return nil // made after the run
-	case err != nil:
-		return usagef("--out %s: %s", dir, errText(err))
-	case !st.IsDir():
-		return usagef("--out %s is not a directory", dir)
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 var errHelp = errors.New("help shown")
@@ -131,7 +133,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	plan.Runtimes = runtimes
-	if err := checkOutDir(f.out); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
 
@@ -148,13 +150,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 
 	runner := &arms.Runner{}
 	var p *probe.Probe
-	ctx, intr, stop := watchInterrupts(func(code int) {
-		runner.Abort()
-		os.Exit(code)
-	})
+	ctx, intr, stop := watchInterrupts(runner.Abort)
 	defer stop()
 	if backend != "" {
-		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta); err != nil {
+		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta, true); err != nil {
 			return err
 		}
 		defer p.Close()
@@ -293,12 +292,17 @@ func size(flag, s string, lo, hi int64) (int, error) {
 	return int(v * mult), nil
 }
 
+// sizeList parses a list of sizes; one given twice (400,400 or 64K,65536)
+// would run its arms twice over.
 func sizeList(flag, s string, lo, hi int64) ([]int, error) {
 	var out []int
 	for _, part := range strings.Split(s, ",") {
 		v, err := size(flag, part, lo, hi)
 		if err != nil {
 			return nil, err
+		}
+		if slices.Contains(out, v) {
+			return nil, usagef("%s %s: %s is given twice", flag, s, results.Bytes(int64(v)))
 		}
 		out = append(out, v)
 	}
@@ -324,6 +328,9 @@ func checkDirs(dirs []string) ([]string, error) {
 		}
 		if err := syscall.Access(d, 2|1); err != nil {
 			return nil, usagef("--dir %s is not writable: %s", d, errText(err))
+		}
+		if _, err := safefs.CheckDir(d); err != nil {
+			return nil, usagef("--dir %s: %s", d, err)
 		}
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			for _, prev := range out {
@@ -391,12 +398,4 @@ func pythonVersion(path string) (version, executable string) {
 		executable = path
 	}
 	return version, executable
-}
-
-func privilegeHint(err error) string {
-	msg := oneLine(err.Error())
-	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
-		return "loading BPF needs root (or CAP_BPF and CAP_PERFMON): run it with sudo, or pass --attach none for throughput only"
-	}
-	return msg
 }

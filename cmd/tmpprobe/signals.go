@@ -8,19 +8,23 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // interrupts turns SIGINT/SIGTERM into a cancelled context: the run stops
 // between batches, kills its worker, detaches, cleans up and still reports
-// what finished. A second signal exits at once through abort, which must
-// leave nothing behind (links and programs go with the process's fds).
+// what finished. A second signal exits at once: it runs abort (which must
+// end whatever the run started and remove its work dirs) and removes the
+// temp files being written, since the writer's defers never run. BPF links
+// and programs go with the process's fds.
 type interrupts struct {
 	mu    sync.Mutex
 	first os.Signal
 	ch    chan os.Signal
 }
 
-func watchInterrupts(abort func(code int)) (context.Context, *interrupts, func()) {
+func watchInterrupts(abort func()) (context.Context, *interrupts, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	in := &interrupts{ch: make(chan os.Signal, 2)}
 	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
@@ -39,7 +43,9 @@ func watchInterrupts(abort func(code int)) (context.Context, *interrupts, func()
 					cancel()
 					continue
 				}
-				abort(exitCode(s))
+				abort()
+				results.RemoveTemps()
+				os.Exit(exitCode(s))
 			case <-done:
 				return
 			}

@@ -74,7 +74,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutDir(f.out); err != nil {
+	for _, name := range f.syscalls {
+		if !probe.KnownClass(name) {
+			return usagef("--syscall %s: not a syscall name (e.g. openat, fsync, openat[create])", name)
+		}
+	}
+	if err := f.check(); err != nil {
 		return err
 	}
 	backend, err := attachFlag(f.attach)
@@ -94,10 +99,10 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, intr, stop := watchInterrupts(func(code int) { os.Exit(code) })
+	ctx, intr, stop := watchInterrupts(target.Abort)
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts(nil)}
-	p, err := openProbe(opts, nil, &run.Meta)
+	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
 		return err
 	}
