@@ -22,7 +22,7 @@ func TestUnavailableBackendExits2(t *testing.T) {
 		}
 		tried++
 		var stdout, stderr bytes.Buffer
-		code := run([]string{"run", "TemporaryFile", "--runtime", "go", "--attach", string(b), "--ops", "1", "--repeats", "1"}, &stdout, &stderr)
+		code := run([]string{"run", "TemporaryFile", "--runtime", "go", "--attach", string(b), "--ops", "1", "--rounds", "1"}, &stdout, &stderr)
 		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 		if code != exitUsage || len(lines) != 1 || !strings.HasPrefix(lines[0], "tmpprobe: --attach "+string(b)+": ") {
 			t.Errorf("--attach %s: exit %d, stderr %q", b, code, stderr.String())

@@ -159,10 +159,10 @@ func TestInterrupt(t *testing.T) {
 			[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "100"}, true,
 			func(*bufio.Reader) {}, ""},
 		{"twice mid batch", syscall.SIGINT, exitSIGINT,
-			[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "3000000", "--repeats", "1"}, true,
+			[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "3000000", "--rounds", "1"}, true,
 			func(*bufio.Reader) { time.Sleep(500 * time.Millisecond) }, ""},
 		{"mid batch", syscall.SIGTERM, exitSIGTERM,
-			[]string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "2000000", "--repeats", "1"}, true,
+			[]string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "2000000", "--rounds", "1"}, true,
 			func(*bufio.Reader) { time.Sleep(1500 * time.Millisecond) }, ""},
 		{"after the first round", syscall.SIGINT, exitSIGINT,
 			[]string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "300", "--rounds", "20",
@@ -275,7 +275,7 @@ func TestWorkerFailures(t *testing.T) {
 	needRoot(t)
 	dir := t.TempDir()
 	cmd := tmpprobe("run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--ops", "3000000",
-		"--repeats", "1", "--no-baseline", "--arm-timeout", "4s", "-q", "--dir", dir)
+		"--rounds", "1", "--no-baseline", "--arm-timeout", "4s", "-q", "--dir", dir)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -315,8 +315,8 @@ func TestUnprivileged(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--repeats", "1"}, exitUsage, "sudo"},
-		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--repeats", "1", "--attach", "none"}, exitOK, ""},
+		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--rounds", "1"}, exitUsage, "sudo"},
+		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--rounds", "1", "--attach", "none"}, exitOK, ""},
 	} {
 		cmd := asNobody(t, append(c.args, "-q", "--dir", dir)...)
 		var stdout, stderr bytes.Buffer

@@ -61,7 +61,7 @@ func TestDirOthersCanChangeRefused(t *testing.T) {
 func TestSIGKILLThenNextRunSweeps(t *testing.T) {
 	needRoot(t)
 	dir := t.TempDir()
-	cmd := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--ops", "3000000", "--repeats", "1", "-q", "--dir", dir)
+	cmd := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--ops", "3000000", "--rounds", "1", "-q", "--dir", dir)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

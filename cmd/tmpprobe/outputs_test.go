@@ -26,7 +26,7 @@ import (
 // of output paths run, so that on a build without the checks they would
 // complete (and fail the test by what they wrote).
 func quickRun(dir string, extra ...string) []string {
-	return append([]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "20", "--repeats", "1",
+	return append([]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "20", "--rounds", "1",
 		"--attach", "none", "-q", "--dir", dir}, extra...)
 }
 
@@ -254,7 +254,7 @@ func TestOutDiskFullKeepsPreviousRun(t *testing.T) {
 	}
 	defer unix.Unmount(mnt, 0)
 	out := filepath.Join(mnt, "run")
-	args := []string{"run", "TemporaryFile", "--runtime", "go", "--ops", "50", "--repeats", "1", "-q", "--dir", work, "--out", out}
+	args := []string{"run", "TemporaryFile", "--runtime", "go", "--ops", "50", "--rounds", "1", "-q", "--dir", work, "--out", out}
 	if b, err := tmpprobe(args...).CombinedOutput(); err != nil {
 		t.Fatalf("first run: %v\n%s", err, b)
 	}
@@ -433,7 +433,7 @@ func TestSignalsWhileSaving(t *testing.T) {
 		for name, body := range previous {
 			os.WriteFile(filepath.Join(out, name), []byte(body), 0o644)
 		}
-		cmd := tmpprobe("all", "--runtime", "go", "--ops", "50", "--repeats", "1", "--rounds", "1", "--sizes", "256K",
+		cmd := tmpprobe("all", "--runtime", "go", "--ops", "50", "--rounds", "1", "--sizes", "256K",
 			"--out", out, "--dir", work)
 		cmd.Stdout = io.Discard
 		stderr, _ := cmd.StderrPipe()
@@ -441,8 +441,8 @@ func TestSignalsWhileSaving(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := bufio.NewReader(stderr)
-		if !waitFor(r, "[12/12]") {
-			t.Fatal("the run did not finish its arms")
+		if !waitFor(r, "round 1/1 done") {
+			t.Fatal("the run did not finish its round")
 		}
 		time.Sleep(c.delay)
 		if c.kill {
