@@ -20,7 +20,7 @@ import (
 // layout, because an SVG is read with whatever fonts the reader has: text
 // is measured here in Liberation Sans (metric-compatible with Arial and
 // Helvetica, named first in the SVG), but a box without them draws it in
-// its own sans-serif, DejaVu Sans being ~12% wider. So every text sits in
+// its own sans-serif, DejaVu Sans being ~10% wider. So every text sits in
 // room widthSlack larger than measured, anchored at its left edge (SVG
 // text cannot be right-aligned through vg), and nothing is drawn over it.
 // One panel per lab × dir × parameter (so per size for the buffers lab),
