@@ -580,16 +580,9 @@ func WriteExplanations(w io.Writer, sums []*Summary) {
 			}
 		}
 	}
-	seen := map[string]bool{}
-	for _, s := range sums {
-		k := s.Runtime + "\x00" + s.Dir
-		if s.Arm == "SpooledTemporaryFile" && !seen[k] {
-			seen[k] = true
-			if line := SpillSentence(sums, s.Runtime, s.Dir); line != "" {
-				fmt.Fprintln(w)
-				bullet(w, "  ", line)
-			}
-		}
+	for _, line := range SpillSentences(sums) {
+		fmt.Fprintln(w)
+		bullet(w, "  ", line)
 	}
 }
 

@@ -48,7 +48,7 @@ func WriteMarkdown(w io.Writer, run *Run, sums []*Summary) {
 			writeMarkdownBreakdown(w, s, unit)
 		}
 	}
-	writeMarkdownFooter(w, run)
+	writeMarkdownTail(w, run, sums)
 }
 
 // writeMarkdownWhy is the WHY section of the terminal report: one sentence
@@ -102,41 +102,37 @@ func offLabels(m map[string]float64) string {
 	return mdCell(strings.Join(parts, ", "))
 }
 
-func writeMarkdownFooter(w io.Writer, run *Run) {
-	m := run.Meta
-	fmt.Fprintln(w, "\n## How it was measured")
-	fmt.Fprintln(w)
-	backend := m.Backend
-	if m.BackendDetail != "" {
-		backend += " (" + m.BackendDetail + ")"
-	}
-	fmt.Fprintf(w, "- backend %s · kernel %s · %s · %d CPUs", orNone(backend), orNone(m.KernelRelease), orNone(m.Machine), m.CPUs)
-	if m.Python != "" {
-		fmt.Fprintf(w, " · Python %s", m.Python)
-	}
-	fmt.Fprintln(w)
-	if m.CPU != "" {
-		fmt.Fprintf(w, "- CPU: %s\n", mdCell(m.CPU))
-	}
-	if line := run.Protocol.Line(); line != "" {
-		fmt.Fprintf(w, "- %s\n", mdCell(line))
-	}
-	for _, h := range m.MissingHooks {
-		fmt.Fprintf(w, "- hook not attached: %s\n", mdCell(h))
-	}
-	for _, n := range m.Notes {
-		fmt.Fprintf(w, "- note: %s\n", mdCell(n))
-	}
-	var lost []string
-	for _, k := range sortedKeys(run.Drops) {
-		if run.Drops[k] > 0 {
-			lost = append(lost, fmt.Sprintf("%s=%d", k, run.Drops[k]))
+// writeMarkdownTail is what the terminal prints after the groups: where
+// the spooled buffer rolled over, the failed arms with their stderr, and
+// the footer, all from the functions the terminal report uses.
+func writeMarkdownTail(w io.Writer, run *Run, sums []*Summary) {
+	if spills := SpillSentences(sums); len(spills) > 0 {
+		fmt.Fprintln(w, "\n## Where the spooled buffer rolled over")
+		fmt.Fprintln(w)
+		for _, line := range spills {
+			fmt.Fprintf(w, "- %s\n", mdCell(line))
 		}
 	}
-	if len(lost) > 0 {
-		fmt.Fprintf(w, "- **warning:** events dropped: %s\n", strings.Join(lost, " "))
+	if failures := Failures(run.Arms); len(failures) > 0 {
+		fmt.Fprintln(w, "\n## Failed arms")
+		for _, f := range failures {
+			fmt.Fprintf(w, "\n**FAILED** %s\n", mdCell(f.Head))
+			if len(f.Tail) > 0 {
+				// Four backticks: a stderr line may hold a fence of three.
+				fmt.Fprintf(w, "\n````\n%s\n````\n", strings.Join(f.Tail, "\n"))
+			}
+		}
 	}
-	if !run.Complete {
-		fmt.Fprintln(w, "- **warning:** the run is incomplete")
+	fmt.Fprintln(w, "\n## How it was measured")
+	fmt.Fprintln(w)
+	for _, l := range Footer(run) {
+		switch l.Kind {
+		case FooterWarning:
+			fmt.Fprintf(w, "- **warning:** %s\n", mdCell(l.Text))
+		case "":
+			fmt.Fprintf(w, "- %s\n", mdCell(l.Text))
+		default:
+			fmt.Fprintf(w, "- %s: %s\n", l.Kind, mdCell(l.Text))
+		}
 	}
 }

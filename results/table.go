@@ -133,20 +133,10 @@ func firstLine(s string) string {
 // WriteFailures names each arm that failed and shows the tail of its
 // worker's stderr.
 func WriteFailures(w io.Writer, arms []ArmResult) {
-	for _, a := range arms {
-		if a.Error == "" {
-			continue
-		}
-		fmt.Fprintf(w, "\nFAILED %s/%s (%s, %s, %s) after %d batches: %s\n", a.Lab, a.Arm, a.Runtime, a.Dir,
-			a.Param(), len(a.Batches), firstLine(a.Error))
-		lines := strings.Split(strings.TrimSpace(a.Stderr), "\n")
-		if len(lines) > 8 {
-			lines = lines[len(lines)-8:]
-		}
-		for _, l := range lines {
-			if l != "" {
-				fmt.Fprintf(w, "  | %s\n", trunc(l, 74))
-			}
+	for _, f := range Failures(arms) {
+		fmt.Fprintf(w, "\nFAILED %s\n", f.Head)
+		for _, l := range f.Tail {
+			fmt.Fprintf(w, "  | %s\n", trunc(l, 74))
 		}
 	}
 }

@@ -4,11 +4,9 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
-	"sort"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -60,7 +58,7 @@ func writeTextReport(w io.Writer, run *results.Run, sums []*results.Summary, his
 	}
 	results.WriteExplanations(w, sums)
 	results.WriteFailures(w, run.Arms)
-	writeFooter(w, run)
+	results.WriteFooter(w, run)
 }
 
 // writeTraceReport is the terminal report of a trace, fresh or saved.
@@ -69,58 +67,9 @@ func writeTraceReport(w io.Writer, run *results.Run, sums []*results.Summary, v 
 	if hist {
 		results.WriteHistograms(w, sums)
 	}
-	writeFooter(w, run)
+	results.WriteFooter(w, run)
 }
 
 func isTrace(run *results.Run) bool {
 	return len(run.Arms) > 0 && run.Arms[0].Lab == "trace"
-}
-
-// writeFooter says how the numbers were taken and anything that was lost.
-func writeFooter(w io.Writer, run *results.Run) {
-	m := run.Meta
-	backend := m.Backend
-	if m.BackendDetail != "" {
-		backend += " (" + m.BackendDetail + ")"
-	}
-	fmt.Fprintf(w, "\nbackend %s · kernel %s · %d CPUs", backend, m.KernelRelease, m.CPUs)
-	if m.Python != "" {
-		fmt.Fprintf(w, " · Python %s", m.Python)
-	}
-	fmt.Fprintln(w)
-	if line := run.Protocol.Line(); line != "" {
-		fmt.Fprintln(w, line)
-	}
-	for _, d := range m.Dirs {
-		fmt.Fprintf(w, "dir %s: %s on %s (%s)", d.Dir, d.FSType, d.Source, d.Options)
-		if d.Journal != "" {
-			fmt.Fprintf(w, " · journal %s", d.Journal)
-		}
-		if d.WriteCache != "" {
-			fmt.Fprintf(w, " · %s cache, FUA %s", d.WriteCache, d.FUA)
-		}
-		fmt.Fprintln(w)
-	}
-	for _, warn := range m.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	for _, n := range m.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	for _, h := range m.MissingHooks {
-		fmt.Fprintf(w, "note: hook not attached: %s\n", h)
-	}
-	var lost []string
-	for k, v := range run.Drops {
-		if v > 0 {
-			lost = append(lost, fmt.Sprintf("%s=%d", k, v))
-		}
-	}
-	sort.Strings(lost)
-	if len(lost) > 0 {
-		fmt.Fprintf(w, "warning: events dropped: %s\n", strings.Join(lost, " "))
-	}
-	if !run.Complete {
-		fmt.Fprintln(w, "warning: the run is incomplete")
-	}
 }

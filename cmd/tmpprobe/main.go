@@ -58,6 +58,7 @@ Usage:
   tmpprobe diff OLD NEW          explain what changed between two saved runs
   tmpprobe report RUN            re-render a saved run (text, markdown, json, chart)
   tmpprobe check                 which hooks and attach backends work here
+  tmpprobe version               this build: version, commit, Go, BPF object
 
 Examples:
   sudo tmpprobe all
@@ -98,6 +99,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdReport(rest, stdout)
 	case "check":
 		err = cmdCheck(rest, stdout)
+	case "version", "--version":
+		err = cmdVersion(rest, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
