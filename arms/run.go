@@ -25,8 +25,8 @@ type Tracer interface {
 
 // Defaults of the rounds protocol, and the labs' published method.
 const (
-	DefaultRounds   = 10
-	DefaultMinBatch = 20 * time.Millisecond
+	DefaultRounds   = 40
+	DefaultMinBatch = 10 * time.Millisecond
 
 	SeedOpsModes      = 1000 // lab 45: n=1000 ops a batch
 	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
