@@ -164,3 +164,19 @@ func TestNamedVsTemporaryIsDecomposed(t *testing.T) {
 		}
 	}
 }
+
+// On ext4 every create allocates one inode, timed as the ext4_new_inode
+// stage of the openat that made it; on tmpfs there is none.
+func TestInodeAllocationStage(t *testing.T) {
+	p := openProbe(t)
+	ext4 := journaledExt4(t)
+	s := find(t, runArms(t, p, ext4, arms.Runtime{Name: "go"}, "TemporaryFile", "NamedTemporaryFile"), "NamedTemporaryFile")
+	create, alloc := s.Class("openat[create]"), s.Stage("openat[create]", "ext4_new_inode")
+	if create.Calls == 0 || alloc.Calls != create.Calls || alloc.NsPerOp <= 0 || alloc.NsPerOp > create.NsPerOp {
+		t.Errorf("openat[create] %d calls, %.0f ns/op; ext4_new_inode %d calls, %.0f ns/op: want one allocation per create, inside it",
+			create.Calls, create.NsPerOp, alloc.Calls, alloc.NsPerOp)
+	}
+	if n := s.Stage("unlink", "ext4_new_inode").Calls; n != 0 {
+		t.Errorf("unlink allocated %d inodes", n)
+	}
+}

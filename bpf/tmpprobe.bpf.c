@@ -63,8 +63,7 @@ struct thread_state {
 	__u8 on_loop;     /* this syscall's I/O reached a loop device */
 	__u64 enter_ns;
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
-	__u64 sync_file_ns; /* inside ext4_sync_file since */
-	__u64 unlink_ns;    /* inside ext4_unlink since */
+	__u64 window_ns[EXT4_WINDOWS]; /* inside that ext4 stage since; 0 = not */
 	/* Traced as a whole (trace --pid/--cgroup/-- CMD): the phase to return
 	 * to when a marked region ends; 0 for arms, whose entry goes at the end
 	 * marker. follow: children are traced too, not just threads. */
@@ -721,34 +720,28 @@ static __always_inline int on_event(__u16 stage)
 
 /* ext4 stage windows: enter stamps, exit records. They nest in one syscall
  * and never recurse, so one timestamp each is enough. */
-static __always_inline int on_stage_enter(int unlink)
+static __always_inline int on_stage_enter(int w)
 {
 	struct thread_state *st = current_state();
 
-	if (!st || !st->in_syscall)
+	if (!st || !st->in_syscall || w < 0 || w >= EXT4_WINDOWS)
 		return 0;
-	if (unlink)
-		st->unlink_ns = bpf_ktime_get_ns();
-	else
-		st->sync_file_ns = bpf_ktime_get_ns();
+	st->window_ns[w] = bpf_ktime_get_ns();
 	return 0;
 }
 
-static __always_inline int on_stage_exit(int unlink)
+static __always_inline int on_stage_exit(int w, __u16 stage)
 {
 	struct thread_state *st = current_state();
 	__u64 since;
 
-	if (!st)
+	if (!st || w < 0 || w >= EXT4_WINDOWS)
 		return 0;
-	since = unlink ? st->unlink_ns : st->sync_file_ns;
+	since = st->window_ns[w];
 	if (!since || !st->in_syscall)
 		return 0;
-	count_event(st, unlink ? STAGE_EXT4_UNLINK : STAGE_EXT4_SYNC_FILE, bpf_ktime_get_ns() - since, 0);
-	if (unlink)
-		st->unlink_ns = 0;
-	else
-		st->sync_file_ns = 0;
+	count_event(st, stage, bpf_ktime_get_ns() - since, 0);
+	st->window_ns[w] = 0;
 	return 0;
 }
 
@@ -809,13 +802,20 @@ int kind##_jbd2_end_commit(__u64 *ctx)                                         \
 SEC(#kind "/jbd2_handle_start")                                                \
 int kind##_jbd2_handle_start(__u64 *ctx) { return on_event(STAGE_JBD2_HANDLE); } \
 SEC(#kind "/ext4_sync_file_enter")                                             \
-int kind##_ext4_sync_file_enter(__u64 *ctx) { return on_stage_enter(0); }     \
+int kind##_ext4_sync_file_enter(__u64 *ctx) { return on_stage_enter(EXT4_WINDOW_SYNC_FILE); } \
 SEC(#kind "/ext4_sync_file_exit")                                              \
-int kind##_ext4_sync_file_exit(__u64 *ctx) { return on_stage_exit(0); }       \
+int kind##_ext4_sync_file_exit(__u64 *ctx)                                     \
+{ return on_stage_exit(EXT4_WINDOW_SYNC_FILE, STAGE_EXT4_SYNC_FILE); }         \
 SEC(#kind "/ext4_unlink_enter")                                                \
-int kind##_ext4_unlink_enter(__u64 *ctx) { return on_stage_enter(1); }        \
+int kind##_ext4_unlink_enter(__u64 *ctx) { return on_stage_enter(EXT4_WINDOW_UNLINK); } \
 SEC(#kind "/ext4_unlink_exit")                                                 \
-int kind##_ext4_unlink_exit(__u64 *ctx) { return on_stage_exit(1); }          \
+int kind##_ext4_unlink_exit(__u64 *ctx)                                        \
+{ return on_stage_exit(EXT4_WINDOW_UNLINK, STAGE_EXT4_UNLINK); }               \
+SEC(#kind "/ext4_request_inode")                                               \
+int kind##_ext4_request_inode(__u64 *ctx) { return on_stage_enter(EXT4_WINDOW_NEW_INODE); } \
+SEC(#kind "/ext4_allocate_inode")                                              \
+int kind##_ext4_allocate_inode(__u64 *ctx)                                     \
+{ return on_stage_exit(EXT4_WINDOW_NEW_INODE, STAGE_EXT4_NEW_INODE); }         \
 SEC(#kind "/ext4_evict_inode")                                                 \
 int kind##_ext4_evict_inode(__u64 *ctx) { return on_event(STAGE_EXT4_EVICT_INODE); } \
 SEC(#kind "/ext4_free_inode")                                                  \

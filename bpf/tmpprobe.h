@@ -48,6 +48,10 @@
 #define STAGE_BIO_SYNC 16
 #define STAGE_BIO_META 17
 #define STAGE_BIO_FUA 18
+/* ext4 inode allocation (ext4_request_inode .. ext4_allocate_inode): without
+ * a journal it skips every inode deleted in the last 60 s (360 s while its
+ * inode table block is dirty; fs/ext4/ialloc.c recently_deleted()). */
+#define STAGE_EXT4_NEW_INODE 19
 /* 32 and up: stages of the kprobe/fentry backends. */
 #define STAGE_ERRNO 0x8000 /* | errno: failed calls by errno (trace --errors) */
 
@@ -62,6 +66,13 @@
 #define STAGE_VFS_LINK 38
 #define STAGE_DO_RENAMEAT2 39
 #define STAGE_VFS_RENAME 40
+
+/* ext4 stages timed between an enter and an exit tracepoint, each with a
+ * start stamp in the thread's state. */
+#define EXT4_WINDOW_SYNC_FILE 0
+#define EXT4_WINDOW_UNLINK 1
+#define EXT4_WINDOW_NEW_INODE 2
+#define EXT4_WINDOWS 3
 
 /* kprobe.multi attach cookies (bpf/backends.bpf.h): a syscall's nr, or
  * COOKIE_STAGE | a stage above for a function timed inside a syscall. */

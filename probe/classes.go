@@ -56,6 +56,7 @@ var stageNames = map[uint16]string{
 	16: "bio_sync",
 	17: "bio_meta",
 	18: "bio_fua",
+	19: "ext4_new_inode",
 }
 
 // kernelErrnos are the restart codes a syscall returns when a signal

@@ -49,6 +49,8 @@ var Hooks = []Hook{
 	{"ext4_sync_file_enter", false, "ext4 fsync stage"},
 	{"ext4_unlink_exit", false, "ext4 unlink stage"},
 	{"ext4_unlink_enter", false, "ext4 unlink stage"},
+	{"ext4_allocate_inode", false, "ext4 inode allocation stage"},
+	{"ext4_request_inode", false, "ext4 inode allocation stage"},
 	{"ext4_evict_inode", false, "which syscall evicts the inode"},
 	{"ext4_free_inode", false, "which syscall frees the inode"},
 	{"sys_enter", true, "syscall time and markers"},

@@ -59,8 +59,7 @@ type tmpprobeThreadState struct {
 	OnLoop      uint8
 	EnterNs     uint64
 	OffSince    uint64
-	SyncFileNs  uint64
-	UnlinkNs    uint64
+	WindowNs    [3]uint64
 	BasePhase   uint32
 	Follow      uint8
 	Pad2        [3]uint8
@@ -157,8 +156,10 @@ const (
 	tmpprobeProgRawTpBlockBioQueue             = "raw_tp_block_bio_queue"
 	tmpprobeProgRawTpBlockRqComplete           = "raw_tp_block_rq_complete"
 	tmpprobeProgRawTpBlockRqIssue              = "raw_tp_block_rq_issue"
+	tmpprobeProgRawTpExt4AllocateInode         = "raw_tp_ext4_allocate_inode"
 	tmpprobeProgRawTpExt4EvictInode            = "raw_tp_ext4_evict_inode"
 	tmpprobeProgRawTpExt4FreeInode             = "raw_tp_ext4_free_inode"
+	tmpprobeProgRawTpExt4RequestInode          = "raw_tp_ext4_request_inode"
 	tmpprobeProgRawTpExt4SyncFileEnter         = "raw_tp_ext4_sync_file_enter"
 	tmpprobeProgRawTpExt4SyncFileExit          = "raw_tp_ext4_sync_file_exit"
 	tmpprobeProgRawTpExt4UnlinkEnter           = "raw_tp_ext4_unlink_enter"
@@ -182,8 +183,10 @@ const (
 	tmpprobeProgTpBtfBlockBioQueue             = "tp_btf_block_bio_queue"
 	tmpprobeProgTpBtfBlockRqComplete           = "tp_btf_block_rq_complete"
 	tmpprobeProgTpBtfBlockRqIssue              = "tp_btf_block_rq_issue"
+	tmpprobeProgTpBtfExt4AllocateInode         = "tp_btf_ext4_allocate_inode"
 	tmpprobeProgTpBtfExt4EvictInode            = "tp_btf_ext4_evict_inode"
 	tmpprobeProgTpBtfExt4FreeInode             = "tp_btf_ext4_free_inode"
+	tmpprobeProgTpBtfExt4RequestInode          = "tp_btf_ext4_request_inode"
 	tmpprobeProgTpBtfExt4SyncFileEnter         = "tp_btf_ext4_sync_file_enter"
 	tmpprobeProgTpBtfExt4SyncFileExit          = "tp_btf_ext4_sync_file_exit"
 	tmpprobeProgTpBtfExt4UnlinkEnter           = "tp_btf_ext4_unlink_enter"
@@ -332,8 +335,10 @@ type tmpprobeProgramSpecs struct {
 	RawTpBlockBioQueue             *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
 	RawTpBlockRqComplete           *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
+	RawTpExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_allocate_inode"`
 	RawTpExt4EvictInode            *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_evict_inode"`
 	RawTpExt4FreeInode             *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_free_inode"`
+	RawTpExt4RequestInode          *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_request_inode"`
 	RawTpExt4SyncFileEnter         *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_enter"`
 	RawTpExt4SyncFileExit          *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_sync_file_exit"`
 	RawTpExt4UnlinkEnter           *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_unlink_enter"`
@@ -357,8 +362,10 @@ type tmpprobeProgramSpecs struct {
 	TpBtfBlockBioQueue             *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
 	TpBtfBlockRqComplete           *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_allocate_inode"`
 	TpBtfExt4EvictInode            *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_evict_inode"`
 	TpBtfExt4FreeInode             *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_free_inode"`
+	TpBtfExt4RequestInode          *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_request_inode"`
 	TpBtfExt4SyncFileEnter         *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_enter"`
 	TpBtfExt4SyncFileExit          *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_sync_file_exit"`
 	TpBtfExt4UnlinkEnter           *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_unlink_enter"`
@@ -548,8 +555,10 @@ type tmpprobePrograms struct {
 	RawTpBlockBioQueue             *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
 	RawTpBlockRqComplete           *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
+	RawTpExt4AllocateInode         *ebpf.Program `ebpf:"raw_tp_ext4_allocate_inode"`
 	RawTpExt4EvictInode            *ebpf.Program `ebpf:"raw_tp_ext4_evict_inode"`
 	RawTpExt4FreeInode             *ebpf.Program `ebpf:"raw_tp_ext4_free_inode"`
+	RawTpExt4RequestInode          *ebpf.Program `ebpf:"raw_tp_ext4_request_inode"`
 	RawTpExt4SyncFileEnter         *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_enter"`
 	RawTpExt4SyncFileExit          *ebpf.Program `ebpf:"raw_tp_ext4_sync_file_exit"`
 	RawTpExt4UnlinkEnter           *ebpf.Program `ebpf:"raw_tp_ext4_unlink_enter"`
@@ -573,8 +582,10 @@ type tmpprobePrograms struct {
 	TpBtfBlockBioQueue             *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
 	TpBtfBlockRqComplete           *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfExt4AllocateInode         *ebpf.Program `ebpf:"tp_btf_ext4_allocate_inode"`
 	TpBtfExt4EvictInode            *ebpf.Program `ebpf:"tp_btf_ext4_evict_inode"`
 	TpBtfExt4FreeInode             *ebpf.Program `ebpf:"tp_btf_ext4_free_inode"`
+	TpBtfExt4RequestInode          *ebpf.Program `ebpf:"tp_btf_ext4_request_inode"`
 	TpBtfExt4SyncFileEnter         *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_enter"`
 	TpBtfExt4SyncFileExit          *ebpf.Program `ebpf:"tp_btf_ext4_sync_file_exit"`
 	TpBtfExt4UnlinkEnter           *ebpf.Program `ebpf:"tp_btf_ext4_unlink_enter"`
@@ -676,8 +687,10 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpBlockBioQueue,
 		p.RawTpBlockRqComplete,
 		p.RawTpBlockRqIssue,
+		p.RawTpExt4AllocateInode,
 		p.RawTpExt4EvictInode,
 		p.RawTpExt4FreeInode,
+		p.RawTpExt4RequestInode,
 		p.RawTpExt4SyncFileEnter,
 		p.RawTpExt4SyncFileExit,
 		p.RawTpExt4UnlinkEnter,
@@ -701,8 +714,10 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfBlockBioQueue,
 		p.TpBtfBlockRqComplete,
 		p.TpBtfBlockRqIssue,
+		p.TpBtfExt4AllocateInode,
 		p.TpBtfExt4EvictInode,
 		p.TpBtfExt4FreeInode,
+		p.TpBtfExt4RequestInode,
 		p.TpBtfExt4SyncFileEnter,
 		p.TpBtfExt4SyncFileExit,
 		p.TpBtfExt4UnlinkEnter,

@@ -247,6 +247,9 @@ func classMechanism(s, base *Summary, class string) string {
 		label, ns := dominant(c.OffByLabel)
 		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), Micros(ns)))
 	}
+	if a := s.Stage(class, "ext4_new_inode"); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
+		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s µs (%.0f%%)", Micros(a.NsPerOp), 100*a.NsPerOp/c.NsPerOp))
+	}
 	for _, io := range ioStages {
 		st := s.Stage(class, io.stage)
 		if st.Beside {
