@@ -25,8 +25,9 @@ type Tracer interface {
 
 // Defaults of the rounds protocol, and the labs' published method.
 const (
-	DefaultRounds   = 40
-	DefaultMinBatch = 10 * time.Millisecond
+	DefaultRounds       = 40
+	DefaultMinBatch     = 10 * time.Millisecond
+	DefaultWorkerRounds = 10
 
 	SeedOpsModes      = 1000 // lab 45: n=1000 ops a batch
 	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
@@ -57,6 +58,9 @@ type Plan struct {
 	// ops/s and ratios come from them.
 	Baseline     bool
 	BatchTimeout time.Duration // kill a worker whose start or batch outlasts this
+	// WorkerRounds is how many rounds a worker process and its group's
+	// directory serve before fresh ones take over (0: the whole run).
+	WorkerRounds int
 }
 
 // Case is one arm × runtime × dir × parameter.
@@ -141,8 +145,9 @@ type Runner struct {
 	phase    uint32
 	attached bool
 
-	mu   sync.Mutex
-	work []*workDir // private work dirs, removed by Run or Abort
+	mu      sync.Mutex
+	work    []*workDir          // private work dirs, removed by Run or Abort
+	workFor map[string]*workDir // by --dir
 }
 
 // Stages a run goes through, as Progress reports them.
@@ -247,19 +252,25 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 			PayloadBytes: c.Payload, SizeBytes: c.Size,
 		}}
 	}
-	// The cases a ratio compares share one directory, as the labs' arms
-	// share /tmp: the two arms of a ratio then create their files in the
-	// same directory, its lock, its size and its block group alike, and
-	// nothing about the directory can differ between them.
+	r.workFor = work
+	r.groupDirs(p, runs)
+	return runs, nil
+}
+
+// groupDirs gives every group of cases a fresh directory. The cases a
+// ratio compares share one, as the labs' arms share /tmp: the two arms of
+// a ratio then create their files in the same directory, its lock, its
+// size and its block group alike, and nothing about the directory can
+// differ between them.
+func (r *Runner) groupDirs(p *Plan, runs []*caseRun) {
 	for _, g := range p.Groups() {
-		dir, err := work[cases[g[0]].Dir].groupDir()
+		dir, err := r.workFor[runs[g[0]].Dir].groupDir()
 		for _, i := range g {
 			if runs[i].dir = dir; err != nil {
 				runs[i].fail(err.Error(), "")
 			}
 		}
 	}
-	return runs, nil
 }
 
 func (cr *caseRun) fail(msg, stderr string) {
@@ -334,6 +345,11 @@ func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error 
 	rounds := p.RoundsFor("")
 	order := Order(p.Seed, p.Groups(), rounds, p.Baseline || r.Tracer == nil, r.Tracer != nil)
 	for round, slots := range order {
+		if round > 0 && p.WorkerRounds > 0 && round%p.WorkerRounds == 0 {
+			if err := r.refresh(ctx, p, runs); err != nil {
+				return err
+			}
+		}
 		for i, s := range slots {
 			if ctx.Err() != nil {
 				return ErrInterrupted
@@ -351,6 +367,31 @@ func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error 
 	}
 	for _, cr := range runs {
 		cr.finish()
+	}
+	return nil
+}
+
+// refresh replaces every case's worker and its group's directory, and runs
+// one warm-up batch of each: see Plan.WorkerRounds.
+func (r *Runner) refresh(ctx context.Context, p *Plan, runs []*caseRun) error {
+	for _, cr := range runs {
+		cr.finish()
+	}
+	r.groupDirs(p, runs)
+	if err := r.setTraced(false); err != nil {
+		return err
+	}
+	for _, cr := range runs {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		r.start(ctx, p, cr)
+		if cr.dead {
+			continue
+		}
+		if err := r.batch(ctx, p, cr, results.Batch{Kind: results.BatchWarmup, Ops: cr.res.Ops}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

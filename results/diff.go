@@ -14,6 +14,9 @@ const (
 	StatusNoise     = "within noise"
 	StatusTooFew    = "too few samples"
 	StatusDrift     = "moved with the machine" // a baseline arm that moved, judged with its group
+	// StatusWithBaseline is an arm whose ratio moved only because its
+	// baseline did: its own throughput did not change with it.
+	StatusWithBaseline = "moved with the baseline"
 	StatusOnlyOld   = "only in OLD"
 	StatusOnlyNew   = "only in NEW"
 	StatusFailed    = "failed"
@@ -294,16 +297,21 @@ func diffArm(so, sn *Summary, baseline map[string]string, minEffectPct float64) 
 	}
 	j := d.Judged()
 	d.ChangePct = j.DeltaPct
-	switch j.Verdict {
-	case VerdictTooFew:
+	switch {
+	case j.Verdict == VerdictTooFew || rates.Verdict == VerdictTooFew:
 		d.Status = StatusTooFew
-	case VerdictSame:
+	case j.Verdict == VerdictSame:
 		d.Status = StatusNoise
-	case VerdictChanged:
+	case d.JudgedBy == "ratio" && (rates.Verdict != VerdictChanged || (rates.DeltaPct < 0) != (j.DeltaPct < 0)):
+		// The ratio moved but the arm's own throughput did not move with
+		// it: the baseline moved. An arm changes only when both say so,
+		// as a machine that got slower moves every throughput and no
+		// ratio.
+		d.Status = StatusWithBaseline
+	case j.DeltaPct < 0:
+		d.Status = StatusRegressed
+	default:
 		d.Status = StatusImproved
-		if j.DeltaPct < 0 {
-			d.Status = StatusRegressed
-		}
 	}
 	d.OldWall, d.NewWall = NsPerOp(so.WallNsPerOp), NsPerOp(sn.WallNsPerOp)
 	what := d.Rate
@@ -323,6 +331,10 @@ func diffArm(so, sn *Summary, baseline map[string]string, minEffectPct float64) 
 	case StatusNoise:
 		d.Sentence = fmt.Sprintf("%s: ~ %s (p=%s)", d.Label(), what, pValue(j.P))
 		return d
+	case StatusWithBaseline:
+		d.Sentence = fmt.Sprintf("%s: %s %s (p=%s), but its own %s %s: its baseline moved", d.Label(),
+			signedPct(j.DeltaPct), what, pValue(j.P), d.Rate, comparisonPhrase(rates))
+		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
 		d.Terms, d.Extras = DecomposeChange(so, sn)
@@ -331,14 +343,17 @@ func diffArm(so, sn *Summary, baseline map[string]string, minEffectPct float64) 
 	return d
 }
 
-// drift finds, per group, a baseline arm whose throughput changed: when
-// the ratios of its group did not, the machine or the environment moved,
-// not the arms; the baseline's status says so instead of "regressed".
+// drift finds, per group, a baseline arm whose throughput changed, and
+// says once what that means for the group: with no ratio moved, the
+// machine or the environment moved (every throughput with it); with
+// ratios moved but the arms' own throughputs not, the baseline itself
+// changed; arms that changed on their own are named. The baseline's
+// status says so instead of "regressed".
 func drift(rep *DiffReport) []DriftNote {
 	var out []DriftNote
 	for _, g := range diffGroups(rep) {
 		var base *ArmDiff
-		var moved []string
+		var moved, carried []string
 		others := 0
 		for _, d := range g {
 			switch {
@@ -346,8 +361,11 @@ func drift(rep *DiffReport) []DriftNote {
 				base = d
 			case d.JudgedBy == "ratio":
 				others++
-				if d.Status == StatusRegressed || d.Status == StatusImproved {
+				switch d.Status {
+				case StatusRegressed, StatusImproved:
 					moved = append(moved, d.Arm)
+				case StatusWithBaseline:
+					carried = append(carried, d.Arm)
 				}
 			}
 		}
@@ -361,19 +379,36 @@ func drift(rep *DiffReport) []DriftNote {
 			way = "slower"
 		}
 		pct := strings.TrimLeft(signedPct(n.DeltaPct), "+−")
-		if len(moved) == 0 {
-			n.Sentence = fmt.Sprintf("%s: everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed.",
-				n.Group, pct, way, base.Arm, signedPct(n.DeltaPct), pValue(n.P), base.Arm)
-		} else {
-			n.Sentence = fmt.Sprintf("%s: %s itself got %s %s (p=%s), the machine or the environment; %s changed relative to it.",
-				n.Group, base.Arm, pct, way, pValue(n.P), strings.Join(moved, ", "))
+		var parts []string
+		switch {
+		case len(moved) == 0 && len(carried) == 0:
+			parts = append(parts, fmt.Sprintf("everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed",
+				pct, way, base.Arm, signedPct(n.DeltaPct), pValue(n.P), base.Arm))
+		case len(carried) > 0:
+			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s) and %s did not: their ratios moved with it",
+				base.Arm, pct, way, pValue(n.P), strings.Join(carried, ", ")))
+		default:
+			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), the machine or the environment", base.Arm, pct, way, pValue(n.P)))
 		}
+		if len(moved) > 0 {
+			parts = append(parts, strings.Join(moved, ", ")+" changed on its own")
+		}
+		n.Sentence = n.Group + ": " + strings.Join(parts, "; ") + "."
 		base.Status = StatusDrift
 		base.Sentence = fmt.Sprintf("%s: %s %s (p=%s), with its group: see the drift note", base.Label(),
 			signedPct(n.DeltaPct), base.Rate, pValue(n.P))
 		out = append(out, n)
 	}
 	return out
+}
+
+// comparisonPhrase says how a comparison came out: "~ (p=0.432)" or
+// "+3.1% (p=0.002)".
+func comparisonPhrase(c Comparison) string {
+	if c.Verdict == VerdictChanged {
+		return fmt.Sprintf("%s (p=%s)", signedPct(c.DeltaPct), pValue(c.P))
+	}
+	return fmt.Sprintf("%s, ~ (p=%s)", signedPct(c.DeltaPct), pValue(c.P))
 }
 
 // pValue prints a p-value as benchstat does, to three places.

@@ -201,3 +201,29 @@ func TestDiffCSVAgainstJSON(t *testing.T) {
 		t.Fatalf("%+v: want too few samples", d)
 	}
 }
+
+// The baseline alone got slower: every other arm's ratio moves, its own
+// throughput does not. No arm is blamed; the drift note names the
+// baseline, and the gate stays shut.
+func TestDiffBaselineMovedAlone(t *testing.T) {
+	cur := fixtureRun(false)
+	for j := range cur.Arms[0].Batches { // TemporaryFile
+		b := &cur.Arms[0].Batches[j]
+		b.WallNs = b.WallNs * 5 / 4
+	}
+	rep := Diff("old", fixtureRun(false), "new", cur, fixtureBaseline, DefaultMinEffectPct, 5)
+	d := findArm(t, rep, "mkstemp-fsync")
+	if d.Status != StatusWithBaseline || d.Ratio.Verdict != VerdictChanged || d.OpsPerS.Verdict != VerdictSame {
+		t.Errorf("mkstemp-fsync: %s (ratio %s, ops/s %s), want %s", d.Status, d.Ratio.Verdict, d.OpsPerS.Verdict, StatusWithBaseline)
+	}
+	if !strings.Contains(d.Sentence, "its baseline moved") {
+		t.Errorf("sentence %q", d.Sentence)
+	}
+	want := "modes lab · go · /tmp · payload 400B: TemporaryFile itself got 20% slower (p=0.002) and mkstemp-fsync did not: their ratios moved with it."
+	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
+		t.Errorf("drift %+v, want:\n%s", rep.Drift, want)
+	}
+	if len(rep.Changed()) != 0 || strings.Contains(strings.Join(rep.Gated, ";"), "mkstemp-fsync") {
+		t.Errorf("changed %d, gated %v: the baseline moved, not the arms", len(rep.Changed()), rep.Gated)
+	}
+}

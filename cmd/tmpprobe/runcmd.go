@@ -28,21 +28,22 @@ var errHelp = errors.New("help shown")
 
 // runFlags are the flags of 'all' and 'run'.
 type runFlags struct {
-	labs     []string
-	ops      int
-	rounds   int
-	repeats  int
-	minBatch time.Duration
-	seed     uint64
-	protocol string
-	payloads string
-	sizes    string
-	chunk    string
-	spoolMax string
-	dirs     []string
-	runtime  string
-	python   string
-	attach   string
+	labs         []string
+	ops          int
+	rounds       int
+	repeats      int
+	workerRounds int
+	minBatch     time.Duration
+	seed         uint64
+	protocol     string
+	payloads     string
+	sizes        string
+	chunk        string
+	spoolMax     string
+	dirs         []string
+	runtime      string
+	python       string
+	attach       string
 	outputs
 	noBaseline bool
 	armTimeout time.Duration
@@ -70,6 +71,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.SortFlags = false
 	fs.StringSliceVar(&f.labs, "lab", nil, "labs to run: modes, buffers (default all)")
 	fs.IntVar(&f.rounds, "rounds", 0, "measured rounds (default 10; --protocol seed: 5 modes, 7 buffers)")
+	fs.IntVar(&f.workerRounds, "worker-rounds", arms.DefaultWorkerRounds, "rounds a worker process serves before a fresh one takes over (0: the whole run)")
 	fs.IntVar(&f.repeats, "repeats", 0, "")
 	fs.MarkDeprecated("repeats", "use --rounds")
 	fs.DurationVar(&f.minBatch, "min-batch", arms.DefaultMinBatch, "calibrate each case's batch to last at least this")
@@ -227,7 +229,7 @@ func (f *runFlags) plan(names []string, fs *pflag.FlagSet) (*arms.Plan, error) {
 		return nil, usageError{err.Error()}
 	}
 	p := &arms.Plan{Arms: sel, Protocol: f.protocol, Rounds: f.rounds, MinBatch: f.minBatch, Ops: f.ops,
-		Seed: f.seed, Baseline: !f.noBaseline, BatchTimeout: f.armTimeout}
+		Seed: f.seed, Baseline: !f.noBaseline, BatchTimeout: f.armTimeout, WorkerRounds: f.workerRounds}
 	switch {
 	case f.protocol != results.ProtocolRounds && f.protocol != results.ProtocolSeed:
 		return nil, usagef("--protocol %q: want rounds or seed", f.protocol)
