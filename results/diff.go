@@ -17,9 +17,9 @@ const (
 	// StatusWithBaseline is an arm whose ratio moved only because its
 	// baseline did: its own throughput did not change with it.
 	StatusWithBaseline = "moved with the baseline"
-	StatusOnlyOld   = "only in OLD"
-	StatusOnlyNew   = "only in NEW"
-	StatusFailed    = "failed"
+	StatusOnlyOld      = "only in OLD"
+	StatusOnlyNew      = "only in NEW"
+	StatusFailed       = "failed"
 )
 
 // DefaultMinEffectPct is the smallest change a diff reports, besides
