@@ -27,7 +27,7 @@ type Tracer interface {
 const (
 	DefaultRounds       = 40
 	DefaultMinBatch     = 10 * time.Millisecond
-	DefaultWorkerRounds = 10
+	DefaultWorkerRounds = 5
 
 	SeedOpsModes      = 1000 // lab 45: n=1000 ops a batch
 	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
