@@ -41,11 +41,17 @@ check-generated: generate
 			echo "bpf2go output differs: compiled here by clang $$found, the committed objects by clang $(BPF_CLANG_VERSION); the difference may be the compiler's: compare with clang $(BPF_CLANG_VERSION) before committing" >&2; \
 		fi; exit 1; }
 
-# The whole suite. Privileged tests load real BPF: run as root.
+# Tests load real BPF, so their binaries run as root; the build does not
+# need to. Run as a user, go test builds with that user's Go and runs each
+# test binary through sudo, keeping the user's PATH (sudo's secure_path has
+# no Go, and tests run go tool pprof and python3). As root, no sudo.
+ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH)")
+
+# The whole suite.
 test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	$(GO) test -count=1 -p 1 -timeout 40m ./...
+	$(GO) test $(ASROOT) -count=1 -p 1 -timeout 60m ./...
 
 # Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
 # other, with tmpprobe as /init's workload and checks the kprobe, fentry and
@@ -53,10 +59,10 @@ test:
 # kernel packages are fetched once into /var/cache/tmpprobe-vmtest. Without
 # qemu or a kernel it skips, or fails when CI is set.
 vmtest:
-	$(GO) test -tags vmtest -count=1 -v -timeout 20m ./vmtest/
+	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 20m ./vmtest/
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./bench/
+	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./bench/
 
 clean:
 	rm -f tmpprobe

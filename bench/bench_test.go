@@ -29,6 +29,17 @@ func TestMain(m *testing.M) {
 
 func openProbe(b *testing.B) *probe.Probe { return probetest.Open(b, probe.Options{}) }
 
+// buildTmpprobe builds the command into a temp dir. -buildvcs=false: under
+// sudo this runs as root in a checkout someone else owns, which git (and
+// so the build's VCS stamp) refuses as dubious ownership.
+func buildTmpprobe(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "tmpprobe")
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "../cmd/tmpprobe").CombinedOutput(); err != nil {
+		b.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // BenchmarkObserverEffect runs the modes arms in rounds, each an
 // untraced and a traced batch of every arm, and reports traced ÷ untraced
 // ops/s per arm: the median of the per-round ratios and its interval.
@@ -84,10 +95,7 @@ func BenchmarkMemory(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("needs root")
 	}
-	bin := filepath.Join(b.TempDir(), "tmpprobe")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/tmpprobe").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTmpprobe(b)
 	dir := "/dev/shm"
 	if _, err := os.Stat(dir); err != nil {
 		dir = b.TempDir()

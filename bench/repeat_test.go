@@ -34,10 +34,7 @@ func BenchmarkRepeatability(b *testing.B) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		b.Skip("needs python3")
 	}
-	bin := filepath.Join(b.TempDir(), "tmpprobe")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/tmpprobe").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTmpprobe(b)
 	worst := map[string]float64{}
 	for _, protocol := range []string{results.ProtocolRounds, results.ProtocolSeed} {
 		for _, lab := range arms.Labs {

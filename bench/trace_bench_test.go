@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,10 +25,7 @@ func BenchmarkTraceOverhead(b *testing.B) {
 		b.Skip("python3 not found")
 	}
 	py := strings.TrimSpace(string(out))
-	bin := filepath.Join(b.TempDir(), "tmpprobe")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/tmpprobe").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTmpprobe(b)
 	const loops = 300000
 	workload := func(n int) []string {
 		return []string{py, "-c", fmt.Sprintf("import os\nfor _ in range(%d): os.getppid()\n", n)}
