@@ -365,7 +365,7 @@ func drift(rep *DiffReport) []DriftNote {
 				case StatusRegressed, StatusImproved:
 					moved = append(moved, d.Arm)
 				case StatusWithBaseline:
-					carried = append(carried, d.Arm)
+					carried = append(carried, fmt.Sprintf("%s (%s %s)", d.Arm, signedPct(d.OpsPerS.DeltaPct), d.Rate))
 				}
 			}
 		}
@@ -385,7 +385,7 @@ func drift(rep *DiffReport) []DriftNote {
 			parts = append(parts, fmt.Sprintf("everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed",
 				pct, way, base.Arm, signedPct(n.DeltaPct), pValue(n.P), base.Arm))
 		case len(carried) > 0:
-			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s) and %s did not: their ratios moved with it",
+			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), and the ratios of %s moved with it, not with their own throughput",
 				base.Arm, pct, way, pValue(n.P), strings.Join(carried, ", ")))
 		default:
 			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), the machine or the environment", base.Arm, pct, way, pValue(n.P)))

@@ -219,7 +219,7 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 	if !strings.Contains(d.Sentence, "its baseline moved") {
 		t.Errorf("sentence %q", d.Sentence)
 	}
-	want := "modes lab · go · /tmp · payload 400B: TemporaryFile itself got 20% slower (p=0.002) and mkstemp-fsync did not: their ratios moved with it."
+	want := "modes lab · go · /tmp · payload 400B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
 	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
 		t.Errorf("drift %+v, want:\n%s", rep.Drift, want)
 	}
