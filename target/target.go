@@ -62,7 +62,8 @@ func (s *Spec) Label() string {
 // Interval is what Run hands the periodic callback: the records of the
 // last interval, by phase.
 type Interval struct {
-	Elapsed time.Duration
+	Elapsed time.Duration // since the trace began, at the interval's end
+	Length  time.Duration // the last one, cut by the end of the trace, may be short
 	Records map[uint32][]results.ClassRecord
 }
 
@@ -152,6 +153,17 @@ func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every fu
 	// interval or a sample is the difference of two snapshots, so nothing
 	// is lost.
 	last, lastSample := map[uint32][]results.ClassRecord{}, map[uint32][]results.ClassRecord{}
+	lastTick := start
+	interval := func(now map[uint32][]results.ClassRecord) {
+		iv := Interval{Elapsed: time.Since(start), Length: time.Since(lastTick), Records: map[uint32][]results.ClassRecord{}}
+		for ph, recs := range now {
+			iv.Records[ph] = results.SubtractRecords(recs, last[ph])
+		}
+		last, lastTick = now, time.Now()
+		if every != nil {
+			every(iv)
+		}
+	}
 	sample := func() error {
 		now, err := p.Snapshot()
 		if err != nil {
@@ -185,20 +197,18 @@ loop:
 			if err != nil {
 				return nil, err
 			}
-			iv := Interval{Elapsed: time.Since(start), Records: map[uint32][]results.ClassRecord{}}
-			for ph, recs := range now {
-				iv.Records[ph] = results.SubtractRecords(recs, last[ph])
-			}
-			last = now
-			if every != nil {
-				every(iv)
-			}
+			interval(now)
 		}
 	}
 	res.Wall = time.Since(start)
 	final, err := p.Snapshot()
 	if err != nil {
 		return nil, err
+	}
+	// The last interval, cut short by the end of the trace, prints too,
+	// as bcc's tools print every one: --interval 2s --duration 4s is two.
+	if tick != nil && time.Since(lastTick) >= time.Millisecond {
+		interval(final)
 	}
 	delete(final, LaunchPhase)
 	res.Records = final

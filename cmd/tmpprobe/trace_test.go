@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -253,5 +254,19 @@ func TestTraceCgroup(t *testing.T) {
 	calls, _ := csvCalls(t, out)
 	if n := whole(calls)["getppid/"]; n != 321 {
 		t.Errorf("getppid = %d, want 321", n)
+	}
+}
+
+// Every interval prints, the last one too, as bcc's tools do: --interval
+// 400ms over a 1 s trace is three, the last cut short.
+func TestTraceEveryInterval(t *testing.T) {
+	needRoot(t)
+	out, err := tmpprobe("trace", "--interval", "400ms", "--duration", "1s", "--", "sleep", "5").Output()
+	if err != nil && exitStatus(t, err) != 0 {
+		t.Fatalf("trace: %v\n%s", err, out)
+	}
+	headers := regexp.MustCompile(`(?m)^trace · sleep 5 \[[0-9.]+s\] · `).FindAll(out, -1)
+	if len(headers) != 3 {
+		t.Errorf("%d interval reports, want 3:\n%s", len(headers), out)
 	}
 }

@@ -112,7 +112,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), target.CookieEnv, p.Cookie)
 	}
 	every := func(iv target.Interval) {
-		a := target.Result{Wall: spec.Interval, Records: iv.Records}
+		a := target.Result{Wall: iv.Length, Records: iv.Records}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
 		results.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
