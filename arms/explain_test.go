@@ -148,10 +148,10 @@ func topSyscall(s *results.Summary) string {
 func TestNamedVsTemporaryIsDecomposed(t *testing.T) {
 	p := openProbe(t)
 	sums := runArms(t, p, t.TempDir(), python(t), "TemporaryFile", "NamedTemporaryFile")
-	gap := results.Decompose(find(t, sums, "NamedTemporaryFile"), find(t, sums, "TemporaryFile"))
+	gap := results.NewGap(find(t, sums, "NamedTemporaryFile"), find(t, sums, "TemporaryFile"))
 	var sum float64
 	for _, term := range gap.Terms {
-		sum += term.DeltaNs
+		sum += float64(term.Delta)
 	}
 	if math.Abs(sum-gap.DeltaNs) > 0.01*math.Abs(gap.DeltaNs) {
 		t.Errorf("terms sum to %.0f ns/op, gap is %.0f", sum, gap.DeltaNs)

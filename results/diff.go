@@ -79,13 +79,13 @@ type ArmDiff struct {
 	// JudgedBy names the comparison the status comes from: the ratio
 	// when the arm has one in both runs (the machine's drift cancels in
 	// it), else the throughput.
-	JudgedBy  string       `json:"judged_by,omitempty"`
-	ChangePct float64      `json:"change_pct"`
-	OldWall   NsPerOp      `json:"old_wall_ns_per_op"`
-	NewWall   NsPerOp      `json:"new_wall_ns_per_op"`
-	Terms     []ChangeTerm `json:"terms,omitempty"`
-	Extras    []Detail     `json:"extras,omitempty"`
-	Sentence  string       `json:"sentence"`
+	JudgedBy  string   `json:"judged_by,omitempty"`
+	ChangePct float64  `json:"change_pct"`
+	OldWall   NsPerOp  `json:"old_wall_ns_per_op"`
+	NewWall   NsPerOp  `json:"new_wall_ns_per_op"`
+	Terms     []Term   `json:"terms,omitempty"`
+	Extras    []Detail `json:"extras,omitempty"`
+	Sentence  string   `json:"sentence"`
 }
 
 // defaultParam is the --payload default; sentences name other payloads.
@@ -337,7 +337,8 @@ func diffArm(so, sn *Summary, baseline map[string]string, minEffectPct float64) 
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
-		d.Terms, d.Extras = DecomposeChange(so, sn)
+		c := Decompose(so, sn, false)
+		d.Terms, d.Extras = c.Terms, c.Extras
 	}
 	d.Sentence = ChangeSentence(d.Label(), head, float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
 	return d
@@ -419,7 +420,7 @@ func pValue(p float64) string {
 // ChangeSentence says a change in one sentence: "mkstemp-fsync (go): −63%
 // ratio to TemporaryFile (p=0.002); +190 µs/op, of which fsync +185 µs
 // (off-CPU waiting for the device +180 µs), unlink +4.1 µs, other +0.9 µs".
-func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []ChangeTerm, extras []Detail) string {
+func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []Term, extras []Detail) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", label, headline)
 	if len(terms) == 0 {
@@ -434,7 +435,7 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 	var rest float64
 	for i, t := range terms {
 		d := float64(t.Delta)
-		if i >= 4 || math.Abs(d) < 0.05*sumAbs || math.Abs(d) < 1 {
+		if i >= 4 || t.Noise || math.Abs(d) < 0.05*sumAbs || math.Abs(d) < 1 {
 			rest += d
 			continue
 		}

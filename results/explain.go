@@ -8,104 +8,36 @@ import (
 	"strings"
 )
 
-// Term is one named share of the gap between two arms, per op.
-type Term struct {
-	Name      string
-	DeltaNs   float64
-	Noise     bool   // not told apart from no difference by the rounds
-	Mechanism string // what the measurements show about it
-}
-
-// Gap decomposes Δwall/op between two arms of one peer group (A − B) into
-// Σ Δ(syscall class) + Δ(user space), from the pooled traced batches of
-// each. The terms sum to DeltaNs exactly, because user space is wall −
-// kernel in each arm.
+// Gap is Δwall/op between two arms of one peer group, A − B (B the lab's
+// baseline, or the arm a pair compares with), decomposed into
+// Σ Δ(syscall class) + Δ(user space) from the pooled traced batches of
+// each: a Difference with B as the old side. Untraced is A's untraced
+// throughput ÷ B's: per round, then the median (rounds protocol), or the
+// ratio of the medians (seed).
 type Gap struct {
-	A, B    *Summary
-	DeltaNs float64
-	Terms   []Term // largest |Δ| first; noise terms last
-	// Untraced is A's untraced throughput ÷ B's: per round, then the
-	// median (rounds protocol), or the ratio of the medians (seed).
+	Difference
+	A, B     *Summary
 	Untraced Estimate
 }
 
-// Decompose builds the gap A − B.
-func Decompose(a, b *Summary) Gap {
-	g := Gap{A: a, B: b, DeltaNs: a.WallNsPerOp - b.WallNsPerOp, Untraced: untracedRatio(a, b)}
-	names := map[string]bool{}
-	for _, s := range []*Summary{a, b} {
-		for _, c := range s.Classes {
-			if c.IsSyscall() {
-				names[c.Class] = true
-			}
-		}
-	}
-	paired := pairFamilies(a, b, names)
-	for _, p := range paired {
-		delete(names, p[0])
-		delete(names, p[1])
-		ca, cb := a.Class(p[0]), b.Class(p[1])
-		mech := classMechanism(a, nil, p[0])
-		if mb := classMechanism(b, nil, p[1]); mb != "" {
-			mech = strings.TrimPrefix(mech+"; vs "+mb, "; ")
-		}
-		g.Terms = append(g.Terms, Term{Name: p[0] + " vs " + p[1], DeltaNs: ca.NsPerOp - cb.NsPerOp,
-			Noise: termNoise(a, b, p[0], p[1]), Mechanism: mech})
-	}
-	for n := range names {
-		ca, cb := a.Class(n), b.Class(n)
-		// A syscall one arm never makes is a difference in kind, whatever
-		// its size: never noise.
-		noise := ca.Calls > 0 && cb.Calls > 0 && termNoise(a, b, n, n)
-		g.Terms = append(g.Terms, Term{Name: n, DeltaNs: ca.NsPerOp - cb.NsPerOp, Noise: noise, Mechanism: deltaMechanism(a, b, n)})
-	}
-	g.Terms = append(g.Terms, Term{Name: userTerm, DeltaNs: a.UserNsPerOp - b.UserNsPerOp,
-		Noise: termNoise(a, b, userTerm, userTerm), Mechanism: userMechanism(a, b)})
-	sort.SliceStable(g.Terms, func(i, j int) bool {
-		ti, tj := g.Terms[i], g.Terms[j]
-		if ti.Noise != tj.Noise {
-			return !ti.Noise
-		}
-		if math.Abs(ti.DeltaNs) != math.Abs(tj.DeltaNs) {
-			return math.Abs(ti.DeltaNs) > math.Abs(tj.DeltaNs)
-		}
-		return ti.Name < tj.Name
-	})
-	return g
+// NewGap builds the gap A − B.
+func NewGap(a, b *Summary) Gap {
+	return Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: untracedRatio(a, b)}
 }
 
-// termNoise says whether term ka of A and kb of B cannot be told apart by
-// the measured rounds. With the rounds protocol both arms ran in every
-// round, so the per-round differences A_r − B_r are paired samples: noise
-// when the 95% interval of their median contains 0. With the seed
-// protocol (arms in sequence, nothing paired) a Mann–Whitney U test of
-// A's rounds against B's decides, at α = 0.05. Too few rounds for either
-// call nothing noise: the sentence then ranks every term.
-func termNoise(a, b *Summary, ka, kb string) bool {
-	bRounds := map[int]map[string]float64{}
-	var bs []float64
-	for _, r := range b.Rounds {
-		if r.Terms != nil {
-			bRounds[r.Round] = r.Terms
-			bs = append(bs, r.Terms[kb])
+// mechanism says what the measurements show about one term of the gap.
+func (g Gap) mechanism(t Term) string {
+	switch {
+	case t.Name == userTerm:
+		return userMechanism(g.A, g.B)
+	case t.oldClass != t.newClass:
+		m := classMechanism(g.A, nil, t.newClass)
+		if mb := classMechanism(g.B, nil, t.oldClass); mb != "" {
+			m = strings.TrimPrefix(m+"; vs "+mb, "; ")
 		}
+		return m
 	}
-	var diffs, as []float64
-	for _, r := range a.Rounds {
-		if r.Terms == nil {
-			continue
-		}
-		as = append(as, r.Terms[ka])
-		if bt := bRounds[r.Round]; bt != nil {
-			diffs = append(diffs, r.Terms[ka]-bt[kb])
-		}
-	}
-	if a.Protocol == ProtocolSeed {
-		c := compareSamples(as, bs)
-		return len(c.Warnings) == 0 && c.P > c.Alpha
-	}
-	e := Median(diffs)
-	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
+	return deltaMechanism(g.A, g.B, t.newClass)
 }
 
 // untracedRatio is A's untraced throughput ÷ B's: per round, then the
@@ -136,37 +68,6 @@ func untracedRatio(a, b *Summary) Estimate {
 		return Point(Median(as).Center / Median(bs).Center)
 	}
 	return Median(ratios)
-}
-
-// pairFamilies pairs variants of one syscall (openat[create] in A,
-// openat[tmpfile] in B) when each side makes exactly one of them, so the
-// gap says "openat[create] vs openat[tmpfile] +3" rather than +100 −97.
-func pairFamilies(a, b *Summary, names map[string]bool) [][2]string {
-	fam := func(n string) string { f, _, _ := strings.Cut(n, "["); return f }
-	members := func(s *Summary, f string) []string {
-		var out []string
-		for _, c := range s.Classes {
-			if c.IsSyscall() && c.Calls > 0 && fam(c.Class) == f {
-				out = append(out, c.Class)
-			}
-		}
-		return out
-	}
-	var out [][2]string
-	seen := map[string]bool{}
-	for n := range names {
-		f := fam(n)
-		if seen[f] {
-			continue
-		}
-		seen[f] = true
-		ma, mb := members(a, f), members(b, f)
-		if len(ma) == 1 && len(mb) == 1 && ma[0] != mb[0] {
-			out = append(out, [2]string{ma[0], mb[0]})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
-	return out
 }
 
 // deltaMechanism says what changed in one class between A and B.
@@ -362,25 +263,26 @@ func (g Gap) Sentence() string {
 	var gross float64
 	for _, t := range g.Terms {
 		if !t.Noise {
-			gross += math.Abs(t.DeltaNs)
+			gross += math.Abs(float64(t.Delta))
 		}
 	}
 	shares := g.DeltaNs != 0 && math.Abs(g.DeltaNs) >= gross/2
 	var main, noise []string
 	for _, t := range g.Terms {
+		d := float64(t.Delta)
 		if t.Noise {
-			if math.Abs(t.DeltaNs) >= 50 { // quieter terms are not worth a word
-				noise = append(noise, t.Name+" "+signed(t.DeltaNs))
+			if math.Abs(d) >= 50 { // quieter terms are not worth a word
+				noise = append(noise, t.Name+" "+signed(d))
 			}
 			continue
 		}
-		s := t.Name + " " + signed(t.DeltaNs)
+		s := t.Name + " " + signed(d)
 		var ann []string
 		if shares {
-			ann = append(ann, percent(t.DeltaNs/g.DeltaNs))
+			ann = append(ann, percent(d/g.DeltaNs))
 		}
-		if t.Mechanism != "" {
-			ann = append(ann, t.Mechanism)
+		if m := g.mechanism(t); m != "" {
+			ann = append(ann, m)
 		}
 		if len(ann) > 0 {
 			s += " (" + strings.Join(ann, "; ") + ")"
@@ -487,7 +389,7 @@ func Comparisons(sums []*Summary) []Gap {
 		}
 		add := func(a, b string) {
 			if sa, sb := find(a), find(b); sa != nil && sb != nil {
-				out = append(out, Decompose(sa, sb))
+				out = append(out, NewGap(sa, sb))
 			}
 		}
 		if g[0].SizeBytes > 0 {

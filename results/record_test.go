@@ -61,27 +61,33 @@ func TestDecompose(t *testing.T) {
 	temp := Summarize(arm("TemporaryFile", 60_000,
 		ClassRecord{Class: "openat[tmpfile]", Calls: 10, TotalNs: 25_000},
 		ClassRecord{Class: "close", Calls: 10, TotalNs: 15_000}), ProtocolRounds)
-	g := Decompose(named, temp)
+	g := NewGap(named, temp)
 	var sum float64
 	terms := map[string]Term{}
 	for _, term := range g.Terms {
-		sum += term.DeltaNs
+		sum += float64(term.Delta)
 		terms[term.Name] = term
 	}
 	if g.DeltaNs != 4000 || sum != g.DeltaNs {
 		t.Fatalf("gap %v, terms sum %v, want 4000 both", g.DeltaNs, sum)
 	}
-	if u := terms["unlink"]; u.DeltaNs != 2000 || u.Mechanism != "new syscall, 1/op" {
-		t.Errorf("unlink term = %+v", u)
+	if u := terms["unlink"]; u.Delta != 2000 || g.mechanism(u) != "new syscall, 1/op" {
+		t.Errorf("unlink term = %+v (%s)", u, g.mechanism(u))
 	}
-	if o, ok := terms["openat[create] vs openat[tmpfile]"]; !ok || o.DeltaNs != 500 {
+	if o, ok := terms["openat[create] vs openat[tmpfile]"]; !ok || o.Delta != 500 {
 		t.Errorf("openat pair = %+v (terms %v)", o, terms)
 	}
-	if c := terms["close"]; c.DeltaNs != -1000 {
+	if c := terms["close"]; c.Delta != -1000 {
 		t.Errorf("close term = %+v", c)
 	}
-	if u := terms["user space"]; u.DeltaNs != 2500 {
+	if u := terms["user space"]; u.Delta != 2500 {
 		t.Errorf("user term = %+v", u)
+	}
+	// The same engine, one arm in two runs: the openat variants of the old
+	// run and the new pair up the same way.
+	c := Decompose(temp, named, false)
+	if len(c.Terms) != len(g.Terms) || c.DeltaNs != g.DeltaNs {
+		t.Errorf("run-to-run decomposition %+v, want the gap's terms", c.Terms)
 	}
 	if g.Terms[0].Name != "user space" {
 		t.Errorf("largest term first: got %s", g.Terms[0].Name)

@@ -92,7 +92,7 @@ func TestTermNoise(t *testing.T) {
 	a := mk("NamedTemporaryFile", []uint64{2500, 1500, 2500, 1500, 2500, 1500}, 100)
 	b := mk("TemporaryFile", []uint64{2000, 2000, 2000, 2000, 2000, 2000}, 0)
 	sums := SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{b, a}}, fixtureBaseline)
-	g := Decompose(sums[1], sums[0])
+	g := NewGap(sums[1], sums[0])
 	noise := map[string]bool{}
 	for _, term := range g.Terms {
 		noise[term.Name] = term.Noise
@@ -106,7 +106,7 @@ func TestTermNoise(t *testing.T) {
 	// A close 500 ns slower in every round is no longer noise.
 	a = mk("NamedTemporaryFile", []uint64{2500, 2500, 2500, 2500, 2500, 2500}, 100)
 	sums = SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{b, a}}, fixtureBaseline)
-	for _, term := range Decompose(sums[1], sums[0]).Terms {
+	for _, term := range NewGap(sums[1], sums[0]).Terms {
 		if term.Name == "close" && term.Noise {
 			t.Error("a close 500 ns slower in all 6 rounds was called noise")
 		}
@@ -130,14 +130,14 @@ func TestGapSentenceOneSource(t *testing.T) {
 	// Spooled: faster untraced, slower traced (it makes 20 syscalls a round).
 	spooled := mk("SpooledTemporaryFile", six(9_000_000), six(12_000_000), 20)
 	sums := SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{bytesIO, spooled}}, fixtureBaseline)
-	s := Decompose(sums[1], sums[0]).Sentence()
+	s := NewGap(sums[1], sums[0]).Sentence()
 	if !strings.Contains(s, "the other way: tracing costs SpooledTemporaryFile more, at 20 syscalls/round to 0") {
 		t.Errorf("sentence %q: want the opposite signs explained", s)
 	}
 	// Untraced within noise of each other.
 	spooled = mk("SpooledTemporaryFile", []int64{9_000_000, 11_000_000, 9_000_000, 11_000_000, 9_000_000, 11_000_000}, six(12_000_000), 20)
 	sums = SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{bytesIO, spooled}}, fixtureBaseline)
-	if s := Decompose(sums[1], sums[0]).Sentence(); !strings.Contains(s, "untraced no different") {
+	if s := NewGap(sums[1], sums[0]).Sentence(); !strings.Contains(s, "untraced no different") {
 		t.Errorf("sentence %q: want untraced no different", s)
 	}
 }
