@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package arms is the catalogue of lab workloads and the machinery that
 // runs them in worker processes, batch by batch, under the probe.
 package arms
@@ -5,6 +7,8 @@ package arms
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Lab names.
@@ -16,34 +20,106 @@ const (
 // Labs in the order reports show them.
 var Labs = []string{LabModes, LabBuffers}
 
-// Arm is one workload of a lab. For the modes lab an op is one temp-file
-// life cycle and a batch is Ops ops; for the buffers lab an op is one
-// write+read round trip of Size bytes and a batch is one round.
+// Arm is one workload of a lab, and everything the tool knows about it:
+// the worker code of each runtime, and what the report compares it with.
+// For the modes lab an op is one temp-file life cycle and a batch is Ops
+// ops; for the buffers lab an op is one write+read round trip of Size
+// bytes and a batch is one round.
 type Arm struct {
-	Lab   string
-	Name  string
-	Desc  string
-	Syncs bool // waits for the device every op (fsync, fdatasync)
+	Lab  string
+	Name string
+	Desc string
+	// Baseline: the lab's ratios are taken against this arm.
+	Baseline bool
+	Syncs    bool // waits for the device every op (fsync, fdatasync)
+	// Versus names arms of the same lab; the WHY section explains this
+	// arm's gap to each ("this − that").
+	Versus []string
+	// SpillVersus, when set, says this arm keeps its bytes in memory up to
+	// --spool-max and rolls over to a file past it; past it, its writes
+	// are set beside those of the named arm, which uses a file throughout.
+	SpillVersus string
+	Python      string   // the function of driver.py that runs one op
+	Go          []goStep // what the Go worker does for one op, in order
 }
 
 // Catalog lists every arm, in report order.
 var Catalog = []Arm{
-	{LabModes, "TemporaryFile", "tempfile.TemporaryFile(): O_TMPFILE open, write, flush, close", false},
-	{LabModes, "NamedTemporaryFile", "NamedTemporaryFile(delete=True): O_CREAT|O_EXCL open, write, flush, close+unlink", false},
-	{LabModes, "NamedTemporaryFile-keep", "NamedTemporaryFile(delete=False), write, flush, close, os.unlink", false},
-	{LabModes, "mkstemp-unlink-open", "mkstemp, unlink while open, write, close", false},
-	{LabModes, "mkstemp-close-unlink", "mkstemp, write, close, unlink", false},
-	{LabModes, "mkstemp-fsync", "mkstemp, write, os.fsync, close, unlink", true},
-	{LabModes, "tmpfile-linkat", "O_TMPFILE open (no O_EXCL), write, linkat to a fresh name, close, unlink", false},
-	{LabModes, "atomic-replace", "NamedTemporaryFile(delete=False), write, fsync, close, os.replace onto one name", true},
-	{LabModes, "mkstemp-fdatasync", "mkstemp, write, os.fdatasync, close, unlink", true},
-	{LabBuffers, "BytesIO", "io.BytesIO: write size bytes in chunks, seek 0, read back", false},
-	{LabBuffers, "SpooledTemporaryFile", "SpooledTemporaryFile(max_size): in memory until max_size, then a file", false},
-	{LabBuffers, "NamedTemporaryFile", "NamedTemporaryFile: the same trip through a named file", false},
+	{Lab: LabModes, Name: "TemporaryFile", Baseline: true,
+		Desc:   "tempfile.TemporaryFile(): O_TMPFILE open, write, flush, close",
+		Python: "temporary_file", Go: []goStep{stepOpenTmpfile, stepWrite, stepClose}},
+	{Lab: LabModes, Name: "NamedTemporaryFile", Versus: []string{"TemporaryFile"},
+		Desc:   "NamedTemporaryFile(delete=True): O_CREAT|O_EXCL open, write, flush, close+unlink",
+		Python: "named_temporary_file", Go: []goStep{stepCreate, stepWrite, stepClose, stepUnlink}},
+	{Lab: LabModes, Name: "NamedTemporaryFile-keep", Versus: []string{"TemporaryFile"},
+		Desc:   "NamedTemporaryFile(delete=False), write, flush, close, os.unlink",
+		Python: "named_temporary_file_keep", Go: []goStep{stepCreate, stepWrite, stepClose, stepUnlink}},
+	{Lab: LabModes, Name: "mkstemp-unlink-open", Versus: []string{"TemporaryFile"},
+		Desc:   "mkstemp, unlink while open, write, close",
+		Python: "mkstemp_unlink_open", Go: []goStep{stepCreate, stepUnlink, stepWrite, stepClose}},
+	{Lab: LabModes, Name: "mkstemp-close-unlink", Versus: []string{"TemporaryFile"},
+		Desc:   "mkstemp, write, close, unlink",
+		Python: "mkstemp_close_unlink", Go: []goStep{stepCreate, stepWrite, stepClose, stepUnlink}},
+	// Against close-unlink as well: the same life cycle but for the fsync.
+	{Lab: LabModes, Name: "mkstemp-fsync", Syncs: true, Versus: []string{"TemporaryFile", "mkstemp-close-unlink"},
+		Desc:   "mkstemp, write, os.fsync, close, unlink",
+		Python: "mkstemp_fsync", Go: []goStep{stepCreate, stepWrite, stepFsync, stepClose, stepUnlink}},
+	{Lab: LabModes, Name: "tmpfile-linkat", Versus: []string{"TemporaryFile"},
+		Desc:   "O_TMPFILE open (no O_EXCL), write, linkat to a fresh name, close, unlink",
+		Python: "tmpfile_linkat", Go: []goStep{stepOpenLinkable, stepWrite, stepLinkat, stepClose, stepUnlink}},
+	{Lab: LabModes, Name: "atomic-replace", Syncs: true, Versus: []string{"TemporaryFile"},
+		Desc:   "NamedTemporaryFile(delete=False), write, fsync, close, os.replace onto one name",
+		Python: "atomic_replace", Go: []goStep{stepCreate, stepWrite, stepFsync, stepClose, stepRename}},
+	{Lab: LabModes, Name: "mkstemp-fdatasync", Syncs: true, Versus: []string{"TemporaryFile"},
+		Desc:   "mkstemp, write, os.fdatasync, close, unlink",
+		Python: "mkstemp_fdatasync", Go: []goStep{stepCreate, stepWrite, stepFdatasync, stepClose, stepUnlink}},
+	{Lab: LabBuffers, Name: "BytesIO", Baseline: true,
+		Desc:   "io.BytesIO: write size bytes in chunks, seek 0, read back",
+		Python: "bytes_io", Go: []goStep{stepMemoryRound}},
+	{Lab: LabBuffers, Name: "SpooledTemporaryFile", Versus: []string{"BytesIO"}, SpillVersus: "NamedTemporaryFile",
+		Desc:   "SpooledTemporaryFile(max_size): in memory until max_size, then a file",
+		Python: "spooled_temporary_file", Go: []goStep{stepSpooledRound}},
+	{Lab: LabBuffers, Name: "NamedTemporaryFile", Versus: []string{"SpooledTemporaryFile"},
+		Desc:   "NamedTemporaryFile: the same trip through a named file",
+		Python: "named_round_trip", Go: []goStep{stepCreate, stepFileRound, stepClose, stepUnlink}},
 }
 
-// Baseline is the arm each lab's ratios are taken against.
-var Baseline = map[string]string{LabModes: "TemporaryFile", LabBuffers: "BytesIO"}
+// Baseline names the arm a lab's ratios are taken against ("" for an
+// unknown lab).
+func Baseline(lab string) string {
+	for _, a := range Catalog {
+		if a.Lab == lab && a.Baseline {
+			return a.Name
+		}
+	}
+	return ""
+}
+
+// Knowledge is what the report needs to know of the catalogue: results
+// cannot ask it (arms imports results), so it is handed over as data.
+// Every arm's first Versus comes before any arm's second, each in
+// catalogue order: a lab's gaps to its baseline read as one run.
+func Knowledge() results.LabKnowledge {
+	k := results.LabKnowledge{Baselines: map[string]string{}}
+	for _, a := range Catalog {
+		if a.Baseline {
+			k.Baselines[a.Lab] = a.Name
+		}
+		if a.SpillVersus != "" {
+			k.Spills = append(k.Spills, results.Spill{Lab: a.Lab, Arm: a.Name, Versus: a.SpillVersus})
+		}
+	}
+	for rank, more := 0, true; more; rank++ {
+		more = false
+		for _, a := range Catalog {
+			if rank < len(a.Versus) {
+				k.Pairs = append(k.Pairs, results.Pair{Lab: a.Lab, A: a.Name, B: a.Versus[rank]})
+				more = true
+			}
+		}
+	}
+	return k
+}
 
 // Select resolves arm names (or "lab/arm", or a lab name for all its arms)
 // against the catalogue, restricted to labs when labs is not empty.
@@ -73,12 +149,12 @@ func Select(names, labs []string) ([]Arm, error) {
 		}
 		return out, nil
 	}
-	seen := map[Arm]bool{}
+	seen := make([]bool, len(Catalog))
 	for _, n := range names {
 		matched := false
-		for _, a := range Catalog {
+		for i, a := range Catalog {
 			if (n == a.Name || n == a.Lab+"/"+a.Name || n == a.Lab) && inLab(a) {
-				seen[a] = true
+				seen[i] = true
 				matched = true
 			}
 		}
@@ -87,8 +163,8 @@ func Select(names, labs []string) ([]Arm, error) {
 		}
 	}
 	var out []Arm
-	for _, a := range Catalog {
-		if seen[a] {
+	for i, a := range Catalog {
+		if seen[i] {
 			out = append(out, a)
 		}
 	}

@@ -1,8 +1,9 @@
 # tmpprobe's Python worker: runs one arm of a lab with the real CPython
-# tempfile code. The parent sends one JSON config line, then "batch PHASE
-# TRACED OPS" lines; each batch of OPS ops is timed with perf_counter_ns
-# inside the marker syscalls lseek(-1, cookie, phase << 1 | begin), which
-# fail with EBADF.
+# tempfile code, as the function the config's py_func names (the arms
+# catalogue says which). The parent sends one JSON config line, then
+# "batch PHASE TRACED OPS" lines; each batch of OPS ops is timed with
+# perf_counter_ns inside the marker syscalls lseek(-1, cookie,
+# phase << 1 | begin), which fail with EBADF.
 import io
 import json
 import os
@@ -21,6 +22,15 @@ dest = os.path.join(work, "destination")
 lseek = os.lseek
 
 
+# The ops, by function name: the arms catalogue names the one to run.
+OPS = {}
+
+
+def op(f):
+    OPS[f.__name__] = f
+    return f
+
+
 def marker(phase, begin):
     try:
         lseek(-1, cookie, (phase << 1) | begin)
@@ -28,18 +38,21 @@ def marker(phase, begin):
         pass
 
 
+@op
 def temporary_file():
     with tempfile.TemporaryFile(dir=work) as f:
         f.write(payload)
         f.flush()
 
 
+@op
 def named_temporary_file():
     with tempfile.NamedTemporaryFile(dir=work, delete=True) as f:
         f.write(payload)
         f.flush()
 
 
+@op
 def named_temporary_file_keep():
     f = tempfile.NamedTemporaryFile(dir=work, delete=False)
     f.write(payload)
@@ -48,6 +61,7 @@ def named_temporary_file_keep():
     os.unlink(f.name)
 
 
+@op
 def mkstemp_unlink_open():
     fd, path = tempfile.mkstemp(dir=work)
     os.unlink(path)
@@ -55,6 +69,7 @@ def mkstemp_unlink_open():
     os.close(fd)
 
 
+@op
 def mkstemp_close_unlink():
     fd, path = tempfile.mkstemp(dir=work)
     os.write(fd, payload)
@@ -62,6 +77,7 @@ def mkstemp_close_unlink():
     os.unlink(path)
 
 
+@op
 def mkstemp_fsync():
     fd, path = tempfile.mkstemp(dir=work)
     os.write(fd, payload)
@@ -70,6 +86,7 @@ def mkstemp_fsync():
     os.unlink(path)
 
 
+@op
 def mkstemp_fdatasync():
     fd, path = tempfile.mkstemp(dir=work)
     os.write(fd, payload)
@@ -82,6 +99,7 @@ names = tempfile._get_candidate_names()
 work_fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
+@op
 def tmpfile_linkat():
     # O_TMPFILE without O_EXCL, so the inode may be linked into the tree.
     fd = os.open(work, os.O_TMPFILE | os.O_RDWR | os.O_CLOEXEC, 0o600)
@@ -94,6 +112,7 @@ def tmpfile_linkat():
     os.unlink(os.path.join(work, name))
 
 
+@op
 def atomic_replace():
     with tempfile.NamedTemporaryFile(dir=work, delete=False) as f:
         f.write(payload)
@@ -110,46 +129,33 @@ def round_trip(f):
         pass
 
 
+@op
 def bytes_io():
     with io.BytesIO() as f:
         round_trip(f)
 
 
+@op
 def spooled_temporary_file():
     with tempfile.SpooledTemporaryFile(max_size=spool_max, dir=work) as f:
         round_trip(f)
 
 
+@op
 def named_round_trip():
     with tempfile.NamedTemporaryFile(dir=work) as f:
         round_trip(f)
 
 
-ARMS = {
-    "TemporaryFile": temporary_file,
-    "NamedTemporaryFile": named_temporary_file,
-    "NamedTemporaryFile-keep": named_temporary_file_keep,
-    "mkstemp-unlink-open": mkstemp_unlink_open,
-    "mkstemp-close-unlink": mkstemp_close_unlink,
-    "mkstemp-fsync": mkstemp_fsync,
-    "tmpfile-linkat": tmpfile_linkat,
-    "atomic-replace": atomic_replace,
-    "mkstemp-fdatasync": mkstemp_fdatasync,
-    "buffers/BytesIO": bytes_io,
-    "buffers/SpooledTemporaryFile": spooled_temporary_file,
-    "buffers/NamedTemporaryFile": named_round_trip,
-}
-
-
 def main():
-    op = ARMS.get(cfg["lab"] + "/" + cfg["arm"]) or ARMS.get(cfg["arm"])
-    if op is None:
-        print("error unknown arm " + cfg["arm"], flush=True)
+    run = OPS.get(cfg["py_func"])
+    if run is None:
+        print("error %s/%s: no driver op %r" % (cfg["lab"], cfg["arm"], cfg["py_func"]), flush=True)
         return 2
     out = sys.stdout
     # One untimed op first: the first TemporaryFile probes O_TMPFILE support
     # and the first name draws the random seed; neither belongs to an op.
-    op()
+    run()
     out.write("ready\n")
     out.flush()
     clock = time.perf_counter_ns
@@ -163,7 +169,7 @@ def main():
         loop = range(ops)
         t0 = clock()
         for _ in loop:
-            op()
+            run()
         t1 = clock()
         if traced:
             marker(phase, 0)

@@ -69,7 +69,7 @@ func runArms(t *testing.T, p *probe.Probe, dir string, rt arms.Runtime, names ..
 			t.Fatalf("%s: %s\n%s", a.Arm, a.Error, a.Stderr)
 		}
 	}
-	return results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Baseline)
+	return results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Knowledge().Baselines)
 }
 
 func find(t *testing.T, sums []*results.Summary, arm string) *results.Summary {

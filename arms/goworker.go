@@ -38,6 +38,7 @@ type goWorker struct {
 	cfg      Config
 	dir      []byte // NUL-terminated
 	dirFd    uintptr
+	fd       uintptr // the file the op's steps work on
 	payload  []byte
 	chunk    []byte
 	readBuf  []byte
@@ -66,7 +67,7 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	op, err := w.op()
+	op, err := w.op(cfg.GoSteps)
 	if err != nil {
 		fmt.Fprintf(out, "error %v\n", err)
 		return err
@@ -194,8 +195,6 @@ func (w *goWorker) call(trap uintptr, args ...uintptr) error {
 	return err
 }
 
-func (w *goWorker) unlinkPath() error { return w.call(unix.SYS_UNLINK, ptr(w.path)) }
-
 // firstErr runs steps in order and stops at the first error.
 func firstErr(steps ...func() error) error {
 	for _, s := range steps {
@@ -206,60 +205,70 @@ func firstErr(steps ...func() error) error {
 	return nil
 }
 
-func (w *goWorker) op() (func() error, error) {
-	payloadWrite := func(fd uintptr) func() error {
-		return func() error {
-			if len(w.payload) == 0 {
-				return nil
-			}
-			return w.write(fd, w.payload)
+// goStep is one step of a Go op; the catalogue spells each arm's op as
+// its steps. Steps share the worker's open fd and its last drawn name.
+type goStep int
+
+const (
+	stepOpenTmpfile  goStep = iota + 1 // O_TMPFILE|O_EXCL, as TemporaryFile opens
+	stepOpenLinkable                   // O_TMPFILE without O_EXCL: may be linked in
+	stepCreate                         // mkstemp's open of a fresh name
+	stepWrite                          // the payload, if any
+	stepFsync
+	stepFdatasync
+	stepClose
+	stepUnlink       // the last name drawn
+	stepLinkat       // the open fd's inode to a fresh name
+	stepRename       // the last name drawn onto "destination"
+	stepMemoryRound  // BytesIO's round
+	stepSpooledRound // SpooledTemporaryFile's round
+	stepFileRound    // a round through the open fd
+)
+
+var goSteps = [...]func(w *goWorker) error{
+	stepOpenTmpfile:  func(w *goWorker) (err error) { w.fd, err = w.openTmpfile(true); return },
+	stepOpenLinkable: func(w *goWorker) (err error) { w.fd, err = w.openTmpfile(false); return },
+	stepCreate:       func(w *goWorker) (err error) { w.fd, err = w.openCreate(); return },
+	stepWrite: func(w *goWorker) error {
+		if len(w.payload) == 0 {
+			return nil
+		}
+		return w.write(w.fd, w.payload)
+	},
+	stepFsync:     func(w *goWorker) error { return w.call(unix.SYS_FSYNC, w.fd) },
+	stepFdatasync: func(w *goWorker) error { return w.call(unix.SYS_FDATASYNC, w.fd) },
+	stepClose:     func(w *goWorker) error { return w.call(unix.SYS_CLOSE, w.fd) },
+	stepUnlink:    func(w *goWorker) error { return w.call(unix.SYS_UNLINK, ptr(w.path)) },
+	stepLinkat: func(w *goWorker) error {
+		w.procPath = append(strconv.AppendUint(append(w.procPath[:0], "/proc/self/fd/"...), uint64(w.fd), 10), 0)
+		w.nextName()
+		name := w.path[w.nameOff:]
+		return w.call(unix.SYS_LINKAT, atFdcwd, ptr(w.procPath), w.dirFd, ptr(name), unix.AT_SYMLINK_FOLLOW)
+	},
+	stepRename:       func(w *goWorker) error { return w.call(unix.SYS_RENAME, ptr(w.path), ptr(w.dest)) },
+	stepMemoryRound:  (*goWorker).memoryRound,
+	stepSpooledRound: (*goWorker).spooledRound,
+	stepFileRound:    func(w *goWorker) error { return w.fileRound(w.fd, 0) },
+}
+
+// op is the function one op runs: the steps the config carries, in order.
+func (w *goWorker) op(steps []goStep) (func() error, error) {
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("%s/%s: no Go steps", w.cfg.Lab, w.cfg.Arm)
+	}
+	for _, s := range steps {
+		if s <= 0 || int(s) >= len(goSteps) {
+			return nil, fmt.Errorf("%s/%s: unknown Go step %d", w.cfg.Lab, w.cfg.Arm, s)
 		}
 	}
-	var fd uintptr
-	open := func() (err error) { fd, err = w.openCreate(); return }
-	write := func() error { return payloadWrite(fd)() }
-	closeFd := func() error { return w.call(unix.SYS_CLOSE, fd) }
-	fsync := func() error { return w.call(unix.SYS_FSYNC, fd) }
-	fdatasync := func() error { return w.call(unix.SYS_FDATASYNC, fd) }
-	switch w.cfg.Lab + "/" + w.cfg.Arm {
-	case "modes/TemporaryFile":
-		return func() error {
-			return firstErr(func() (err error) { fd, err = w.openTmpfile(true); return }, write, closeFd)
-		}, nil
-	case "modes/NamedTemporaryFile", "modes/NamedTemporaryFile-keep", "modes/mkstemp-close-unlink":
-		return func() error { return firstErr(open, write, closeFd, w.unlinkPath) }, nil
-	case "modes/mkstemp-unlink-open":
-		return func() error { return firstErr(open, w.unlinkPath, write, closeFd) }, nil
-	case "modes/mkstemp-fsync":
-		return func() error { return firstErr(open, write, fsync, closeFd, w.unlinkPath) }, nil
-	case "modes/mkstemp-fdatasync":
-		return func() error { return firstErr(open, write, fdatasync, closeFd, w.unlinkPath) }, nil
-	case "modes/tmpfile-linkat":
-		link := func() error {
-			w.procPath = append(strconv.AppendUint(append(w.procPath[:0], "/proc/self/fd/"...), uint64(fd), 10), 0)
-			w.nextName()
-			name := w.path[w.nameOff:]
-			return w.call(unix.SYS_LINKAT, atFdcwd, ptr(w.procPath), w.dirFd, ptr(name), unix.AT_SYMLINK_FOLLOW)
-		}
-		return func() error {
-			return firstErr(func() (err error) { fd, err = w.openTmpfile(false); return }, write, link, closeFd, w.unlinkPath)
-		}, nil
-	case "modes/atomic-replace":
-		rename := func() error { return w.call(unix.SYS_RENAME, ptr(w.path), ptr(w.dest)) }
-		return func() error { return firstErr(open, write, fsync, closeFd, rename) }, nil
-	case "buffers/BytesIO":
-		return w.memoryRound, nil
-	case "buffers/SpooledTemporaryFile":
-		return w.spooledRound, nil
-	case "buffers/NamedTemporaryFile":
-		return func() error {
-			if err := open(); err != nil {
+	return func() error {
+		for _, s := range steps {
+			if err := goSteps[s](w); err != nil {
 				return err
 			}
-			return firstErr(func() error { return w.fileRound(fd, 0) }, closeFd, w.unlinkPath)
-		}, nil
-	}
-	return nil, fmt.Errorf("unknown arm %s/%s", w.cfg.Lab, w.cfg.Arm)
+		}
+		return nil
+	}, nil
 }
 
 func (w *goWorker) chunks() int { return w.cfg.Size / len(w.chunk) }

@@ -290,7 +290,8 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 		return
 	}
 	cfg := Config{
-		Lab: cr.Arm.Lab, Arm: cr.Arm.Name, Dir: cr.dir, Payload: cr.Payload, Size: cr.Size,
+		Lab: cr.Arm.Lab, Arm: cr.Arm.Name, PyFunc: cr.Arm.Python, GoSteps: cr.Arm.Go,
+		Dir: cr.dir, Payload: cr.Payload, Size: cr.Size,
 		Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
 	}
 	w, err := Start(ctx, cr.Runtime, cfg, p.BatchTimeout)

@@ -24,16 +24,19 @@ import (
 var driverSource string
 
 // Config is what a worker needs to run one arm; it is sent to the worker
-// as one JSON line.
+// as one JSON line. Each runtime runs what the catalogue names for it
+// (PyFunc, GoSteps); Lab and Arm only label its errors.
 type Config struct {
-	Lab      string `json:"lab"`
-	Arm      string `json:"arm"`
-	Dir      string `json:"dir"`
-	Payload  int    `json:"payload"`
-	Size     int    `json:"size"`
-	Chunk    int    `json:"chunk"`
-	SpoolMax int    `json:"spool_max"`
-	Cookie   uint64 `json:"cookie"`
+	Lab      string   `json:"lab"`
+	Arm      string   `json:"arm"`
+	PyFunc   string   `json:"py_func"`
+	GoSteps  []goStep `json:"go_steps"`
+	Dir      string   `json:"dir"`
+	Payload  int      `json:"payload"`
+	Size     int      `json:"size"`
+	Chunk    int      `json:"chunk"`
+	SpoolMax int      `json:"spool_max"`
+	Cookie   uint64   `json:"cookie"`
 }
 
 // Runtime says how a worker is started.

@@ -59,7 +59,7 @@ func BenchmarkObserverEffect(b *testing.B) {
 	}
 	fmt.Printf("\nobserver effect (traced ÷ untraced ops/s: median of %d paired rounds [95%% CI])\n", plan.RoundsFor(""))
 	fmt.Printf("%-8s %-24s %10s %10s %18s %9s\n", "RUNTIME", "ARM", "untraced", "traced", "RATIO [95% CI]", "syscalls")
-	for _, s := range results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Baseline) {
+	for _, s := range results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Knowledge().Baselines) {
 		var calls float64
 		for _, c := range s.Classes {
 			if c.IsSyscall() {

@@ -55,8 +55,8 @@ func BenchmarkRepeatability(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					for _, s := range results.SummarizeAll(run, arms.Baseline) {
-						if s.Arm == arms.Baseline[lab] || !s.Ratio.Known() {
+					for _, s := range results.SummarizeAll(run, arms.Knowledge().Baselines) {
+						if s.Arm == arms.Baseline(lab) || !s.Ratio.Known() {
 							continue
 						}
 						k := s.Arm + " " + s.Param()
@@ -66,7 +66,7 @@ func BenchmarkRepeatability(b *testing.B) {
 						ratios[k] = append(ratios[k], s.Ratio.Center)
 					}
 				}
-				fmt.Printf("\n%s lab, python, --protocol %s, --dir %s: ratio to %s over %d runs\n", lab, protocol, dir, arms.Baseline[lab], repeatRuns)
+				fmt.Printf("\n%s lab, python, --protocol %s, --dir %s: ratio to %s over %d runs\n", lab, protocol, dir, arms.Baseline(lab), repeatRuns)
 				fmt.Printf("  %-40s %15s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET")
 				for _, k := range keys {
 					v := ratios[k]

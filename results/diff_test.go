@@ -22,7 +22,7 @@ func findArm(t *testing.T, rep *DiffReport, arm string) *ArmDiff {
 // first, the terms must add up to the change, and the unchanged arm must
 // read as noise, with its p-value.
 func TestDiffFindsTheCause(t *testing.T) {
-	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 10)
+	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureLabs.Baselines, DefaultMinEffectPct, 10)
 	d := findArm(t, rep, "mkstemp-fsync")
 	if d.Status != StatusRegressed || d.JudgedBy != "ratio" || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
 		t.Fatalf("mkstemp-fsync: %s by %s, terms %v: want regressed by its ratio with fsync first", d.Status, d.JudgedBy, d.Terms)
@@ -52,14 +52,14 @@ func TestDiffFindsTheCause(t *testing.T) {
 	if len(rep.Gated) != 1 {
 		t.Errorf("gated %v at 10%%: want mkstemp-fsync", rep.Gated)
 	}
-	if g := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, 5, 60).Gated; len(g) != 0 {
+	if g := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureLabs.Baselines, 5, 60).Gated; len(g) != 0 {
 		t.Errorf("gated %v at 60%% for a 57%% drop", g)
 	}
-	if g := Diff("new", fixtureRun(true), "old", fixtureRun(false), fixtureBaseline, 5, 10).Gated; len(g) != 0 {
+	if g := Diff("new", fixtureRun(true), "old", fixtureRun(false), fixtureLabs.Baselines, 5, 10).Gated; len(g) != 0 {
 		t.Errorf("an improvement gated: %v", g)
 	}
 	// A change smaller than --min-effect is not one, significant or not.
-	if d := findArm(t, Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, 60, 0), "mkstemp-fsync"); d.Status != StatusNoise {
+	if d := findArm(t, Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureLabs.Baselines, 60, 0), "mkstemp-fsync"); d.Status != StatusNoise {
 		t.Errorf("a 57%% change with --min-effect 60: %s, want within noise", d.Status)
 	}
 }
@@ -80,7 +80,7 @@ func scaled(run *Run, k float64) *Run {
 // A machine 25% slower moves every arm's throughput and no ratio: one
 // drift sentence for the group, no arm blamed, nothing gated.
 func TestDiffDrift(t *testing.T) {
-	rep := Diff("old", fixtureRun(false), "slow", scaled(fixtureRun(false), 1.25), fixtureBaseline, DefaultMinEffectPct, 10)
+	rep := Diff("old", fixtureRun(false), "slow", scaled(fixtureRun(false), 1.25), fixtureLabs.Baselines, DefaultMinEffectPct, 10)
 	// The buffers arm has no BytesIO beside it: nothing tells the machine
 	// from the arm there, so its own throughput judges it.
 	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1M)" {
@@ -104,7 +104,7 @@ func TestDiffIncomparable(t *testing.T) {
 	cur := fixtureRun(false)
 	cur.Complete = false
 	cur.Arms = cur.Arms[:3]
-	rep := Diff("old", fixtureRun(false), "new", cur, fixtureBaseline, DefaultMinEffectPct, 5)
+	rep := Diff("old", fixtureRun(false), "new", cur, fixtureLabs.Baselines, DefaultMinEffectPct, 5)
 	gated := strings.Join(rep.Gated, "; ")
 	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1M) is missing from NEW"} {
 		if !strings.Contains(gated, want) {
@@ -116,13 +116,13 @@ func TestDiffIncomparable(t *testing.T) {
 	}
 	empty := fixtureRun(false)
 	empty.Arms, empty.Complete = nil, false
-	rep = Diff("old", fixtureRun(false), "new", empty, fixtureBaseline, DefaultMinEffectPct, 5)
+	rep = Diff("old", fixtureRun(false), "new", empty, fixtureLabs.Baselines, DefaultMinEffectPct, 5)
 	if !strings.Contains(strings.Join(rep.Gated, "; "), "NEW has no arms") {
 		t.Errorf("gated %v: want the empty NEW", rep.Gated)
 	}
 	other := fixtureRun(false)
 	other.Arms = other.Arms[3:]
-	rep = Diff("old", fixtureRun(false), "new", other, fixtureBaseline, DefaultMinEffectPct, 0)
+	rep = Diff("old", fixtureRun(false), "new", other, fixtureLabs.Baselines, DefaultMinEffectPct, 0)
 	if !strings.Contains(strings.Join(rep.Problems, "; "), "different labs (OLD: modes, buffers; NEW: buffers)") {
 		t.Errorf("problems %v: want the labs named", rep.Problems)
 	}
@@ -137,7 +137,7 @@ func TestDiffAlignment(t *testing.T) {
 	}
 	cur.Arms = cur.Arms[1:]
 	cur.Meta.Python, cur.Meta.CPUs = "3.12.1", 4
-	rep := Diff("old", old, "new", cur, fixtureBaseline, DefaultMinEffectPct, 0)
+	rep := Diff("old", old, "new", cur, fixtureLabs.Baselines, DefaultMinEffectPct, 0)
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != StatusOnlyOld {
 		t.Errorf("TemporaryFile: %s, want %s", d.Status, StatusOnlyOld)
 	}
@@ -165,7 +165,7 @@ func TestDiffTooFewRounds(t *testing.T) {
 	for i := range cur.Arms[0].Batches {
 		cur.Arms[0].Batches[i].WallNs = cur.Arms[0].Batches[i].WallNs * 110 / 100
 	}
-	d := Diff("o", old, "n", cur, fixtureBaseline, DefaultMinEffectPct, 5)
+	d := Diff("o", old, "n", cur, fixtureLabs.Baselines, DefaultMinEffectPct, 5)
 	if a := d.Arms[0]; a.Status != StatusTooFew || !strings.Contains(a.Sentence, "too few rounds to judge (3 and 3, need 4 a side)") {
 		t.Errorf("%s: %s, want too few samples", a.Status, a.Sentence)
 	}
@@ -193,7 +193,7 @@ func TestDiffCSVAgainstJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := Diff("old.csv", old, "new", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 0)
+	rep := Diff("old.csv", old, "new", fixtureRun(true), fixtureLabs.Baselines, DefaultMinEffectPct, 0)
 	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
 		t.Errorf("preflight %v: want only the kernel", rep.Preflight)
 	}
@@ -211,7 +211,7 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 		b := &cur.Arms[0].Batches[j]
 		b.WallNs = b.WallNs * 5 / 4
 	}
-	rep := Diff("old", fixtureRun(false), "new", cur, fixtureBaseline, DefaultMinEffectPct, 5)
+	rep := Diff("old", fixtureRun(false), "new", cur, fixtureLabs.Baselines, DefaultMinEffectPct, 5)
 	d := findArm(t, rep, "mkstemp-fsync")
 	if d.Status != StatusWithBaseline || d.Ratio.Verdict != VerdictChanged || d.OpsPerS.Verdict != VerdictSame {
 		t.Errorf("mkstemp-fsync: %s (ratio %s, ops/s %s), want %s", d.Status, d.Ratio.Verdict, d.OpsPerS.Verdict, StatusWithBaseline)

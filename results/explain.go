@@ -373,10 +373,25 @@ func ArmSentence(s *Summary) string {
 	return b.String() + "."
 }
 
-// Comparisons lists the pairs the labs compare within each peer group:
-// every modes arm vs TemporaryFile, mkstemp-fsync vs mkstemp-close-unlink,
-// and per size Spooled vs BytesIO and vs Named.
-func Comparisons(sums []*Summary) []Gap {
+// LabKnowledge is what the arms catalogue says about its labs that the
+// report needs (arms imports results, so it arrives as data).
+type LabKnowledge struct {
+	Baselines map[string]string // lab → the arm its ratios are taken against
+	Pairs     []Pair            // the gaps the WHY section explains, in its order
+	Spills    []Spill
+}
+
+// Pair is a gap A − B explained in every peer group of Lab that traced both.
+type Pair struct{ Lab, A, B string }
+
+// Spill is an arm of Lab that keeps its bytes in memory up to a threshold
+// and rolls over to a file past it; past it, its writes are set beside
+// those of Versus, which uses a file throughout.
+type Spill struct{ Lab, Arm, Versus string }
+
+// Comparisons lists, group by group, the gap of each pair whose arms both
+// were traced in that peer group, in the order of pairs.
+func Comparisons(sums []*Summary, pairs []Pair) []Gap {
 	var out []Gap
 	for _, g := range groups(sums) {
 		find := func(arm string) *Summary {
@@ -387,32 +402,24 @@ func Comparisons(sums []*Summary) []Gap {
 			}
 			return nil
 		}
-		add := func(a, b string) {
-			if sa, sb := find(a), find(b); sa != nil && sb != nil {
+		for _, p := range pairs {
+			if p.Lab != g[0].Lab {
+				continue
+			}
+			if sa, sb := find(p.A), find(p.B); sa != nil && sb != nil {
 				out = append(out, NewGap(sa, sb))
 			}
 		}
-		if g[0].SizeBytes > 0 {
-			add("SpooledTemporaryFile", "BytesIO")
-			add("NamedTemporaryFile", "SpooledTemporaryFile")
-			continue
-		}
-		for _, s := range g {
-			if s.Arm != "TemporaryFile" {
-				add(s.Arm, "TemporaryFile")
-			}
-		}
-		add("mkstemp-fsync", "mkstemp-close-unlink")
 	}
 	return out
 }
 
-// SpillSentence says where SpooledTemporaryFile rolled over to a file, from
-// the openat calls it made per size.
-func SpillSentence(sums []*Summary, runtime, dir string) string {
+// SpillSentence says where sp's arm rolled over to a file, from the openat
+// calls it made per size.
+func SpillSentence(sums []*Summary, sp Spill, runtime, dir string) string {
 	var below, above []*Summary
 	for _, s := range sums {
-		if s.Arm != "SpooledTemporaryFile" || s.Runtime != runtime || s.Dir != dir || s.Traced == nil {
+		if s.Lab != sp.Lab || s.Arm != sp.Arm || s.Runtime != runtime || s.Dir != dir || s.Traced == nil {
 			continue
 		}
 		opened := s.Class("openat[tmpfile]").CallsPerOp + s.Class("openat[create]").CallsPerOp
@@ -431,7 +438,7 @@ func SpillSentence(sums []*Summary, runtime, dir string) string {
 	bySize(below)
 	bySize(above)
 	var b strings.Builder
-	fmt.Fprintf(&b, "SpooledTemporaryFile (%s): ", runtime)
+	fmt.Fprintf(&b, "%s (%s): ", sp.Arm, runtime)
 	if len(below) > 0 {
 		last := below[len(below)-1]
 		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
@@ -446,9 +453,9 @@ func SpillSentence(sums []*Summary, runtime, dir string) string {
 			Bytes(int64(first.SizeBytes)), calls1(first.Class("openat[tmpfile]").CallsPerOp+first.Class("openat[create]").CallsPerOp),
 			calls1(first.Class("write").CallsPerOp))
 		for _, s := range sums {
-			if s.Arm == "NamedTemporaryFile" && peerKey(s.ArmResult) == peerKey(first.ArmResult) && s.Traced != nil {
-				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; NamedTemporaryFile makes %s)",
-					calls1(s.Class("write").CallsPerOp))
+			if s.Arm == sp.Versus && peerKey(s.ArmResult) == peerKey(first.ArmResult) && s.Traced != nil {
+				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; %s makes %s)",
+					sp.Versus, calls1(s.Class("write").CallsPerOp))
 			}
 		}
 	} else {
@@ -458,8 +465,8 @@ func SpillSentence(sums []*Summary, runtime, dir string) string {
 }
 
 // WriteExplanations prints the "Why" section: one sentence per arm, one per
-// compared pair, and where the spooled buffer spilled.
-func WriteExplanations(w io.Writer, sums []*Summary) {
+// compared pair, and where a spilling arm rolled over.
+func WriteExplanations(w io.Writer, sums []*Summary, labs LabKnowledge) {
 	traced := false
 	for _, s := range sums {
 		traced = traced || s.Traced != nil
@@ -467,7 +474,7 @@ func WriteExplanations(w io.Writer, sums []*Summary) {
 	if !traced {
 		return // throughput only: nothing was attributed
 	}
-	gaps := Comparisons(sums)
+	gaps := Comparisons(sums, labs.Pairs)
 	fmt.Fprintln(w, "\nWHY")
 	for _, g := range groups(sums) {
 		if g[0].Traced == nil {
@@ -485,7 +492,7 @@ func WriteExplanations(w io.Writer, sums []*Summary) {
 			}
 		}
 	}
-	for _, line := range SpillSentences(sums) {
+	for _, line := range SpillSentences(sums, labs.Spills) {
 		fmt.Fprintln(w)
 		bullet(w, "  ", line)
 	}

@@ -124,6 +124,14 @@ func fixtureRun(slowFsync bool) *Run {
 	return run
 }
 
-var fixtureBaseline = map[string]string{"modes": "TemporaryFile", "buffers": "BytesIO"}
+// fixtureLabs is the arms catalogue's lab knowledge as far as the fixture's
+// arms need it (results cannot import arms; cmd/tmpprobe's report tests
+// render the same golden files from the catalogue itself).
+var fixtureLabs = LabKnowledge{
+	Baselines: map[string]string{"modes": "TemporaryFile", "buffers": "BytesIO"},
+	Pairs: []Pair{{"modes", "mkstemp-fsync", "TemporaryFile"}, {"modes", "mkstemp-fdatasync", "TemporaryFile"},
+		{"buffers", "SpooledTemporaryFile", "BytesIO"}, {"buffers", "NamedTemporaryFile", "SpooledTemporaryFile"}},
+	Spills: []Spill{{"buffers", "SpooledTemporaryFile", "NamedTemporaryFile"}},
+}
 
-func fixtureSums(run *Run) []*Summary { return SummarizeAll(run, fixtureBaseline) }
+func fixtureSums(run *Run) []*Summary { return SummarizeAll(run, fixtureLabs.Baselines) }

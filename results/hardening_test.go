@@ -131,8 +131,8 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	sums := fixtureSums(back)
 	var out bytes.Buffer
 	WriteTable(&out, sums)
-	WriteMarkdown(&out, back, sums)
-	WriteDiffText(&out, Diff("a", back, "b", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 5))
+	WriteMarkdown(&out, back, sums, fixtureLabs)
+	WriteDiffText(&out, Diff("a", back, "b", fixtureRun(true), fixtureLabs.Baselines, DefaultMinEffectPct, 5))
 	if bytes.ContainsAny(out.Bytes(), "\x1b\u202e\x7f") {
 		t.Error("a control character reached the output")
 	}
@@ -189,7 +189,7 @@ func TestStaleTempsSwept(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := fixtureRun(false)
-	if err := WriteRunDir(filepath.Join(dir, "run"), run, fixtureSums(run)); err != nil {
+	if err := WriteRunDir(filepath.Join(dir, "run"), run, fixtureSums(run), fixtureLabs); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -207,13 +207,13 @@ func TestStaleTempsSwept(t *testing.T) {
 func TestWriteRunDirReplacesWhole(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	first, second := fixtureRun(false), fixtureRun(true)
-	if err := WriteRunDir(dir, first, fixtureSums(first)); err != nil {
+	if err := WriteRunDir(dir, first, fixtureSums(first), fixtureLabs); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckRunDir(dir); err != nil {
 		t.Fatalf("a saved run is not replaceable: %v", err)
 	}
-	if err := WriteRunDir(dir, second, fixtureSums(second)); err != nil {
+	if err := WriteRunDir(dir, second, fixtureSums(second), fixtureLabs); err != nil {
 		t.Fatal(err)
 	}
 	back, err := LoadRun(dir)
@@ -225,7 +225,7 @@ func TestWriteRunDirReplacesWhole(t *testing.T) {
 		t.Errorf("left beside the run: %v", entries)
 	}
 	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("x"), 0o644)
-	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, first, fixtureSums(first))} {
+	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, first, fixtureSums(first), fixtureLabs)} {
 		if err == nil || !strings.Contains(err.Error(), `"mine.txt"`) {
 			t.Errorf("a directory with another file: %v", err)
 		}

@@ -11,7 +11,7 @@ import (
 // WriteMarkdown writes the terminal report as markdown (report.md): per
 // group the arms table, each arm's gap to the lab baseline as a sentence,
 // each arm's syscall breakdown, and how the run was observed.
-func WriteMarkdown(w io.Writer, run *Run, sums []*Summary) {
+func WriteMarkdown(w io.Writer, run *Run, sums []*Summary, labs LabKnowledge) {
 	fmt.Fprintln(w, "# tmpprobe report")
 	fmt.Fprintln(w)
 	if len(run.Args) > 0 {
@@ -21,7 +21,7 @@ func WriteMarkdown(w io.Writer, run *Run, sums []*Summary) {
 		}
 		fmt.Fprintln(w, ".")
 	}
-	gaps := Comparisons(sums)
+	gaps := Comparisons(sums, labs.Pairs)
 	for _, g := range groups(sums) {
 		first := g[0]
 		rate, unit := "ops/s", "op"
@@ -48,7 +48,7 @@ func WriteMarkdown(w io.Writer, run *Run, sums []*Summary) {
 			writeMarkdownBreakdown(w, s, unit)
 		}
 	}
-	writeMarkdownTail(w, run, sums)
+	writeMarkdownTail(w, run, sums, labs.Spills)
 }
 
 // writeMarkdownWhy is the WHY section of the terminal report: one sentence
@@ -105,11 +105,11 @@ func offLabels(m map[string]float64) string {
 // writeMarkdownTail is what the terminal prints after the groups: where
 // the spooled buffer rolled over, the failed arms with their stderr, and
 // the footer, all from the functions the terminal report uses.
-func writeMarkdownTail(w io.Writer, run *Run, sums []*Summary) {
-	if spills := SpillSentences(sums); len(spills) > 0 {
+func writeMarkdownTail(w io.Writer, run *Run, sums []*Summary, spills []Spill) {
+	if lines := SpillSentences(sums, spills); len(lines) > 0 {
 		fmt.Fprintln(w, "\n## Where the spooled buffer rolled over")
 		fmt.Fprintln(w)
-		for _, line := range spills {
+		for _, line := range lines {
 			fmt.Fprintf(w, "- %s\n", mdCell(line))
 		}
 	}

@@ -129,17 +129,19 @@ func Failures(arms []ArmResult) []Failure {
 	return out
 }
 
-// SpillSentences says, per runtime and dir, where SpooledTemporaryFile
+// SpillSentences says, per spilling arm, runtime and dir, where the arm
 // rolled over to a file.
-func SpillSentences(sums []*Summary) []string {
+func SpillSentences(sums []*Summary, spills []Spill) []string {
 	var out []string
-	seen := map[string]bool{}
-	for _, s := range sums {
-		k := s.Runtime + "\x00" + s.Dir
-		if s.Arm == "SpooledTemporaryFile" && !seen[k] {
-			seen[k] = true
-			if line := SpillSentence(sums, s.Runtime, s.Dir); line != "" {
-				out = append(out, line)
+	for _, sp := range spills {
+		seen := map[string]bool{}
+		for _, s := range sums {
+			k := s.Runtime + "\x00" + s.Dir
+			if s.Lab == sp.Lab && s.Arm == sp.Arm && !seen[k] {
+				seen[k] = true
+				if line := SpillSentence(sums, sp, s.Runtime, s.Dir); line != "" {
+					out = append(out, line)
+				}
 			}
 		}
 	}

@@ -30,9 +30,9 @@ func TestMarkdownCarriesTerminal(t *testing.T) {
 	run.Arms = append(run.Arms, spooled)
 	sums := fixtureSums(run)
 
-	md := string(render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums); return nil }))
+	md := string(render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums, fixtureLabs); return nil }))
 	var term bytes.Buffer
-	WriteExplanations(&term, sums)
+	WriteExplanations(&term, sums, fixtureLabs)
 	WriteFailures(&term, run.Arms)
 	WriteFooter(&term, run)
 	terminal := term.String()
@@ -81,7 +81,7 @@ func TestMarkdownCarriesTerminal(t *testing.T) {
 		t.Errorf("report.md lacks the failed arm's head or its stderr verbatim:\n%s", md)
 	}
 
-	spills := SpillSentences(sums)
+	spills := SpillSentences(sums, fixtureLabs.Spills)
 	if len(spills) != 1 {
 		t.Fatalf("spill sentences %q: want one", spills)
 	}

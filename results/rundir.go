@@ -143,8 +143,8 @@ func isRunFile(name string) bool {
 }
 
 // WriteRunDir writes a complete saved run as dir, replacing a previous run
-// there as a whole (see above).
-func WriteRunDir(dir string, run *Run, sums []*Summary) error {
+// there as a whole (see above); labs is what report.md compares.
+func WriteRunDir(dir string, run *Run, sums []*Summary, labs LabKnowledge) error {
 	abs, err := runDirPath(dir)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func WriteRunDir(dir string, run *Run, sums []*Summary) error {
 		"run.json":     func(w io.Writer) error { return WriteRunJSON(w, withFigures(run, sums)) },
 		"arms.csv":     func(w io.Writer) error { return WriteArmsCSV(w, sums) },
 		"syscalls.csv": func(w io.Writer) error { return WriteSyscallCSV(w, run, sums) },
-		"report.md":    func(w io.Writer) error { WriteMarkdown(w, run, sums); return nil },
+		"report.md":    func(w io.Writer) error { WriteMarkdown(w, run, sums, labs); return nil },
 		"chart.svg":    func(w io.Writer) error { return WriteChart(w, sums, "svg") },
 		"chart.png":    func(w io.Writer) error { return WriteChart(w, sums, "png") },
 	}

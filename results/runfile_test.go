@@ -99,12 +99,12 @@ func FuzzReadRun(f *testing.F) {
 		}
 		sums := fixtureSums(run)
 		WriteTable(io.Discard, sums)
-		WriteMarkdown(io.Discard, run, sums)
+		WriteMarkdown(io.Discard, run, sums, fixtureLabs)
 		WriteArmsCSV(io.Discard, sums)
 		WriteSyscallCSV(io.Discard, run, sums)
 		WriteSummaryJSON(io.Discard, run, sums)
-		rep := Diff("a", run, "b", fixtureRun(false), fixtureBaseline, DefaultMinEffectPct, 5)
-		WriteMatrixText(io.Discard, DiffMany([]string{"a", "b", "c"}, []*Run{run, fixtureRun(false), run}, fixtureBaseline, 5))
+		rep := Diff("a", run, "b", fixtureRun(false), fixtureLabs.Baselines, DefaultMinEffectPct, 5)
+		WriteMatrixText(io.Discard, DiffMany([]string{"a", "b", "c"}, []*Run{run, fixtureRun(false), run}, fixtureLabs.Baselines, 5))
 		WriteDiffText(io.Discard, rep)
 		WriteDiffJSON(io.Discard, rep)
 		if len(data) < 4096 { // the chart is slow; small inputs reach every branch

@@ -50,7 +50,7 @@ func TestPairedRatio(t *testing.T) {
 	base := []float64{1000, 2000, 3000, 4000, 5000, 6000}
 	half := []float64{500, 1000, 1500, 2000, 2500, 3000}
 	run := &Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{armRounds("TemporaryFile", base), armRounds("NamedTemporaryFile", half)}}
-	sums := SummarizeAll(run, fixtureBaseline)
+	sums := SummarizeAll(run, fixtureLabs.Baselines)
 	r := sums[1].Ratio
 	if math.Abs(r.Center-0.5) > 1e-6 || math.Abs(r.Lo-0.5) > 1e-6 || math.Abs(r.Hi-0.5) > 1e-6 || r.N != 6 {
 		t.Errorf("paired ratio %+v, want 0.5 [0.5–0.5] over 6 rounds", r)
@@ -67,7 +67,7 @@ func TestPairedRatio(t *testing.T) {
 	// The seed protocol takes the labs' ratio of medians, which has no
 	// interval.
 	run.Protocol.Name = ProtocolSeed
-	seed := SummarizeAll(run, fixtureBaseline)[1].Ratio
+	seed := SummarizeAll(run, fixtureLabs.Baselines)[1].Ratio
 	if math.Abs(seed.Center-0.5) > 1e-6 || seed.Bounded() {
 		t.Errorf("seed ratio %+v, want 0.5 without an interval", seed)
 	}
@@ -91,7 +91,7 @@ func TestTermNoise(t *testing.T) {
 	// close: A − B alternates ±500 ns around 0: noise. unlink: A only.
 	a := mk("NamedTemporaryFile", []uint64{2500, 1500, 2500, 1500, 2500, 1500}, 100)
 	b := mk("TemporaryFile", []uint64{2000, 2000, 2000, 2000, 2000, 2000}, 0)
-	sums := SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{b, a}}, fixtureBaseline)
+	sums := SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{b, a}}, fixtureLabs.Baselines)
 	g := NewGap(sums[1], sums[0])
 	noise := map[string]bool{}
 	for _, term := range g.Terms {
@@ -105,7 +105,7 @@ func TestTermNoise(t *testing.T) {
 	}
 	// A close 500 ns slower in every round is no longer noise.
 	a = mk("NamedTemporaryFile", []uint64{2500, 2500, 2500, 2500, 2500, 2500}, 100)
-	sums = SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{b, a}}, fixtureBaseline)
+	sums = SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{b, a}}, fixtureLabs.Baselines)
 	for _, term := range NewGap(sums[1], sums[0]).Terms {
 		if term.Name == "close" && term.Noise {
 			t.Error("a close 500 ns slower in all 6 rounds was called noise")
@@ -129,14 +129,14 @@ func TestGapSentenceOneSource(t *testing.T) {
 	bytesIO := mk("BytesIO", six(10_000_000), six(10_500_000), 0)
 	// Spooled: faster untraced, slower traced (it makes 20 syscalls a round).
 	spooled := mk("SpooledTemporaryFile", six(9_000_000), six(12_000_000), 20)
-	sums := SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{bytesIO, spooled}}, fixtureBaseline)
+	sums := SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{bytesIO, spooled}}, fixtureLabs.Baselines)
 	s := NewGap(sums[1], sums[0]).Sentence()
 	if !strings.Contains(s, "the other way: tracing costs SpooledTemporaryFile more, at 20 syscalls/round to 0") {
 		t.Errorf("sentence %q: want the opposite signs explained", s)
 	}
 	// Untraced within noise of each other.
 	spooled = mk("SpooledTemporaryFile", []int64{9_000_000, 11_000_000, 9_000_000, 11_000_000, 9_000_000, 11_000_000}, six(12_000_000), 20)
-	sums = SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{bytesIO, spooled}}, fixtureBaseline)
+	sums = SummarizeAll(&Run{Protocol: Protocol{Name: ProtocolRounds}, Arms: []ArmResult{bytesIO, spooled}}, fixtureLabs.Baselines)
 	if s := NewGap(sums[1], sums[0]).Sentence(); !strings.Contains(s, "untraced no different") {
 		t.Errorf("sentence %q: want untraced no different", s)
 	}

@@ -32,20 +32,20 @@ func TestGoldenWriters(t *testing.T) {
 		golden(t, variant.name+"/run.json", render(t, func(w io.Writer) error { return WriteRunJSON(w, run) }))
 		golden(t, variant.name+"/arms.csv", render(t, func(w io.Writer) error { return WriteArmsCSV(w, sums) }))
 		golden(t, variant.name+"/syscalls.csv", render(t, func(w io.Writer) error { return WriteSyscallCSV(w, run, sums) }))
-		golden(t, variant.name+"/report.md", render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums); return nil }))
+		golden(t, variant.name+"/report.md", render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums, fixtureLabs); return nil }))
 		golden(t, variant.name+"/report.json", render(t, func(w io.Writer) error { return WriteSummaryJSON(w, run, sums) }))
 	}
 }
 
 func TestGoldenDiff(t *testing.T) {
-	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureBaseline, DefaultMinEffectPct, 10)
+	rep := Diff("old", fixtureRun(false), "new", fixtureRun(true), fixtureLabs.Baselines, DefaultMinEffectPct, 10)
 	golden(t, "diff.txt", render(t, func(w io.Writer) error { WriteDiffText(w, rep); return nil }))
 	golden(t, "diff.md", render(t, func(w io.Writer) error { WriteDiffMarkdown(w, rep); return nil }))
 	golden(t, "diff.json", render(t, func(w io.Writer) error { return WriteDiffJSON(w, rep) }))
-	drift := Diff("old", fixtureRun(false), "slow", scaled(fixtureRun(false), 1.25), fixtureBaseline, DefaultMinEffectPct, 10)
+	drift := Diff("old", fixtureRun(false), "slow", scaled(fixtureRun(false), 1.25), fixtureLabs.Baselines, DefaultMinEffectPct, 10)
 	golden(t, "diff-drift.txt", render(t, func(w io.Writer) error { WriteDiffText(w, drift); return nil }))
 	three := DiffMany([]string{"old", "new", "slow"}, []*Run{fixtureRun(false), fixtureRun(true), scaled(fixtureRun(false), 1.25)},
-		fixtureBaseline, DefaultMinEffectPct)
+		fixtureLabs.Baselines, DefaultMinEffectPct)
 	golden(t, "diff3.txt", render(t, func(w io.Writer) error { WriteMatrixText(w, three); return nil }))
 	golden(t, "diff3.md", render(t, func(w io.Writer) error { WriteMatrixMarkdown(w, three); return nil }))
 	golden(t, "diff3.json", render(t, func(w io.Writer) error { return WriteMatrixJSON(w, three) }))
@@ -66,7 +66,7 @@ func TestRunJSONRoundTrip(t *testing.T) {
 	for _, w := range []func(io.Writer, []*Summary) error{
 		func(w io.Writer, s []*Summary) error { WriteTable(w, s); return nil },
 		WriteArmsCSV,
-		func(w io.Writer, s []*Summary) error { WriteMarkdown(w, got, s); return nil },
+		func(w io.Writer, s []*Summary) error { WriteMarkdown(w, got, s, fixtureLabs); return nil },
 		func(w io.Writer, s []*Summary) error { return WriteSummaryJSON(w, got, s) },
 	} {
 		a := render(t, func(out io.Writer) error { return w(out, want) })
@@ -131,7 +131,7 @@ func (s *Summary) findClass(class, stage string) ClassSummary {
 func TestWriteRunDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "saved")
 	run := fixtureRun(false)
-	if err := WriteRunDir(dir, run, fixtureSums(run)); err != nil {
+	if err := WriteRunDir(dir, run, fixtureSums(run), fixtureLabs); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 )
@@ -91,7 +92,7 @@ func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 		}
 	}
 	if o.out != "" {
-		if err := results.WriteRunDir(o.out, run, sums); err != nil {
+		if err := results.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
 			return exitError{exitArmFailed, "--out " + o.out + ": " + oneLine(err.Error())}
 		}
 	}

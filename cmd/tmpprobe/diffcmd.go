@@ -79,7 +79,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		runs = append(runs, run)
 	}
 	if len(runs) > 2 {
-		rep := results.DiffMany(fs.Args(), runs, arms.Baseline, *minEffect)
+		rep := results.DiffMany(fs.Args(), runs, arms.Knowledge().Baselines, *minEffect)
 		switch *format {
 		case "json":
 			if err := results.WriteMatrixJSON(stdout, rep); err != nil {
@@ -92,7 +92,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	rep := results.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Baseline, *minEffect, *threshold)
+	rep := results.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, *minEffect, *threshold)
 	switch *format {
 	case "json":
 		if err := results.WriteDiffJSON(stdout, rep); err != nil {

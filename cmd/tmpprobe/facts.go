@@ -56,7 +56,7 @@ func writeTextReport(w io.Writer, run *results.Run, sums []*results.Summary, his
 	if hist {
 		results.WriteHistograms(w, sums)
 	}
-	results.WriteExplanations(w, sums)
+	results.WriteExplanations(w, sums, arms.Knowledge())
 	results.WriteFailures(w, run.Arms)
 	results.WriteFooter(w, run)
 }

@@ -156,7 +156,7 @@ func cmdList(args []string, stdout io.Writer) error {
 		return usagef("list takes no arguments")
 	}
 	for _, lab := range arms.Labs {
-		fmt.Fprintf(stdout, "%s lab (baseline %s)\n", lab, arms.Baseline[lab])
+		fmt.Fprintf(stdout, "%s lab (baseline %s)\n", lab, arms.Baseline(lab))
 		for _, a := range arms.Catalog {
 			if a.Lab == lab {
 				fmt.Fprintf(stdout, "  %-24s %s\n", a.Name, a.Desc)

@@ -107,7 +107,7 @@ func TestDiffRealAddedFsync(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Arms[0].Arm = "mkstemp-fsync"
-	if err := results.WriteRunDir(before, run, results.SummarizeAll(run, arms.Baseline)); err != nil {
+	if err := results.WriteRunDir(before, run, results.SummarizeAll(run, arms.Knowledge().Baselines), arms.Knowledge()); err != nil {
 		t.Fatal(err)
 	}
 	_, d := diffJSON(t, before, after, "mkstemp-fsync", exitRegressed)

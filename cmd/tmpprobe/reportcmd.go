@@ -52,12 +52,13 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sums := results.SummarizeAll(run, arms.Baseline)
+	labs := arms.Knowledge()
+	sums := results.SummarizeAll(run, labs.Baselines)
 	switch *format {
 	case "text":
 		writeTextReport(stdout, run, sums, *hist)
 	case "markdown", "md":
-		results.WriteMarkdown(stdout, run, sums)
+		results.WriteMarkdown(stdout, run, sums, labs)
 	case "json":
 		if err := results.WriteSummaryJSON(stdout, run, sums); err != nil {
 			return exitError{exitUsage, "writing JSON: " + err.Error()}

@@ -179,7 +179,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
-	sums := results.SummarizeAll(run, arms.Baseline)
+	sums := results.SummarizeAll(run, arms.Knowledge().Baselines)
 	writeTextReport(stdout, run, sums, f.hist)
 	if err := f.save(run, sums); err != nil {
 		return err
