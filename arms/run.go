@@ -303,7 +303,7 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 		if w != nil {
 			stderr = w.Stderr()
 		}
-		cr.fail(describe(w, err, p.BatchTimeout), stderr)
+		cr.fail(r.describe(cr, w, err, p.BatchTimeout), stderr)
 		return
 	}
 	cr.w = w
@@ -514,7 +514,7 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batc
 	}
 	if err != nil {
 		w := cr.w
-		cr.fail(describe(w, err, p.BatchTimeout), w.Stderr())
+		cr.fail(r.describe(cr, w, err, p.BatchTimeout), w.Stderr())
 		if b.Traced {
 			r.Tracer.ForgetThreads()
 		}
@@ -532,7 +532,12 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batc
 	return nil
 }
 
-func describe(w *Worker, err error, timeout time.Duration) string {
+// describe says why a case's worker failed: its work dir moved away
+// under it, it timed out, or what it reported.
+func (r *Runner) describe(cr *caseRun, w *Worker, err error, timeout time.Duration) string {
+	if moved := r.workFor[cr.Dir].moved(); moved != nil {
+		return fmt.Sprintf("%v (worker: %v)", moved, err)
+	}
 	if w != nil && w.TimedOut() {
 		return fmt.Sprintf("timed out after %s (--arm-timeout)", timeout)
 	}

@@ -55,9 +55,20 @@ func (w *workDir) groupDir() (string, error) {
 	path := filepath.Join(w.path, name)
 	if !safefs.SameFile(path, d) {
 		safefs.RemoveAllAt(w.dir, name)
-		return "", fmt.Errorf("work dir %s was moved or replaced during the run", w.path)
+		return "", w.moved()
 	}
 	return path, nil
+}
+
+// moved says whether the private directory's path still leads to it. A
+// worker that fails after the directory was moved fails because of the
+// move (its paths then lead nowhere, or through a planted symlink), and
+// says so.
+func (w *workDir) moved() error {
+	if safefs.SameFile(w.path, w.dir) {
+		return nil
+	}
+	return fmt.Errorf("work dir %s was moved or replaced during the run", w.path)
 }
 
 // remove empties the private directory through its own fd, then removes
