@@ -13,6 +13,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "tmpprobe.h"
+#include "bits.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -144,30 +145,6 @@ static __always_inline void count_drop(__u32 reason)
 	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
 	if (n)
 		(*n)++;
-}
-
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	shift = (v > 0xFFFFFFFFULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xFFFF) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xFF) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xF) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
-	r |= (v >> 1);
-	return r;
-}
-
-static __always_inline __u32 hist_slot(__u64 v)
-{
-	__u32 l, slot;
-
-	if (v < 4)
-		return v;
-	l = log2_u64(v);
-	slot = 4 * (l - 1) + ((v >> (l - HIST_SUB_BITS)) & 3);
-	return slot < HIST_SLOTS ? slot : HIST_SLOTS - 1;
 }
 
 static __always_inline struct class_stats *stats_for(__u32 phase, __u16 class, __u16 stage)
