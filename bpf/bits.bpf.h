@@ -1,6 +1,6 @@
-/* Bit arithmetic of the latency histograms (as libbpf-tools' bits.bpf.h),
- * in the geometry of tmpprobe.h (HIST_SUB_BITS, HIST_SLOTS); Go's
- * results.HistSlot is the same arithmetic. */
+/* Bit arithmetic of the latency histograms (as libbpf-tools' bits.bpf.h);
+ * Go's results.HistSlot is the same arithmetic, tested against this
+ * geometry (enum hist_geometry). */
 #ifndef __BITS_BPF_H__
 #define __BITS_BPF_H__
 

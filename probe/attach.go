@@ -140,7 +140,7 @@ func HaveKprobePMU() bool {
 }
 
 func (p *Probe) resetIRQDepth() error {
-	m := p.coll.Maps["irq_depth"]
+	m := p.coll.Maps[tmpprobeMapIrqDepth]
 	zeros := make([]int64, ebpf.MustPossibleCPU())
 	if err := m.Put(uint32(0), zeros); err != nil {
 		return fmt.Errorf("resetting irq depth: %w", err)

@@ -27,13 +27,26 @@ func newCookie() (uint64, error) {
 	}
 }
 
+// syscallSet is config.backend_syscalls: bit nr set for a syscall that a
+// function backend times.
+type syscallSet = [len(tmpprobeConfig{}.BackendSyscalls)]uint64
+
+// newConfig is the BPF side's struct config for a run.
+func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
+	return tmpprobeConfig{
+		Cookie: cookie, TargetCgroup: opts.TargetCgroup, BackendSyscalls: owned,
+		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
+		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
+	}
+}
+
 // loadTracepoints loads the maps and the tracepoint programs of the first
-// family the kernel accepts. owned is the backend_syscalls bitmap.
-func loadTracepoints(cookie uint64, owned [8]uint64, opts Options, cache *btf.Cache) (*Probe, error) {
+// family the kernel accepts.
+func loadTracepoints(cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	var errs []string
 	var first error
 	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
-		p, err := loadFamily(fam, cookie, owned, opts, cache)
+		p, err := loadFamily(fam, cfg, cache)
 		if err == nil {
 			return p, nil
 		}
@@ -48,19 +61,13 @@ func loadTracepoints(cookie uint64, owned [8]uint64, opts Options, cache *btf.Ca
 // loadFamily loads the maps and the family's required tracepoint programs
 // in one collection, then each optional one on its own: a tracepoint the
 // kernel lacks (a module's, not loaded) fails only its own hook.
-func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache *btf.Cache) (*Probe, error) {
+func loadFamily(fam Family, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	spec, err := loadTmpprobe()
 	if err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]any{
-		"cookie": cookie, "backend_syscalls": owned, "target_cgroup": opts.TargetCgroup,
-		"trace_phase": opts.TracePhase, "count_errnos": opts.CountErrnos, "match_any_dev": opts.AnyDevice,
-		"launch_phase": opts.LaunchPhase,
-	} {
-		if err := spec.Variables[name].Set(v); err != nil {
-			return nil, fmt.Errorf("setting %s: %w", name, err)
-		}
+	if err := spec.Variables[tmpprobeVarConfig].Set(cfg); err != nil {
+		return nil, fmt.Errorf("setting the BPF config: %w", err)
 	}
 	// Only this family's programs reach the verifier: a refused hook type
 	// must not fail the load of the others.
@@ -76,7 +83,7 @@ func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache 
 		printVerifierLog(err)
 		return nil, err
 	}
-	p := &Probe{Cookie: cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}}
+	p := &Probe{Cookie: cfg.Cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
@@ -133,7 +140,7 @@ func printVerifierLog(err error) {
 // funcPlan is what a function backend will hook on this kernel.
 type funcPlan struct {
 	hooks       []funcHook
-	owned       [8]uint64 // bit nr: timed by a function hook
+	owned       syscallSet // bit nr: timed by a function hook
 	ownedNames  []string
 	unavailable []string
 }
@@ -174,8 +181,8 @@ func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 			continue
 		}
 		nr, ok := syscallNr(h.syscall)
-		if !ok || nr >= 512 {
-			return plan, fmt.Errorf("syscall %s has no x86-64 number below 512", h.syscall)
+		if max := 64 * len(plan.owned); !ok || int(nr) >= max {
+			return plan, fmt.Errorf("syscall %s has no x86-64 number below %d", h.syscall, max)
 		}
 		plan.owned[nr/64] |= 1 << (nr % 64)
 		plan.ownedNames = append(plan.ownedNames, h.syscall)

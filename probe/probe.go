@@ -178,7 +178,7 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 			return nil, err
 		}
 	}
-	p, err := loadTracepoints(cookie, plan.owned, opts, cache)
+	p, err := loadTracepoints(newConfig(cookie, plan.owned, opts), cache)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +253,7 @@ func (p *Probe) Close() {
 // are matched to traced syscalls (kernel dev_t encoding, see KernelDev).
 func (p *Probe) WatchDevices(devs []uint32) error {
 	for _, d := range devs {
-		if err := p.coll.Maps["watched_devs"].Put(d, uint8(1)); err != nil {
+		if err := p.coll.Maps[tmpprobeMapWatchedDevs].Put(d, uint8(1)); err != nil {
 			return fmt.Errorf("watching device %d:%d: %w", d>>20, d&0xfffff, err)
 		}
 	}
