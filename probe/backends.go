@@ -80,6 +80,13 @@ type funcHook struct {
 	stage   tmpprobeStage // a stage's id
 }
 
+// progs are the hook's entry and exit programs for b: FUNC_STAGE_HOOKS and
+// SYSCALL_HOOKS (bpf/backends.bpf.h) name them <family>_<prog>.
+func (h funcHook) progs(b Backend) [2]string {
+	entry, exit := b.families()
+	return [2]string{entry + "_" + h.prog, exit + "_" + h.prog}
+}
+
 func (h funcHook) label() string {
 	if h.syscall != "" {
 		return h.target

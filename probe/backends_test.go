@@ -3,7 +3,6 @@
 package probe
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -21,35 +20,6 @@ func TestParseBackend(t *testing.T) {
 		got, err := ParseBackend(tc.in)
 		if got != tc.want || (err == nil) != tc.ok {
 			t.Errorf("ParseBackend(%q) = %q, %v", tc.in, got, err)
-		}
-	}
-}
-
-// Every function hook has its four programs, of the right type, in the
-// committed object; every syscall has an x86-64 number the bitmap holds.
-func TestFunctionHookPrograms(t *testing.T) {
-	spec, err := loadTmpprobe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]ebpf.AttachType{"kprobe": ebpf.AttachNone, "kretprobe": ebpf.AttachNone,
-		"fentry": ebpf.AttachTraceFEntry, "fexit": ebpf.AttachTraceFExit}
-	for _, h := range funcHooks() {
-		for fam, at := range want {
-			ps := spec.Programs[fam+"_"+h.prog]
-			switch {
-			case ps == nil:
-				t.Errorf("no program %s_%s", fam, h.prog)
-			case strings.HasPrefix(fam, "f") && (ps.Type != ebpf.Tracing || ps.AttachType != at):
-				t.Errorf("%s: type %s/%s", ps.Name, ps.Type, ps.AttachType)
-			case strings.HasPrefix(fam, "k") && ps.Type != ebpf.Kprobe:
-				t.Errorf("%s: type %s", ps.Name, ps.Type)
-			}
-		}
-		if h.syscall != "" {
-			if nr, ok := syscallNr(h.syscall); !ok || nr >= 512 {
-				t.Errorf("syscall %s: nr %d, %v", h.syscall, nr, ok)
-			}
 		}
 	}
 }

@@ -147,6 +147,10 @@ func Open(opts Options) (*Probe, error) {
 			p.Skipped = skipped
 			return p, nil
 		}
+		var missing *MissingProgramError
+		if errors.As(err, &missing) {
+			return nil, &BackendError{b, err} // every backend loads this object
+		}
 		lastErr = &BackendError{b, err}
 		skipped = append(skipped, Skipped{b, Classify(err), errText(err)})
 	}
@@ -184,7 +188,13 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	}
 	p.Backend, p.Owned, p.unmountTracefs = b, plan.ownedNames, unmount
 	p.unavailable = append(p.unavailable, plan.unavailable...)
-	if err := p.loadFuncBackend(plan.hooks); err != nil {
+	hooks, notes, err := funcPrograms(p.spec, b, plan.hooks)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.unavailable = append(p.unavailable, notes...)
+	if err := p.loadFuncBackend(hooks); err != nil {
 		p.Close()
 		return nil, err
 	}
