@@ -81,12 +81,14 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 	})
 	t.Run("pseudo classes", func(t *testing.T) {
 		maxNr := slices.Max(slices.Collect(maps.Keys(syscallNames)))
+		classes := cEnum(t, "pseudo_class")
 		seen := map[string]string{}
-		for name, v := range cEnum(t, "pseudo_class") {
+		for name, v := range classes {
 			got, ok := pseudoClassNames[tmpprobePseudoClass(v)]
 			switch {
 			case !ok:
 				t.Errorf("%s = %d has no name in pseudoClassNames", name, v)
+				continue
 			case seen[got] != "":
 				t.Errorf("%s and %s are both called %q", name, seen[got], got)
 			case v <= uint64(maxNr):
@@ -97,8 +99,8 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 			}
 			seen[got] = name
 		}
-		if len(pseudoClassNames) != len(seen) {
-			t.Errorf("pseudoClassNames has %d names, enum pseudo_class %d", len(pseudoClassNames), len(seen))
+		if len(pseudoClassNames) != len(classes) {
+			t.Errorf("pseudoClassNames has %d names, enum pseudo_class %d", len(pseudoClassNames), len(classes))
 		}
 		if got := ClassName(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.RegionClass {
 			t.Errorf("CLASS_REGION is %q, results.RegionClass %q", got, results.RegionClass)
@@ -121,9 +123,20 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 		for i := range int(n) {
 			got[OffLabel(i)] = true
 		}
-		for name, s := range states {
-			if name != "NR_OFF_STATES" && !got[label(name, "OFF_")] {
-				t.Errorf("no label for %s = %d", name, s)
+		// A thread that was preempted needed no waker, and one nothing
+		// woke has none.
+		for sn, s := range states {
+			for wn, w := range wakers {
+				if sn == "NR_OFF_STATES" || wn == "NR_OFF_WAKERS" {
+					continue
+				}
+				want := label(sn, "OFF_") + "/" + label(wn, "WAKER_")
+				if sn == "OFF_PREEMPTED" || wn == "WAKER_NONE" {
+					want = label(sn, "OFF_")
+				}
+				if got := OffLabel(int(s*wakers["NR_OFF_WAKERS"] + w)); got != want {
+					t.Errorf("%s, %s: label %q, want %q", sn, wn, got, want)
+				}
 			}
 		}
 		want := map[string]bool{}
@@ -194,7 +207,7 @@ func TestHistSlotMatchesBPF(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer prog.Close()
-	values := []uint64{1<<64 - 1, 1 << 63}
+	values := []uint64{1 << 63} // and 1<<64 - 1: HistLow(0) - 1
 	for s := range results.HistSlots + 1 {
 		lo := results.HistLow(s)
 		values = append(values, lo-1, lo, lo+1)
