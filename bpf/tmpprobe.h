@@ -2,9 +2,10 @@
  *
  * Every number Go needs is an enumerator here, never a #define: bpf2go
  * -type turns each enum into typed Go constants (tmpprobe<Enum><NAME>), and
- * the Go side reads the enumerators' names from the object's BTF for the
- * labels it prints (STAGE_BIO_WRITE is stage "bio_write"), so nothing is
- * kept twice. Count enumerators are NR_*, outside their enum's prefix. */
+ * Go reads the stage, drop and off-CPU labels it prints from the
+ * enumerators' names in the object's BTF (STAGE_BIO_WRITE is stage
+ * "bio_write"), so nothing is kept twice. Count enumerators are NR_*,
+ * outside their enum's prefix. */
 #ifndef __TMPPROBE_H__
 #define __TMPPROBE_H__
 
