@@ -4,21 +4,12 @@
  * syscall table's entry since v4.17, which takes the user's struct pt_regs)
  * and time kernel functions inside them as stages. A kprobe/fentry entry
  * sets the thread state exactly as sys_enter would, the return records like
- * sys_exit, and sys_enter/sys_exit skip those nrs (backend_syscalls).
+ * sys_exit, and sys_enter/sys_exit skip those nrs (config.backend_syscalls).
  *
  * Program names are <family>_<hook>; the loader keeps one family and sets
  * the real target (kallsyms / BTF name) itself, so the section suffix is
  * only a label. Families: kprobe_/kretprobe_ and fentry_/fexit_, and the
  * kprobe backend's kprobe.multi pair at the end. */
-
-#define NR_FSYNC 74
-#define NR_FDATASYNC 75
-#define NR_RENAME 82
-#define NR_UNLINK 87
-#define NR_UNLINKAT 263
-#define NR_RENAMEAT 264
-#define NR_LINKAT 265
-#define NR_RENAMEAT2 316
 
 /* Entry time of each stage in progress, per thread. Stages nest
  * (do_unlinkat calls vfs_unlink), so the key carries the stage. */
@@ -70,7 +61,7 @@ static __always_inline int on_backend_exit(__u32 nr, long ret)
 	return 0;
 }
 
-static __always_inline int on_func_stage_enter(__u32 stage)
+static __always_inline int on_func_stage_enter(enum stage stage)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
@@ -87,7 +78,7 @@ static __always_inline int on_func_stage_enter(__u32 stage)
 /* Stages count calls and time, not errors: their return types differ
  * (int, long) and fexit finds the return value after a per-kernel number
  * of arguments (vfs_unlink gained mnt_userns in v5.12). */
-static __always_inline int on_func_stage_exit(__u32 stage)
+static __always_inline int on_func_stage_exit(enum stage stage)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct func_stage_key key = { .tid = tid, .stage = stage };
@@ -112,19 +103,19 @@ static __always_inline int on_func_stage_exit(__u32 stage)
 /* kprobe: the probed wrapper's first argument (di) is the user's pt_regs;
  * kretprobe: ax holds the return value. fentry/fexit get the same as u64
  * arguments, the return value after the one argument. */
-#define SYSCALL_HOOKS(name, nr)                                                \
+#define SYSCALL_HOOKS(name)                                                    \
 SEC("kprobe/sys_" #name)                                                       \
 int kprobe_sys_##name(struct pt_regs *ctx)                                     \
-{ return on_backend_enter(nr, (struct pt_regs *)ctx->di); }                    \
+{ return on_backend_enter(NR_##name, (struct pt_regs *)ctx->di); }             \
 SEC("kretprobe/sys_" #name)                                                    \
 int kretprobe_sys_##name(struct pt_regs *ctx)                                  \
-{ return on_backend_exit(nr, (long)ctx->ax); }                                 \
+{ return on_backend_exit(NR_##name, (long)ctx->ax); }                          \
 SEC("fentry/sys_" #name)                                                       \
 int fentry_sys_##name(__u64 *ctx)                                              \
-{ return on_backend_enter(nr, (struct pt_regs *)ctx[0]); }                     \
+{ return on_backend_enter(NR_##name, (struct pt_regs *)ctx[0]); }              \
 SEC("fexit/sys_" #name)                                                        \
 int fexit_sys_##name(__u64 *ctx)                                               \
-{ return on_backend_exit(nr, (long)ctx[1]); }
+{ return on_backend_exit(NR_##name, (long)ctx[1]); }
 
 #define FUNC_STAGE_HOOKS(fn, stage)                                                 \
 SEC("kprobe/" #fn)                                                             \
@@ -136,15 +127,15 @@ int fentry_##fn(void *ctx) { return on_func_stage_enter(stage); }               
 SEC("fexit/" #fn)                                                              \
 int fexit_##fn(void *ctx) { return on_func_stage_exit(stage); }
 
-SYSCALL_HOOKS(openat, NR_OPENAT)
-SYSCALL_HOOKS(unlink, NR_UNLINK)
-SYSCALL_HOOKS(unlinkat, NR_UNLINKAT)
-SYSCALL_HOOKS(fsync, NR_FSYNC)
-SYSCALL_HOOKS(fdatasync, NR_FDATASYNC)
-SYSCALL_HOOKS(linkat, NR_LINKAT)
-SYSCALL_HOOKS(rename, NR_RENAME)
-SYSCALL_HOOKS(renameat, NR_RENAMEAT)
-SYSCALL_HOOKS(renameat2, NR_RENAMEAT2)
+SYSCALL_HOOKS(openat)
+SYSCALL_HOOKS(unlink)
+SYSCALL_HOOKS(unlinkat)
+SYSCALL_HOOKS(fsync)
+SYSCALL_HOOKS(fdatasync)
+SYSCALL_HOOKS(linkat)
+SYSCALL_HOOKS(rename)
+SYSCALL_HOOKS(renameat)
+SYSCALL_HOOKS(renameat2)
 
 /* do_sys_openat2 is static (fs/open.c) but kept out of line since v5.6;
  * __do_sys_openat and do_fsync are inlined away on common builds. */

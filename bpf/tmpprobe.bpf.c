@@ -13,11 +13,10 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "tmpprobe.h"
+#include "bits.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-#define NR_LSEEK 8
-#define NR_OPENAT 257
 #define O_CREAT 0100
 #define O_EXCL 0200
 #define O_TMPFILE (020000000 | 0200000)
@@ -25,29 +24,28 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define TASK_INTERRUPTIBLE 1
 #define MAX_ERRNO 4095
 
-/* Set before load: a random 63-bit value per run, so another process (or a
- * second tmpprobe) cannot start or stop our regions. */
-const volatile __u64 cookie = 0;
-/* trace --cgroup: threads of this cgroup (v2 id) are traced in phase
- * trace_phase without markers. 0 = off, and the verifier drops the code. */
-const volatile __u64 target_cgroup = 0;
-const volatile __u32 trace_phase = 0;
-/* trace -- CMD: tmpprobe's launcher is traced in launch_phase until it
- * execs the command, so its own (Go runtime) syscalls are kept apart. */
-const volatile __u32 launch_phase = 0;
-/* trace --errors: count failed calls per errno as stages. */
-const volatile bool count_errnos = false;
+/* Set before load (struct config in tmpprobe.h); read-only from then on,
+ * so the verifier knows each field and drops the code an option turns off. */
+const volatile struct config config = {};
 
-/* Set before load: syscall nrs timed by the kprobe or fentry backend's own
- * hooks (bit nr). sys_enter/sys_exit skip them, so no call counts twice. */
-#define BACKEND_NR_MAX 512
-const volatile __u64 backend_syscalls[BACKEND_NR_MAX / 64] = {};
+/* clang writes BTF only for the types a global, map or program uses, and
+ * bpf2go -type exports only what BTF has: this global, never read, brings
+ * the enums that no map or struct field uses into the object. */
+const struct shared_enums {
+	enum hist_geometry hist_geometry;
+	enum off_label off_label;
+	enum pseudo_class pseudo_class;
+	enum phase_flag phase_flag;
+	enum multi_cookie multi_cookie;
+	enum drop_reason drop_reason;
+	enum syscall_nr syscall_nr;
+} shared_enums;
 
 static __always_inline int backend_owns(__u64 nr)
 {
 	if (nr >= BACKEND_NR_MAX)
 		return 0;
-	return (backend_syscalls[nr / 64] >> (nr % 64)) & 1;
+	return (config.backend_syscalls[nr / 64] >> (nr % 64)) & 1;
 }
 
 struct thread_state {
@@ -57,13 +55,13 @@ struct thread_state {
 	__u8 in_syscall;
 	__u8 in_marker;   /* skip the next sys_exit: a marker's own, or the first
 			   * of a thread adopted mid-syscall or just forked */
-	__u8 off_state;   /* why it was switched out (OFF_STATES) */
-	__u8 waker;       /* who woke it (OFF_WAKERS) */
+	enum off_state off_state; /* why it was switched out */
+	enum off_waker waker;     /* who woke it */
 	__u8 off_user;    /* switched out in user space, not in a syscall */
 	__u8 on_loop;     /* this syscall's I/O reached a loop device */
 	__u64 enter_ns;
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
-	__u64 window_ns[EXT4_WINDOWS]; /* inside that ext4 stage since; 0 = not */
+	__u64 window_ns[NR_EXT4_WINDOWS]; /* inside that ext4 stage since; 0 = not */
 	/* Traced as a whole (trace --pid/--cgroup/-- CMD): the phase to return
 	 * to when a marked region ends; 0 for arms, whose entry goes at the end
 	 * marker. follow: children are traced too, not just threads. */
@@ -100,7 +98,7 @@ struct {
 } window SEC(".maps");
 
 /* Devices of the work directories (whole disk and partition), set from
- * user space; match_any_dev watches every device. */
+ * user space; config.match_any_dev watches every device. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 64);
@@ -108,14 +106,12 @@ struct {
 	__type(value, __u8);
 } watched_devs SEC(".maps");
 
-const volatile bool match_any_dev = false;
-
 struct rq_start {
 	__u64 ts;
 	__u64 bytes;
 	__u32 phase;
 	__u16 class;
-	__u16 stage;
+	enum stage stage;
 };
 
 struct {
@@ -134,43 +130,20 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, DROP_REASONS);
+	__uint(max_entries, NR_DROP_REASONS);
 	__type(key, __u32);
 	__type(value, __u64);
 } drops SEC(".maps");
 
-static __always_inline void count_drop(__u32 reason)
+static __always_inline void count_drop(enum drop_reason reason)
 {
-	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
+	__u32 key = reason;
+	__u64 *n = bpf_map_lookup_elem(&drops, &key);
 	if (n)
 		(*n)++;
 }
 
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0, shift;
-
-	shift = (v > 0xFFFFFFFFULL) << 5; v >>= shift; r |= shift;
-	shift = (v > 0xFFFF) << 4; v >>= shift; r |= shift;
-	shift = (v > 0xFF) << 3; v >>= shift; r |= shift;
-	shift = (v > 0xF) << 2; v >>= shift; r |= shift;
-	shift = (v > 0x3) << 1; v >>= shift; r |= shift;
-	r |= (v >> 1);
-	return r;
-}
-
-static __always_inline __u32 hist_slot(__u64 v)
-{
-	__u32 l, slot;
-
-	if (v < 4)
-		return v;
-	l = log2_u64(v);
-	slot = 4 * (l - 1) + ((v >> (l - HIST_SUB_BITS)) & 3);
-	return slot < HIST_SLOTS ? slot : HIST_SLOTS - 1;
-}
-
-static __always_inline struct class_stats *stats_for(__u32 phase, __u16 class, __u16 stage)
+static __always_inline struct class_stats *stats_for(__u32 phase, __u16 class, enum stage stage)
 {
 	struct class_key key = { .phase = phase, .class = class, .stage = stage };
 	static const struct class_stats zero;
@@ -190,7 +163,7 @@ static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
 {
 	__u64 flags;
 
-	if (nr != NR_OPENAT)
+	if (nr != NR_openat)
 		return nr;
 	flags = BPF_CORE_READ(regs, dx);
 	if ((flags & O_TMPFILE) == O_TMPFILE)
@@ -205,9 +178,9 @@ static __always_inline struct thread_state *adopt_cgroup_thread(__u32 tid)
 {
 	struct thread_state st = {};
 
-	if (!target_cgroup || bpf_get_current_cgroup_id() != target_cgroup)
+	if (!config.target_cgroup || bpf_get_current_cgroup_id() != config.target_cgroup)
 		return 0;
-	st.phase = st.base_phase = trace_phase;
+	st.phase = st.base_phase = config.trace_phase;
 	if (bpf_map_update_elem(&threads, &tid, &st, BPF_NOEXIST))
 		return 0;
 	return bpf_map_lookup_elem(&threads, &tid);
@@ -231,7 +204,8 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 
 	/* Most lseeks are real ones (Python's buffered files make four per
 	 * op): read one register to dismiss them, the rest only for a marker. */
-	if ((__u32)BPF_CORE_READ(regs, di) != (__u32)-1 || cookie == 0 || BPF_CORE_READ(regs, si) != cookie)
+	if ((__u32)BPF_CORE_READ(regs, di) != (__u32)-1 || config.cookie == 0 ||
+	    BPF_CORE_READ(regs, si) != config.cookie)
 		return 0;
 	whence = BPF_CORE_READ(regs, dx);
 	cur = traced_thread(tid); /* a cgroup thread's first syscall may be a marker */
@@ -320,7 +294,7 @@ static __always_inline void end_syscall(struct thread_state *st, long ret)
 	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
 	if (s)
 		record_call(s, delta, ret);
-	if (count_errnos && ret < 0 && ret >= -MAX_ERRNO)
+	if (config.count_errnos && ret < 0 && ret >= -MAX_ERRNO)
 		count_errno(st, (__u16)-ret);
 }
 
@@ -329,7 +303,7 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
 
-	if (id == NR_LSEEK && handle_marker(tid, regs))
+	if (id == NR_lseek && handle_marker(tid, regs))
 		return 0;
 	st = traced_thread(tid);
 	if (!st)
@@ -403,16 +377,16 @@ static __always_inline int bpf_in_interrupt_ctx(void)
 	return d && *d > 0;
 }
 
-static __always_inline __u8 waker_kind(void)
+static __always_inline enum off_waker waker_kind(void)
 {
 	char comm[8];
 
 	bpf_get_current_comm(comm, sizeof(comm));
 	if (comm[0] == 'j' && comm[1] == 'b' && comm[2] == 'd' && comm[3] == '2')
-		return 1;
+		return WAKER_JBD2;
 	if (comm[0] == 'k' && comm[1] == 'w' && comm[2] == 'o' && comm[3] == 'r' && comm[4] == 'k')
-		return 3;
-	return 4;
+		return WAKER_KWORKER;
+	return WAKER_OTHER;
 }
 
 static __always_inline int on_sched_switch(bool preempt, struct task_struct *prev,
@@ -430,12 +404,12 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 		st->off_since = bpf_ktime_get_ns();
 		st->off_user = !st->in_syscall;
 		if (preempt || prev_state == TASK_RUNNING)
-			st->off_state = 0;
+			st->off_state = OFF_PREEMPTED;
 		else if (prev_state & TASK_INTERRUPTIBLE)
-			st->off_state = 1;
+			st->off_state = OFF_SLEEP;
 		else
-			st->off_state = 2;
-		st->waker = 0;
+			st->off_state = OFF_BLOCKED;
+		st->waker = WAKER_NONE;
 	}
 	st = bpf_map_lookup_elem(&threads, &next_tid);
 	if (!st || !st->off_since)
@@ -448,7 +422,7 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	s = stats_for(st->phase, st->off_user ? CLASS_USER : st->class, STAGE_SYSCALL);
 	if (!s)
 		return 0;
-	label = (st->off_state * OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
+	label = (st->off_state * NR_OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
 	s->offcpu_ns += delta;
 	s->off_ns[label] += delta;
 	return 0;
@@ -464,7 +438,7 @@ static __always_inline int on_sched_waking(struct task_struct *p)
 		return 0;
 	/* Hard and soft IRQ handlers run on whatever task they interrupted,
 	 * so the context, not the comm, says "device completion". */
-	st->waker = bpf_in_interrupt_ctx() ? 2 : waker_kind();
+	st->waker = bpf_in_interrupt_ctx() ? WAKER_IRQ : waker_kind();
 	return 0;
 }
 
@@ -529,7 +503,7 @@ static __always_inline struct thread_state *window_thread(void)
 
 static __always_inline bool watched(dev_t dev)
 {
-	return match_any_dev || bpf_map_lookup_elem(&watched_devs, &dev);
+	return config.match_any_dev || bpf_map_lookup_elem(&watched_devs, &dev);
 }
 
 #define LOOP_MAJOR 7
@@ -576,7 +550,7 @@ static __always_inline int io_kind(__u32 opf)
 	return -1;
 }
 
-static __always_inline void count_event(struct thread_state *st, __u16 stage, __u64 ns, __u64 bytes)
+static __always_inline void count_event(struct thread_state *st, enum stage stage, __u64 ns, __u64 bytes)
 {
 	struct class_stats *s;
 
@@ -599,8 +573,8 @@ static __always_inline int on_exec(void)
 {
 	struct thread_state *st = current_state();
 
-	if (st && launch_phase && st->base_phase == launch_phase)
-		st->phase = st->base_phase = trace_phase;
+	if (st && config.launch_phase && st->base_phase == config.launch_phase)
+		st->phase = st->base_phase = config.trace_phase;
 	return 0;
 }
 
@@ -709,7 +683,7 @@ static __always_inline int on_commit_end(journal_t *journal)
 	return 0;
 }
 
-static __always_inline int on_event(__u16 stage)
+static __always_inline int on_event(enum stage stage)
 {
 	struct thread_state *st = current_state();
 
@@ -720,22 +694,22 @@ static __always_inline int on_event(__u16 stage)
 
 /* ext4 stage windows: enter stamps, exit records. They nest in one syscall
  * and never recurse, so one timestamp each is enough. */
-static __always_inline int on_stage_enter(int w)
+static __always_inline int on_stage_enter(enum ext4_window w)
 {
 	struct thread_state *st = current_state();
 
-	if (!st || !st->in_syscall || w < 0 || w >= EXT4_WINDOWS)
+	if (!st || !st->in_syscall || w >= NR_EXT4_WINDOWS)
 		return 0;
 	st->window_ns[w] = bpf_ktime_get_ns();
 	return 0;
 }
 
-static __always_inline int on_stage_exit(int w, __u16 stage)
+static __always_inline int on_stage_exit(enum ext4_window w, enum stage stage)
 {
 	struct thread_state *st = current_state();
 	__u64 since;
 
-	if (!st || w < 0 || w >= EXT4_WINDOWS)
+	if (!st || w >= NR_EXT4_WINDOWS)
 		return 0;
 	since = st->window_ns[w];
 	if (!since || !st->in_syscall)
@@ -823,6 +797,11 @@ int kind##_ext4_free_inode(__u64 *ctx) { return on_event(STAGE_EXT4_FREE_INODE);
 
 HOOKS(tp_btf, true)
 HOOKS(raw_tp, false)
+
+/* Never attached: Go's tests run it (BPF_PROG_TEST_RUN) to check
+ * results.HistSlot against hist_slot of ctx[0]. */
+SEC("raw_tp/test_hist_slot")
+int test_hist_slot(__u64 *ctx) { return hist_slot(ctx[0]); }
 
 /* kprobe and fentry backends: after the shared handlers they reuse. */
 #include "backends.bpf.h"

@@ -1,94 +1,187 @@
-/* Types shared by the BPF programs and Go (bpf2go -type). */
+/* Types and numbers shared by the BPF programs and Go.
+ *
+ * Every number Go needs is an enumerator here, never a #define: bpf2go
+ * -type turns each enum into typed Go constants (tmpprobe<Enum><NAME>), and
+ * Go reads the stage, drop and off-CPU labels it prints from the
+ * enumerators' names in the object's BTF (STAGE_BIO_WRITE is stage
+ * "bio_write"), so nothing is kept twice. Count enumerators are NR_*,
+ * outside their enum's prefix. */
 #ifndef __TMPPROBE_H__
 #define __TMPPROBE_H__
 
-/* Latency histogram: log2 buckets split in 4 sub-buckets (±12% resolution),
- * slot = v for v < 4, else 4*(log2(v)-1) + next two bits. 192 slots cover
- * 1 ns .. 2^48 ns (3 days). */
-#define HIST_SUB_BITS 2
-#define HIST_SLOTS 192
+/* Latency histogram: log2 buckets split in 1 << HIST_SUB_BITS sub-buckets
+ * (±12% resolution with 2 bits); slot = v below 1 << HIST_SUB_BITS, above
+ * it (log2(v) - HIST_SUB_BITS + 1) << HIST_SUB_BITS | the next bits of v
+ * (bits.bpf.h). 192 slots cover 1 ns .. 2^48 ns (3 days). */
+enum hist_geometry {
+	HIST_SUB_BITS = 2,
+	HIST_SLOTS = 192,
+};
 
-/* Off-CPU label = state * OFF_WAKERS + waker. */
-#define OFF_STATES 3 /* 0 preempted (runnable), 1 sleeping (S), 2 blocked (D) */
-#define OFF_WAKERS 5 /* 0 none, 1 jbd2, 2 irq/softirq, 3 kworker, 4 other */
-#define OFF_LABELS 16
+/* Off-CPU label = state * NR_OFF_WAKERS + waker: why the thread left the
+ * CPU (sched_switch prev_state) and who woke it (sched_waking). Both are a
+ * byte of the thread's state (clang lets a C enum have a fixed type). */
+enum off_state : __u8 {
+	OFF_PREEMPTED, /* runnable */
+	OFF_SLEEP,     /* TASK_INTERRUPTIBLE (S) */
+	OFF_BLOCKED,   /* uninterruptible (D) */
+	NR_OFF_STATES,
+};
+
+enum off_waker : __u8 {
+	WAKER_NONE,
+	WAKER_JBD2,
+	WAKER_IRQ, /* irq or softirq context: a device completion */
+	WAKER_KWORKER,
+	WAKER_OTHER,
+	NR_OFF_WAKERS,
+};
+
+/* off_ns[] length: a power of two, so a mask bounds the label for the
+ * verifier. */
+enum off_label {
+	OFF_LABELS = 16,
+};
+
+_Static_assert(NR_OFF_STATES * NR_OFF_WAKERS <= OFF_LABELS, "off_ns[] too short");
+_Static_assert((OFF_LABELS & (OFF_LABELS - 1)) == 0, "OFF_LABELS must be a power of two");
 
 /* Syscall classes are syscall numbers, except these pseudo classes. */
-#define CLASS_OPENAT_TMPFILE 1024 /* openat with O_TMPFILE */
-#define CLASS_OPENAT_CREATE 1025  /* openat with O_CREAT|O_EXCL */
-#define CLASS_USER 1100           /* outside any syscall (user space) */
-#define CLASS_REGION 1101         /* a marked region itself: entries, time inside */
+enum pseudo_class {
+	CLASS_OPENAT_TMPFILE = 1024, /* openat with O_TMPFILE */
+	CLASS_OPENAT_CREATE = 1025,  /* openat with O_CREAT|O_EXCL */
+	CLASS_USER = 1100,           /* outside any syscall (user space) */
+	CLASS_REGION = 1101,         /* a marked region itself: entries, time inside */
+};
 
 /* Phases: the arms hand out 1, 2, …; a region a traced program marks
  * itself is REGION_FLAG | its own phase number. */
-#define REGION_FLAG (1U << 30)
+enum phase_flag {
+	REGION_FLAG = 1 << 30,
+};
 
 /* Stage 0 is the syscall itself; others are inner stages or events seen
- * while the thread was inside that class. */
-#define STAGE_SYSCALL 0
-#define STAGE_PAGE_FAULT 1 /* exceptions:page_fault_{user,kernel} */
-/* bios the thread queued itself (block_bio_queue runs in its context). */
-#define STAGE_BIO_WRITE 2
-#define STAGE_BIO_READ 3
-#define STAGE_BIO_DISCARD 4
-#define STAGE_BIO_FLUSH 5 /* REQ_PREFLUSH or REQ_FUA, or a flush op */
-/* Requests on a watched device issued while the thread was in a syscall:
- * total_ns is device time (block_rq_issue .. block_rq_complete). */
-#define STAGE_DEV_WRITE 6
-#define STAGE_DEV_READ 7
-#define STAGE_DEV_DISCARD 8
-#define STAGE_DEV_FLUSH 9
-#define STAGE_JBD2_COMMIT 10 /* commits that ended while it was in a syscall */
-#define STAGE_JBD2_HANDLE 11 /* journal handles it started */
-#define STAGE_EXT4_SYNC_FILE 12
-#define STAGE_EXT4_UNLINK 13
-#define STAGE_EXT4_EVICT_INODE 14
-#define STAGE_EXT4_FREE_INODE 15
-/* Flags of the bios the thread queued, counted besides their kind. */
-#define STAGE_BIO_SYNC 16
-#define STAGE_BIO_META 17
-#define STAGE_BIO_FUA 18
-/* ext4 inode allocation (ext4_request_inode .. ext4_allocate_inode): without
- * a journal it skips every inode deleted in the last 60 s (360 s while its
- * inode table block is dirty; fs/ext4/ialloc.c recently_deleted()). */
-#define STAGE_EXT4_NEW_INODE 19
-/* 32 and up: stages of the kprobe/fentry backends. */
-#define STAGE_ERRNO 0x8000 /* | errno: failed calls by errno (trace --errors) */
+ * while the thread was inside that class. A stage's name is its
+ * enumerator's, lower case, without STAGE_. 16 bits, as in the map key. */
+enum stage : __u16 {
+	STAGE_SYSCALL = 0,
+	STAGE_PAGE_FAULT = 1, /* exceptions:page_fault_{user,kernel} */
+	/* bios the thread queued itself (block_bio_queue runs in its context),
+	 * by io_kind: write, read, discard, flush. */
+	STAGE_BIO_WRITE = 2,
+	STAGE_BIO_READ = 3,
+	STAGE_BIO_DISCARD = 4,
+	STAGE_BIO_FLUSH = 5, /* REQ_PREFLUSH or REQ_FUA, or a flush op */
+	/* Requests on a watched device issued while the thread was in a
+	 * syscall, by io_kind: total_ns is device time (block_rq_issue ..
+	 * block_rq_complete). */
+	STAGE_DEV_WRITE = 6,
+	STAGE_DEV_READ = 7,
+	STAGE_DEV_DISCARD = 8,
+	STAGE_DEV_FLUSH = 9,
+	STAGE_JBD2_COMMIT = 10, /* commits that ended while it was in a syscall */
+	STAGE_JBD2_HANDLE = 11, /* journal handles it started */
+	STAGE_EXT4_SYNC_FILE = 12,
+	STAGE_EXT4_UNLINK = 13,
+	STAGE_EXT4_EVICT_INODE = 14,
+	STAGE_EXT4_FREE_INODE = 15,
+	/* Flags of the bios the thread queued, counted besides their kind. */
+	STAGE_BIO_SYNC = 16,
+	STAGE_BIO_META = 17,
+	STAGE_BIO_FUA = 18,
+	/* ext4 inode allocation (ext4_request_inode .. ext4_allocate_inode):
+	 * without a journal it skips every inode deleted in the last 60 s (360 s
+	 * while its inode table block is dirty; fs/ext4/ialloc.c
+	 * recently_deleted()). */
+	STAGE_EXT4_NEW_INODE = 19,
+	/* Kernel functions timed inside a syscall by the kprobe and fentry
+	 * backends (backends.bpf.h), named as the function; from 32 on so
+	 * tracepoint stages can grow below. */
+	STAGE_DO_SYS_OPENAT2 = 32,
+	STAGE_DO_UNLINKAT = 33,
+	STAGE_VFS_UNLINK = 34,
+	STAGE_VFS_FSYNC_RANGE = 35,
+	STAGE_FILE_WRITE_AND_WAIT_RANGE = 36,
+	STAGE_DO_LINKAT = 37,
+	STAGE_VFS_LINK = 38,
+	STAGE_DO_RENAMEAT2 = 39,
+	STAGE_VFS_RENAME = 40,
+	STAGE_ERRNO = 0x8000, /* | errno: failed calls by errno (trace --errors) */
+};
 
-/* Kernel functions timed inside a syscall by the kprobe and fentry backends
- * (bpf/backends.bpf.h); from 32 on so tracepoint stages can grow below. */
-#define STAGE_DO_SYS_OPENAT2 32
-#define STAGE_DO_UNLINKAT 33
-#define STAGE_VFS_UNLINK 34
-#define STAGE_VFS_FSYNC_RANGE 35
-#define STAGE_FILE_WRITE_AND_WAIT_RANGE 36
-#define STAGE_DO_LINKAT 37
-#define STAGE_VFS_LINK 38
-#define STAGE_DO_RENAMEAT2 39
-#define STAGE_VFS_RENAME 40
+/* io_kind() is added to these bases. */
+_Static_assert(STAGE_BIO_READ == STAGE_BIO_WRITE + 1 && STAGE_BIO_DISCARD == STAGE_BIO_WRITE + 2 &&
+	       STAGE_BIO_FLUSH == STAGE_BIO_WRITE + 3, "bio stages out of io_kind order");
+_Static_assert(STAGE_DEV_READ == STAGE_DEV_WRITE + 1 && STAGE_DEV_DISCARD == STAGE_DEV_WRITE + 2 &&
+	       STAGE_DEV_FLUSH == STAGE_DEV_WRITE + 3, "dev stages out of io_kind order");
 
 /* ext4 stages timed between an enter and an exit tracepoint, each with a
  * start stamp in the thread's state. */
-#define EXT4_WINDOW_SYNC_FILE 0
-#define EXT4_WINDOW_UNLINK 1
-#define EXT4_WINDOW_NEW_INODE 2
-#define EXT4_WINDOWS 3
+enum ext4_window {
+	EXT4_WINDOW_SYNC_FILE,
+	EXT4_WINDOW_UNLINK,
+	EXT4_WINDOW_NEW_INODE,
+	NR_EXT4_WINDOWS,
+};
 
-/* kprobe.multi attach cookies (bpf/backends.bpf.h): a syscall's nr, or
- * COOKIE_STAGE | a stage above for a function timed inside a syscall. */
-#define COOKIE_STAGE (1U << 16)
+/* kprobe.multi attach cookies (backends.bpf.h): a syscall's nr, or
+ * COOKIE_STAGE | a stage for a function timed inside a syscall. */
+enum multi_cookie {
+	COOKIE_STAGE = 1 << 16,
+};
 
 /* Drop reasons, counted rather than silently lost. */
-#define DROP_NO_START 0     /* sys_exit of an active thread with no sys_enter seen */
-#define DROP_NR_MISMATCH 1  /* sys_exit for another nr than the recorded start */
-#define DROP_STATS_FULL 2   /* stats map full */
-#define DROP_THREADS_FULL 3 /* thread map full: begin marker lost */
-#define DROP_REASONS 4
+enum drop_reason {
+	DROP_NO_START,     /* sys_exit of an active thread with no sys_enter seen */
+	DROP_NR_MISMATCH,  /* sys_exit for another nr than the recorded start */
+	DROP_STATS_FULL,   /* stats map full */
+	DROP_THREADS_FULL, /* thread map full: begin marker lost */
+	NR_DROP_REASONS,
+};
+
+/* The x86-64 syscall numbers the BPF side names, spelled as
+ * asm/unistd_64.h's __NR_*: SYSCALL_HOOKS(name) (backends.bpf.h) takes
+ * NR_##name, and Go checks each against its own table of them. */
+enum syscall_nr {
+	NR_lseek = 8,
+	NR_fsync = 74,
+	NR_fdatasync = 75,
+	NR_rename = 82,
+	NR_unlink = 87,
+	NR_openat = 257,
+	NR_unlinkat = 263,
+	NR_renameat = 264,
+	NR_linkat = 265,
+	NR_renameat2 = 316,
+};
+
+/* Syscall nrs below this can be handed to a function backend. */
+#define BACKEND_NR_MAX 512
+
+/* Set by the loader before load, as the one read-only global `config`. */
+struct config {
+	/* A random 63-bit value per run, so another process (or a second
+	 * tmpprobe) cannot start or stop our regions. */
+	__u64 cookie;
+	/* trace --cgroup: threads of this cgroup (v2 id) are traced in phase
+	 * trace_phase without markers. 0 = off, and the verifier drops the
+	 * code. */
+	__u64 target_cgroup;
+	/* Syscall nrs timed by the kprobe or fentry backend's own hooks (bit
+	 * nr). sys_enter/sys_exit skip them, so no call counts twice. */
+	__u64 backend_syscalls[BACKEND_NR_MAX / 64];
+	__u32 trace_phase;
+	/* trace -- CMD: tmpprobe's launcher is traced in launch_phase until it
+	 * execs the command, so its own (Go runtime) syscalls are kept apart. */
+	__u32 launch_phase;
+	bool count_errnos;  /* trace --errors: count failed calls per errno as stages */
+	bool match_any_dev; /* watch every block device, not just watched_devs */
+};
 
 struct class_key {
 	__u32 phase;
-	__u16 class;
-	__u16 stage;
+	__u16 class; /* a syscall nr or an enum pseudo_class */
+	enum stage stage;
 };
 
 struct class_stats {

@@ -55,13 +55,19 @@ func (p *Probe) attachSteps() []attachStep {
 			steps = append(steps, p.funcSteps(false)...)
 			steps = append(steps, p.funcSteps(true)...)
 		}
-		prog := p.progs[string(p.Family)+"_"+h.Name]
-		if prog == nil {
-			continue
+		name := progName(p.Family, h)
+		prog := p.progs[name]
+		if prog == nil && !h.Required {
+			continue // noted in unavailable when it did not load
 		}
 		steps = append(steps, attachStep{
 			name: string(p.Family) + "/" + h.Name, required: h.Required, why: h.Why,
-			attach: func() (link.Link, error) { return p.attachTracepoint(h.Name, prog) },
+			attach: func() (link.Link, error) {
+				if prog == nil {
+					return nil, fmt.Errorf("program %s is not loaded", name)
+				}
+				return p.attachTracepoint(h.Name, prog)
+			},
 		})
 	}
 	return steps
@@ -140,7 +146,7 @@ func HaveKprobePMU() bool {
 }
 
 func (p *Probe) resetIRQDepth() error {
-	m := p.coll.Maps["irq_depth"]
+	m := p.coll.Maps[tmpprobeMapIrqDepth]
 	zeros := make([]int64, ebpf.MustPossibleCPU())
 	if err := m.Put(uint32(0), zeros); err != nil {
 		return fmt.Errorf("resetting irq depth: %w", err)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package probe
 
 import "fmt"
@@ -51,31 +53,38 @@ var BackendSyscalls = []string{
 
 // StageFunc is a kernel function timed inside a syscall.
 type StageFunc struct {
-	Func  string
-	Stage uint16 // bpf/tmpprobe.h STAGE_*
-	Under string // the syscalls it usually shows under, for humans
+	Func  string        // the kernel function, and the stage's name
+	Stage tmpprobeStage // its STAGE_<FUNC>
+	Under string        // the syscalls it usually shows under, for humans
 }
 
 // StageFuncs in the order of bpf/backends.bpf.h.
 var StageFuncs = []StageFunc{
-	{"do_sys_openat2", 32, "openat"},
-	{"do_unlinkat", 33, "unlink(at)"},
-	{"vfs_unlink", 34, "unlink(at)"},
-	{"vfs_fsync_range", 35, "fsync"},
-	{"file_write_and_wait_range", 36, "fsync (ext4…)"},
-	{"do_linkat", 37, "linkat"},
-	{"vfs_link", 38, "linkat"},
-	{"do_renameat2", 39, "rename(at)(2)"},
-	{"vfs_rename", 40, "rename(at)(2)"},
+	{"do_sys_openat2", tmpprobeStageSTAGE_DO_SYS_OPENAT2, "openat"},
+	{"do_unlinkat", tmpprobeStageSTAGE_DO_UNLINKAT, "unlink(at)"},
+	{"vfs_unlink", tmpprobeStageSTAGE_VFS_UNLINK, "unlink(at)"},
+	{"vfs_fsync_range", tmpprobeStageSTAGE_VFS_FSYNC_RANGE, "fsync"},
+	{"file_write_and_wait_range", tmpprobeStageSTAGE_FILE_WRITE_AND_WAIT_RANGE, "fsync (ext4…)"},
+	{"do_linkat", tmpprobeStageSTAGE_DO_LINKAT, "linkat"},
+	{"vfs_link", tmpprobeStageSTAGE_VFS_LINK, "linkat"},
+	{"do_renameat2", tmpprobeStageSTAGE_DO_RENAMEAT2, "rename(at)(2)"},
+	{"vfs_rename", tmpprobeStageSTAGE_VFS_RENAME, "rename(at)(2)"},
 }
 
 // funcHook is one kernel function a function backend hooks with an entry
 // and an exit program.
 type funcHook struct {
-	target  string // kernel symbol
-	prog    string // program suffix in bpf/backends.bpf.h
-	syscall string // "" for a stage
-	stage   uint16 // a stage's id
+	target  string        // kernel symbol
+	prog    string        // program suffix in bpf/backends.bpf.h
+	syscall string        // "" for a stage
+	stage   tmpprobeStage // a stage's id
+}
+
+// progs are the hook's entry and exit programs for b: FUNC_STAGE_HOOKS and
+// SYSCALL_HOOKS (bpf/backends.bpf.h) name them <family>_<prog>.
+func (h funcHook) progs(b Backend) [2]string {
+	entry, exit := b.families()
+	return [2]string{entry + "_" + h.prog, exit + "_" + h.prog}
 }
 
 func (h funcHook) label() string {

@@ -3,10 +3,6 @@
 package probe
 
 import (
-	"os"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -28,80 +24,18 @@ func TestParseBackend(t *testing.T) {
 	}
 }
 
-// The stage ids of StageFuncs are bpf/tmpprobe.h's STAGE_<FUNC>.
-func TestStageIDsMatchHeader(t *testing.T) {
-	h, err := os.ReadFile("../bpf/tmpprobe.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defines := map[string]uint16{}
-	for _, m := range regexp.MustCompile(`(?m)^#define STAGE_(\w+) (\d+)`).FindAllStringSubmatch(string(h), -1) {
-		v, _ := strconv.Atoi(m[2])
-		defines[m[1]] = uint16(v)
-	}
-	for _, s := range StageFuncs {
-		id, ok := defines[strings.ToUpper(s.Func)]
-		if !ok || id != s.Stage {
-			t.Errorf("%s: stage %d in Go, STAGE_%s = %d (defined: %v) in tmpprobe.h", s.Func, s.Stage, strings.ToUpper(s.Func), id, ok)
-		}
-		if StageName(s.Stage) != s.Func {
-			t.Errorf("StageName(%d) = %q, want %q", s.Stage, StageName(s.Stage), s.Func)
-		}
-	}
-}
-
-// Every function hook has its four programs, of the right type, in the
-// committed object; every syscall has an x86-64 number the bitmap holds.
-func TestFunctionHookPrograms(t *testing.T) {
-	spec, err := loadTmpprobe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]ebpf.AttachType{"kprobe": ebpf.AttachNone, "kretprobe": ebpf.AttachNone,
-		"fentry": ebpf.AttachTraceFEntry, "fexit": ebpf.AttachTraceFExit}
-	for _, h := range funcHooks() {
-		for fam, at := range want {
-			ps := spec.Programs[fam+"_"+h.prog]
-			switch {
-			case ps == nil:
-				t.Errorf("no program %s_%s", fam, h.prog)
-			case strings.HasPrefix(fam, "f") && (ps.Type != ebpf.Tracing || ps.AttachType != at):
-				t.Errorf("%s: type %s/%s", ps.Name, ps.Type, ps.AttachType)
-			case strings.HasPrefix(fam, "k") && ps.Type != ebpf.Kprobe:
-				t.Errorf("%s: type %s", ps.Name, ps.Type)
-			}
-		}
-		if h.syscall != "" {
-			if nr, ok := syscallNr(h.syscall); !ok || nr >= 512 {
-				t.Errorf("syscall %s: nr %d, %v", h.syscall, nr, ok)
-			}
-		}
-	}
-}
-
 // The kprobe.multi pair is in the object, typed for kprobe.multi links,
 // and every function hook gets the cookie the programs decode: its
-// syscall's nr, or COOKIE_STAGE (bpf/tmpprobe.h) | its stage.
+// syscall's nr, or COOKIE_STAGE | its stage.
 func TestKprobeMultiCookies(t *testing.T) {
 	spec, err := loadTmpprobe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"kprobe_multi_entry", "kretprobe_multi_exit"} {
+	for _, name := range []string{tmpprobeProgKprobeMultiEntry, tmpprobeProgKretprobeMultiExit} {
 		if ps := spec.Programs[name]; ps == nil || ps.Type != ebpf.Kprobe || ps.AttachType != ebpf.AttachTraceKprobeMulti {
 			t.Errorf("program %s: %v", name, ps)
 		}
-	}
-	h, err := os.ReadFile("../bpf/tmpprobe.h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^#define COOKIE_STAGE \(1U << (\d+)\)`).FindStringSubmatch(string(h))
-	if m == nil {
-		t.Fatal("no COOKIE_STAGE in tmpprobe.h")
-	}
-	if shift, _ := strconv.Atoi(m[1]); cookieStage != 1<<shift {
-		t.Errorf("COOKIE_STAGE in tmpprobe.h (%q) is not cookieStage %#x", m, cookieStage)
 	}
 	opts, err := multiOptions(funcHooks())
 	if err != nil {
@@ -110,7 +44,12 @@ func TestKprobeMultiCookies(t *testing.T) {
 	if len(opts.Symbols) != len(funcHooks()) || len(opts.Cookies) != len(opts.Symbols) {
 		t.Fatalf("%d symbols, %d cookies for %d hooks", len(opts.Symbols), len(opts.Cookies), len(funcHooks()))
 	}
-	want := map[string]uint64{"__x64_sys_openat": 257, "__x64_sys_renameat2": 316, "do_sys_openat2": cookieStage | 32, "vfs_rename": cookieStage | 40}
+	want := map[string]uint64{
+		"__x64_sys_openat":    uint64(tmpprobeSyscallNrNR_openat),
+		"__x64_sys_renameat2": uint64(tmpprobeSyscallNrNR_renameat2),
+		"do_sys_openat2":      uint64(tmpprobeMultiCookieCOOKIE_STAGE) | uint64(tmpprobeStageSTAGE_DO_SYS_OPENAT2),
+		"vfs_rename":          uint64(tmpprobeMultiCookieCOOKIE_STAGE) | uint64(tmpprobeStageSTAGE_VFS_RENAME),
+	}
 	for i, sym := range opts.Symbols {
 		if w, ok := want[sym]; ok && opts.Cookies[i] != w {
 			t.Errorf("%s: cookie %#x, want %#x", sym, opts.Cookies[i], w)

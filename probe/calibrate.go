@@ -55,7 +55,7 @@ func marker(cookie uint64, phase uint32, begin bool) {
 }
 
 func (p *Probe) forgetPhase(phase uint32) {
-	m := p.coll.Maps["stats"]
+	m := p.coll.Maps[tmpprobeMapStats]
 	var key tmpprobeClassKey
 	var keys []tmpprobeClassKey
 	var v []tmpprobeClassStats

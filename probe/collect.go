@@ -27,7 +27,7 @@ func (p *Probe) Snapshot() (map[uint32][]results.ClassRecord, error) {
 }
 
 func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
-	m := p.coll.Maps["stats"]
+	m := p.coll.Maps[tmpprobeMapStats]
 	out := map[uint32][]results.ClassRecord{}
 	var (
 		key     tmpprobeClassKey
@@ -55,10 +55,10 @@ func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
 func (p *Probe) ForgetThreads() {
 	var tid uint32
 	var st tmpprobeThreadState
-	clearMap(p.coll.Maps["threads"], &tid, &st)
+	clearMap(p.coll.Maps[tmpprobeMapThreads], &tid, &st)
 	var sk tmpprobeFuncStageKey
 	var ns uint64
-	clearMap(p.coll.Maps["func_stage_starts"], &sk, &ns)
+	clearMap(p.coll.Maps[tmpprobeMapFuncStageStarts], &sk, &ns)
 }
 
 func clearMap[K comparable, V any](m *ebpf.Map, key *K, val *V) {
@@ -72,15 +72,17 @@ func clearMap[K comparable, V any](m *ebpf.Map, key *K, val *V) {
 	}
 }
 
-// DropNames names the drop counters of bpf/tmpprobe.h, in order.
-var DropNames = []string{"no_start", "nr_mismatch", "stats_full", "threads_full"}
-
-// Drops returns the drop counters summed over CPUs; all zero in a clean run.
+// Drops returns the drop counters summed over CPUs, by reason (enum
+// drop_reason: "no_start" for DROP_NO_START); all zero in a clean run.
 func (p *Probe) Drops() (map[string]uint64, error) {
 	out := map[string]uint64{}
-	for i, name := range DropNames {
+	for r := range tmpprobeDropReasonNR_DROP_REASONS {
+		name, ok := enumLabel(enumDrop, uint64(r))
+		if !ok {
+			name = fmt.Sprintf("drop_%d", r)
+		}
 		var percpu []uint64
-		if err := p.coll.Maps["drops"].Lookup(uint32(i), &percpu); err != nil {
+		if err := p.coll.Maps[tmpprobeMapDrops].Lookup(uint32(r), &percpu); err != nil {
 			return nil, fmt.Errorf("reading drop counters: %w", err)
 		}
 		var sum uint64
@@ -93,9 +95,9 @@ func (p *Probe) Drops() (map[string]uint64, error) {
 }
 
 func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRecord {
-	r := results.ClassRecord{Class: ClassName(key.Class), Stage: StageName(key.Stage)}
-	var hist [results.HistSlots]uint64
-	var off [16]uint64
+	r := results.ClassRecord{Class: ClassName(key.Class), Stage: stageName(key.Stage)}
+	var hist [tmpprobeHistGeometryHIST_SLOTS]uint64
+	var off [tmpprobeOffLabelOFF_LABELS]uint64
 	for _, s := range percpu {
 		r.Calls += s.Calls
 		r.Errors += s.Errors

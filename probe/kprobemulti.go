@@ -10,9 +10,9 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// cookieStage marks a stage in a kprobe.multi attach cookie
-// (bpf/tmpprobe.h COOKIE_STAGE); a syscall's cookie is its nr.
-const cookieStage = 1 << 16
+// cookieStage marks a stage in a kprobe.multi attach cookie; a syscall's
+// cookie is its nr.
+const cookieStage = uint64(tmpprobeMultiCookieCOOKIE_STAGE)
 
 // kprobeMulti is the kprobe backend on a kernel with kprobe.multi links
 // (CONFIG_FPROBE): one entry and one return program, each attached to
@@ -82,10 +82,10 @@ func (p *Probe) loadKprobeMulti(hooks []funcHook) (err error) {
 	if m.opts, err = multiOptions(hooks); err != nil {
 		return err
 	}
-	if m.entry, err = p.loadOne("kprobe_multi_entry", ""); err != nil {
+	if m.entry, err = p.loadOne(tmpprobeProgKprobeMultiEntry, ""); err != nil {
 		return err
 	}
-	if m.exit, err = p.loadOne("kretprobe_multi_exit", ""); err != nil {
+	if m.exit, err = p.loadOne(tmpprobeProgKretprobeMultiExit, ""); err != nil {
 		return err
 	}
 	// The return link first and closed last, as Attach and Detach do:

@@ -27,15 +27,67 @@ func newCookie() (uint64, error) {
 	}
 }
 
+// syscallSet is config.backend_syscalls: bit nr set for a syscall that a
+// function backend times.
+type syscallSet = [len(tmpprobeConfig{}.BackendSyscalls)]uint64
+
+// newConfig is the BPF side's struct config for a run.
+func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
+	return tmpprobeConfig{
+		Cookie: cookie, TargetCgroup: opts.TargetCgroup, BackendSyscalls: owned,
+		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
+		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
+	}
+}
+
+// MissingProgramError names programs the loader needs that the BPF object
+// lacks: the object and the Go tables disagree (a stale 'make generate', or
+// a hook renamed on one side only). Another family or backend would load
+// the same object, so Open fails with it at once.
+type MissingProgramError struct{ Programs []string }
+
+func (e *MissingProgramError) Error() string {
+	return fmt.Sprintf("the BPF object has no program %s (stale 'make generate'?)", strings.Join(e.Programs, ", "))
+}
+
+// progName is a tracepoint hook's program in fam: bpf/tmpprobe.bpf.c's
+// HOOKS(kind) names them kind_hook.
+func progName(fam Family, h Hook) string { return string(fam) + "_" + h.Name }
+
+// familyPrograms splits Hooks into those whose fam program spec has,
+// required and optional, and notes the optional ones it lacks; a required
+// hook without its program is a *MissingProgramError.
+func familyPrograms(spec *ebpf.CollectionSpec, fam Family) (required, optional []Hook, notes []string, err error) {
+	var missing []string
+	for _, h := range Hooks {
+		name := progName(fam, h)
+		switch {
+		case spec.Programs[name] != nil && h.Required:
+			required = append(required, h)
+		case spec.Programs[name] != nil:
+			optional = append(optional, h)
+		case h.Required:
+			missing = append(missing, name)
+		default:
+			notes = append(notes, fmt.Sprintf("%s/%s (%s): no program %s in the BPF object", fam, h.Name, h.Why, name))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, nil, &MissingProgramError{missing}
+	}
+	return required, optional, notes, nil
+}
+
 // loadTracepoints loads the maps and the tracepoint programs of the first
-// family the kernel accepts. owned is the backend_syscalls bitmap.
-func loadTracepoints(cookie uint64, owned [8]uint64, opts Options, cache *btf.Cache) (*Probe, error) {
+// family the kernel accepts.
+func loadTracepoints(cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	var errs []string
 	var first error
 	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
-		p, err := loadFamily(fam, cookie, owned, opts, cache)
-		if err == nil {
-			return p, nil
+		p, err := loadFamily(fam, cfg, cache)
+		var missing *MissingProgramError
+		if err == nil || errors.As(err, &missing) {
+			return p, err
 		}
 		if first == nil {
 			first = err
@@ -48,44 +100,37 @@ func loadTracepoints(cookie uint64, owned [8]uint64, opts Options, cache *btf.Ca
 // loadFamily loads the maps and the family's required tracepoint programs
 // in one collection, then each optional one on its own: a tracepoint the
 // kernel lacks (a module's, not loaded) fails only its own hook.
-func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache *btf.Cache) (*Probe, error) {
+func loadFamily(fam Family, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	spec, err := loadTmpprobe()
 	if err != nil {
 		return nil, err
 	}
-	for name, v := range map[string]any{
-		"cookie": cookie, "backend_syscalls": owned, "target_cgroup": opts.TargetCgroup,
-		"trace_phase": opts.TracePhase, "count_errnos": opts.CountErrnos, "match_any_dev": opts.AnyDevice,
-		"launch_phase": opts.LaunchPhase,
-	} {
-		if err := spec.Variables[name].Set(v); err != nil {
-			return nil, fmt.Errorf("setting %s: %w", name, err)
-		}
+	if err := spec.Variables[tmpprobeVarConfig].Set(cfg); err != nil {
+		return nil, fmt.Errorf("setting the BPF config: %w", err)
+	}
+	required, optional, notes, err := familyPrograms(spec, fam)
+	if err != nil {
+		return nil, err
 	}
 	// Only this family's programs reach the verifier: a refused hook type
 	// must not fail the load of the others.
 	base := *spec
 	base.Programs = map[string]*ebpf.ProgramSpec{}
-	for _, h := range Hooks {
-		if name := string(fam) + "_" + h.Name; h.Required && spec.Programs[name] != nil {
-			base.Programs[name] = spec.Programs[name]
-		}
+	for _, h := range required {
+		base.Programs[progName(fam, h)] = spec.Programs[progName(fam, h)]
 	}
 	coll, err := ebpf.NewCollectionWithOptions(&base, ebpf.CollectionOptions{Cache: cache})
 	if err != nil {
 		printVerifierLog(err)
 		return nil, err
 	}
-	p := &Probe{Cookie: cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}}
+	p := &Probe{Cookie: cfg.Cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
 	kernel, _ := cache.Kernel() // Open has checked it is there
-	for _, h := range Hooks {
-		name := string(fam) + "_" + h.Name
-		if h.Required || spec.Programs[name] == nil {
-			continue
-		}
+	for _, h := range optional {
+		name := progName(fam, h)
 		// Open has checked the required hooks' arguments (CheckKernel).
 		err := checkTracepointArgs(kernel, h.Name)
 		var prog *ebpf.Program
@@ -106,7 +151,7 @@ func loadFamily(fam Family, cookie uint64, owned [8]uint64, opts Options, cache 
 func (p *Probe) loadOne(name, target string) (*ebpf.Program, error) {
 	ps := p.spec.Programs[name]
 	if ps == nil {
-		return nil, fmt.Errorf("program %s missing from the BPF object (stale 'make generate'?)", name)
+		return nil, &MissingProgramError{[]string{name}}
 	}
 	ps = ps.Copy()
 	if target != "" {
@@ -133,7 +178,7 @@ func printVerifierLog(err error) {
 // funcPlan is what a function backend will hook on this kernel.
 type funcPlan struct {
 	hooks       []funcHook
-	owned       [8]uint64 // bit nr: timed by a function hook
+	owned       syscallSet // bit nr: timed by a function hook
 	ownedNames  []string
 	unavailable []string
 }
@@ -174,8 +219,8 @@ func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 			continue
 		}
 		nr, ok := syscallNr(h.syscall)
-		if !ok || nr >= 512 {
-			return plan, fmt.Errorf("syscall %s has no x86-64 number below 512", h.syscall)
+		if max := 64 * len(plan.owned); !ok || int(nr) >= max {
+			return plan, fmt.Errorf("syscall %s has no x86-64 number below %d", h.syscall, max)
 		}
 		plan.owned[nr/64] |= 1 << (nr % 64)
 		plan.ownedNames = append(plan.ownedNames, h.syscall)
@@ -184,6 +229,41 @@ func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 		return plan, notSupported("no " + syscallPrefix + "* function in kallsyms (kernel before v4.17?)")
 	}
 	return plan, nil
+}
+
+// funcPrograms keeps the hooks whose entry and exit programs for b are in
+// spec, noting the stages without; a syscall hook without its programs, or
+// the kprobe backend without its kprobe.multi pair, is a
+// *MissingProgramError.
+func funcPrograms(spec *ebpf.CollectionSpec, b Backend, hooks []funcHook) (have []funcHook, notes []string, err error) {
+	var missing []string
+	if b == BackendKprobe {
+		for _, name := range []string{tmpprobeProgKprobeMultiEntry, tmpprobeProgKretprobeMultiExit} {
+			if spec.Programs[name] == nil {
+				missing = append(missing, name)
+			}
+		}
+	}
+	for _, h := range hooks {
+		var lacks []string
+		for _, name := range h.progs(b) {
+			if spec.Programs[name] == nil {
+				lacks = append(lacks, name)
+			}
+		}
+		switch {
+		case len(lacks) == 0:
+			have = append(have, h)
+		case h.syscall != "":
+			missing = append(missing, lacks...)
+		default:
+			notes = append(notes, fmt.Sprintf("%s %s: no program %s in the BPF object", b, h.label(), strings.Join(lacks, ", ")))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, &MissingProgramError{missing}
+	}
+	return have, notes, nil
 }
 
 // funcProgs are the entry and exit programs of one function hook, each
@@ -197,16 +277,16 @@ type funcProgs struct {
 // the tracepoint collection. A syscall hook that fails fails the backend;
 // a stage hook that fails is noted and skipped.
 func (p *Probe) loadFuncs(hooks []funcHook) error {
-	entryFam, exitFam := p.Backend.families()
 	for _, h := range hooks {
 		f := funcProgs{hook: h}
+		progs := h.progs(p.Backend)
 		var err error
-		if f.entry, err = p.loadOne(entryFam+"_"+h.prog, h.target); err == nil {
-			f.exit, err = p.loadOne(exitFam+"_"+h.prog, h.target)
+		if f.entry, err = p.loadOne(progs[0], h.target); err == nil {
+			f.exit, err = p.loadOne(progs[1], h.target)
 		}
 		if err != nil {
 			if h.syscall != "" {
-				return fmt.Errorf("loading %s %s: %w", entryFam, h.target, err)
+				return fmt.Errorf("loading %s on %s: %w", progs[0], h.target, err)
 			}
 			p.unavailable = append(p.unavailable, fmt.Sprintf("%s %s: %s", p.Backend, h.label(), Reason(err)))
 			continue

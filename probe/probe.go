@@ -147,6 +147,10 @@ func Open(opts Options) (*Probe, error) {
 			p.Skipped = skipped
 			return p, nil
 		}
+		var missing *MissingProgramError
+		if errors.As(err, &missing) {
+			return nil, &BackendError{b, err} // every backend loads this object
+		}
 		lastErr = &BackendError{b, err}
 		skipped = append(skipped, Skipped{b, Classify(err), errText(err)})
 	}
@@ -178,13 +182,19 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 			return nil, err
 		}
 	}
-	p, err := loadTracepoints(cookie, plan.owned, opts, cache)
+	p, err := loadTracepoints(newConfig(cookie, plan.owned, opts), cache)
 	if err != nil {
 		return nil, err
 	}
 	p.Backend, p.Owned, p.unmountTracefs = b, plan.ownedNames, unmount
 	p.unavailable = append(p.unavailable, plan.unavailable...)
-	if err := p.loadFuncBackend(plan.hooks); err != nil {
+	hooks, notes, err := funcPrograms(p.spec, b, plan.hooks)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.unavailable = append(p.unavailable, notes...)
+	if err := p.loadFuncBackend(hooks); err != nil {
 		p.Close()
 		return nil, err
 	}
@@ -253,7 +263,7 @@ func (p *Probe) Close() {
 // are matched to traced syscalls (kernel dev_t encoding, see KernelDev).
 func (p *Probe) WatchDevices(devs []uint32) error {
 	for _, d := range devs {
-		if err := p.coll.Maps["watched_devs"].Put(d, uint8(1)); err != nil {
+		if err := p.coll.Maps[tmpprobeMapWatchedDevs].Put(d, uint8(1)); err != nil {
 			return fmt.Errorf("watching device %d:%d: %w", d>>20, d&0xfffff, err)
 		}
 	}

@@ -58,7 +58,7 @@ func TestRawTpFamily(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to load BPF")
 	}
-	p, err := loadFamily(FamilyRawTp, 12345, [8]uint64{}, Options{}, btf.NewCache())
+	p, err := loadFamily(FamilyRawTp, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
 	if err != nil {
 		t.Fatal(err)
 	}

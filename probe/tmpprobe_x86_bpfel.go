@@ -17,7 +17,7 @@ type tmpprobeClassKey struct {
 	_     structs.HostLayout
 	Phase uint32
 	Class uint16
-	Stage uint16
+	Stage tmpprobeStage
 }
 
 type tmpprobeClassStats struct {
@@ -31,11 +31,87 @@ type tmpprobeClassStats struct {
 	Hist     [192]uint32
 }
 
+type tmpprobeConfig struct {
+	_               structs.HostLayout
+	Cookie          uint64
+	TargetCgroup    uint64
+	BackendSyscalls [8]uint64
+	TracePhase      uint32
+	LaunchPhase     uint32
+	CountErrnos     bool
+	MatchAnyDev     bool
+	_               [6]byte
+}
+
+type tmpprobeDropReason uint32
+
+const (
+	tmpprobeDropReasonDROP_NO_START     tmpprobeDropReason = 0
+	tmpprobeDropReasonDROP_NR_MISMATCH  tmpprobeDropReason = 1
+	tmpprobeDropReasonDROP_STATS_FULL   tmpprobeDropReason = 2
+	tmpprobeDropReasonDROP_THREADS_FULL tmpprobeDropReason = 3
+	tmpprobeDropReasonNR_DROP_REASONS   tmpprobeDropReason = 4
+)
+
 type tmpprobeFuncStageKey struct {
 	_     structs.HostLayout
 	Tid   uint32
 	Stage uint32
 }
+
+type tmpprobeHistGeometry uint32
+
+const (
+	tmpprobeHistGeometryHIST_SUB_BITS tmpprobeHistGeometry = 2
+	tmpprobeHistGeometryHIST_SLOTS    tmpprobeHistGeometry = 192
+)
+
+type tmpprobeMultiCookie uint32
+
+const (
+	tmpprobeMultiCookieCOOKIE_STAGE tmpprobeMultiCookie = 65536
+)
+
+type tmpprobeOffLabel uint32
+
+const (
+	tmpprobeOffLabelOFF_LABELS tmpprobeOffLabel = 16
+)
+
+type tmpprobeOffState uint8
+
+const (
+	tmpprobeOffStateOFF_PREEMPTED tmpprobeOffState = 0
+	tmpprobeOffStateOFF_SLEEP     tmpprobeOffState = 1
+	tmpprobeOffStateOFF_BLOCKED   tmpprobeOffState = 2
+	tmpprobeOffStateNR_OFF_STATES tmpprobeOffState = 3
+)
+
+type tmpprobeOffWaker uint8
+
+const (
+	tmpprobeOffWakerWAKER_NONE    tmpprobeOffWaker = 0
+	tmpprobeOffWakerWAKER_JBD2    tmpprobeOffWaker = 1
+	tmpprobeOffWakerWAKER_IRQ     tmpprobeOffWaker = 2
+	tmpprobeOffWakerWAKER_KWORKER tmpprobeOffWaker = 3
+	tmpprobeOffWakerWAKER_OTHER   tmpprobeOffWaker = 4
+	tmpprobeOffWakerNR_OFF_WAKERS tmpprobeOffWaker = 5
+)
+
+type tmpprobePhaseFlag uint32
+
+const (
+	tmpprobePhaseFlagREGION_FLAG tmpprobePhaseFlag = 1073741824
+)
+
+type tmpprobePseudoClass uint32
+
+const (
+	tmpprobePseudoClassCLASS_OPENAT_TMPFILE tmpprobePseudoClass = 1024
+	tmpprobePseudoClassCLASS_OPENAT_CREATE  tmpprobePseudoClass = 1025
+	tmpprobePseudoClassCLASS_USER           tmpprobePseudoClass = 1100
+	tmpprobePseudoClassCLASS_REGION         tmpprobePseudoClass = 1101
+)
 
 type tmpprobeRqStart struct {
 	_     structs.HostLayout
@@ -43,8 +119,69 @@ type tmpprobeRqStart struct {
 	Bytes uint64
 	Phase uint32
 	Class uint16
-	Stage uint16
+	Stage tmpprobeStage
 }
+
+type tmpprobeSharedEnums struct {
+	_            structs.HostLayout
+	HistGeometry uint32
+	OffLabel     uint32
+	PseudoClass  uint32
+	PhaseFlag    uint32
+	MultiCookie  uint32
+	DropReason   uint32
+	SyscallNr    uint32
+}
+
+type tmpprobeStage uint16
+
+const (
+	tmpprobeStageSTAGE_SYSCALL                   tmpprobeStage = 0
+	tmpprobeStageSTAGE_PAGE_FAULT                tmpprobeStage = 1
+	tmpprobeStageSTAGE_BIO_WRITE                 tmpprobeStage = 2
+	tmpprobeStageSTAGE_BIO_READ                  tmpprobeStage = 3
+	tmpprobeStageSTAGE_BIO_DISCARD               tmpprobeStage = 4
+	tmpprobeStageSTAGE_BIO_FLUSH                 tmpprobeStage = 5
+	tmpprobeStageSTAGE_DEV_WRITE                 tmpprobeStage = 6
+	tmpprobeStageSTAGE_DEV_READ                  tmpprobeStage = 7
+	tmpprobeStageSTAGE_DEV_DISCARD               tmpprobeStage = 8
+	tmpprobeStageSTAGE_DEV_FLUSH                 tmpprobeStage = 9
+	tmpprobeStageSTAGE_JBD2COMMIT                tmpprobeStage = 10
+	tmpprobeStageSTAGE_JBD2HANDLE                tmpprobeStage = 11
+	tmpprobeStageSTAGE_EXT4SYNC_FILE             tmpprobeStage = 12
+	tmpprobeStageSTAGE_EXT4UNLINK                tmpprobeStage = 13
+	tmpprobeStageSTAGE_EXT4EVICT_INODE           tmpprobeStage = 14
+	tmpprobeStageSTAGE_EXT4FREE_INODE            tmpprobeStage = 15
+	tmpprobeStageSTAGE_BIO_SYNC                  tmpprobeStage = 16
+	tmpprobeStageSTAGE_BIO_META                  tmpprobeStage = 17
+	tmpprobeStageSTAGE_BIO_FUA                   tmpprobeStage = 18
+	tmpprobeStageSTAGE_EXT4NEW_INODE             tmpprobeStage = 19
+	tmpprobeStageSTAGE_DO_SYS_OPENAT2            tmpprobeStage = 32
+	tmpprobeStageSTAGE_DO_UNLINKAT               tmpprobeStage = 33
+	tmpprobeStageSTAGE_VFS_UNLINK                tmpprobeStage = 34
+	tmpprobeStageSTAGE_VFS_FSYNC_RANGE           tmpprobeStage = 35
+	tmpprobeStageSTAGE_FILE_WRITE_AND_WAIT_RANGE tmpprobeStage = 36
+	tmpprobeStageSTAGE_DO_LINKAT                 tmpprobeStage = 37
+	tmpprobeStageSTAGE_VFS_LINK                  tmpprobeStage = 38
+	tmpprobeStageSTAGE_DO_RENAMEAT2              tmpprobeStage = 39
+	tmpprobeStageSTAGE_VFS_RENAME                tmpprobeStage = 40
+	tmpprobeStageSTAGE_ERRNO                     tmpprobeStage = 32768
+)
+
+type tmpprobeSyscallNr uint32
+
+const (
+	tmpprobeSyscallNrNR_lseek     tmpprobeSyscallNr = 8
+	tmpprobeSyscallNrNR_fsync     tmpprobeSyscallNr = 74
+	tmpprobeSyscallNrNR_fdatasync tmpprobeSyscallNr = 75
+	tmpprobeSyscallNrNR_rename    tmpprobeSyscallNr = 82
+	tmpprobeSyscallNrNR_unlink    tmpprobeSyscallNr = 87
+	tmpprobeSyscallNrNR_openat    tmpprobeSyscallNr = 257
+	tmpprobeSyscallNrNR_unlinkat  tmpprobeSyscallNr = 263
+	tmpprobeSyscallNrNR_renameat  tmpprobeSyscallNr = 264
+	tmpprobeSyscallNrNR_linkat    tmpprobeSyscallNr = 265
+	tmpprobeSyscallNrNR_renameat2 tmpprobeSyscallNr = 316
+)
 
 type tmpprobeThreadState struct {
 	_           structs.HostLayout
@@ -53,8 +190,8 @@ type tmpprobeThreadState struct {
 	Class       uint16
 	InSyscall   uint8
 	InMarker    uint8
-	OffState    uint8
-	Waker       uint8
+	OffState    tmpprobeOffState
+	Waker       tmpprobeOffWaker
 	OffUser     uint8
 	OnLoop      uint8
 	EnterNs     uint64
@@ -180,6 +317,7 @@ const (
 	tmpprobeProgRawTpSoftirqExit               = "raw_tp_softirq_exit"
 	tmpprobeProgRawTpSysEnter                  = "raw_tp_sys_enter"
 	tmpprobeProgRawTpSysExit                   = "raw_tp_sys_exit"
+	tmpprobeProgTestHistSlot                   = "test_hist_slot"
 	tmpprobeProgTpBtfBlockBioQueue             = "tp_btf_block_bio_queue"
 	tmpprobeProgTpBtfBlockRqComplete           = "tp_btf_block_rq_complete"
 	tmpprobeProgTpBtfBlockRqIssue              = "tp_btf_block_rq_issue"
@@ -207,13 +345,8 @@ const (
 	tmpprobeProgTpBtfSoftirqExit               = "tp_btf_softirq_exit"
 	tmpprobeProgTpBtfSysEnter                  = "tp_btf_sys_enter"
 	tmpprobeProgTpBtfSysExit                   = "tp_btf_sys_exit"
-	tmpprobeVarBackendSyscalls                 = "backend_syscalls"
-	tmpprobeVarCookie                          = "cookie"
-	tmpprobeVarCountErrnos                     = "count_errnos"
-	tmpprobeVarLaunchPhase                     = "launch_phase"
-	tmpprobeVarMatchAnyDev                     = "match_any_dev"
-	tmpprobeVarTargetCgroup                    = "target_cgroup"
-	tmpprobeVarTracePhase                      = "trace_phase"
+	tmpprobeVarConfig                          = "config"
+	tmpprobeVarSharedEnums                     = "shared_enums"
 )
 
 // loadTmpprobe returns the embedded CollectionSpec for tmpprobe.
@@ -359,6 +492,7 @@ type tmpprobeProgramSpecs struct {
 	RawTpSoftirqExit               *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
 	RawTpSysEnter                  *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
 	RawTpSysExit                   *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
+	TestHistSlot                   *ebpf.ProgramSpec `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
 	TpBtfBlockRqComplete           *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
@@ -407,13 +541,8 @@ type tmpprobeMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeVariableSpecs struct {
-	BackendSyscalls *ebpf.VariableSpec `ebpf:"backend_syscalls"`
-	Cookie          *ebpf.VariableSpec `ebpf:"cookie"`
-	CountErrnos     *ebpf.VariableSpec `ebpf:"count_errnos"`
-	LaunchPhase     *ebpf.VariableSpec `ebpf:"launch_phase"`
-	MatchAnyDev     *ebpf.VariableSpec `ebpf:"match_any_dev"`
-	TargetCgroup    *ebpf.VariableSpec `ebpf:"target_cgroup"`
-	TracePhase      *ebpf.VariableSpec `ebpf:"trace_phase"`
+	Config      *ebpf.VariableSpec `ebpf:"config"`
+	SharedEnums *ebpf.VariableSpec `ebpf:"shared_enums"`
 }
 
 // tmpprobeObjects contains all objects after they have been loaded into the kernel.
@@ -465,13 +594,8 @@ func (m *tmpprobeMaps) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeVariables struct {
-	BackendSyscalls *ebpf.Variable `ebpf:"backend_syscalls"`
-	Cookie          *ebpf.Variable `ebpf:"cookie"`
-	CountErrnos     *ebpf.Variable `ebpf:"count_errnos"`
-	LaunchPhase     *ebpf.Variable `ebpf:"launch_phase"`
-	MatchAnyDev     *ebpf.Variable `ebpf:"match_any_dev"`
-	TargetCgroup    *ebpf.Variable `ebpf:"target_cgroup"`
-	TracePhase      *ebpf.Variable `ebpf:"trace_phase"`
+	Config      *ebpf.Variable `ebpf:"config"`
+	SharedEnums *ebpf.Variable `ebpf:"shared_enums"`
 }
 
 // tmpprobePrograms contains all programs after they have been loaded into the kernel.
@@ -579,6 +703,7 @@ type tmpprobePrograms struct {
 	RawTpSoftirqExit               *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
 	RawTpSysEnter                  *ebpf.Program `ebpf:"raw_tp_sys_enter"`
 	RawTpSysExit                   *ebpf.Program `ebpf:"raw_tp_sys_exit"`
+	TestHistSlot                   *ebpf.Program `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
 	TpBtfBlockRqComplete           *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
@@ -711,6 +836,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpSoftirqExit,
 		p.RawTpSysEnter,
 		p.RawTpSysExit,
+		p.TestHistSlot,
 		p.TpBtfBlockBioQueue,
 		p.TpBtfBlockRqComplete,
 		p.TpBtfBlockRqIssue,

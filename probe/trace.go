@@ -12,9 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Region phases: a traced program marks its own regions with the same
-// lseek marker; their records carry REGION_FLAG | the program's phase.
-const RegionFlag = 1 << 30
+// RegionFlag marks a region phase: a traced program marks its own regions
+// with the same lseek marker, and their records carry REGION_FLAG | the
+// program's phase (bpf/tmpprobe.h).
+const RegionFlag = uint32(tmpprobePhaseFlagREGION_FLAG)
 
 // TrackProcess traces every thread of pid in phase, as a whole (no
 // markers). New threads are picked up at fork; with follow, new child
@@ -38,7 +39,7 @@ func (p *Probe) TrackThreads(tids []int, phase uint32, follow bool) error {
 		// without an enter: skip that exit, as after a marker. The next
 		// sys_enter clears the flag for a thread caught in user space.
 		st.InMarker = 1
-		if err := p.coll.Maps["threads"].Put(uint32(tid), &st); err != nil {
+		if err := p.coll.Maps[tmpprobeMapThreads].Put(uint32(tid), &st); err != nil {
 			return fmt.Errorf("tracking thread %d: %w", tid, err)
 		}
 	}
@@ -104,7 +105,7 @@ func KnownClass(name string) bool {
 	if _, ok := syscallNr(name); ok {
 		return true
 	}
-	if name == ClassName(classOpenatTmpfile) || name == ClassName(classOpenatCreate) {
+	if name == pseudoClassNames[tmpprobePseudoClassCLASS_OPENAT_TMPFILE] || name == pseudoClassNames[tmpprobePseudoClassCLASS_OPENAT_CREATE] {
 		return true
 	}
 	var nr uint16
