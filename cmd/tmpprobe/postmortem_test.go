@@ -71,8 +71,17 @@ func TestBadInputsExit2(t *testing.T) {
 }
 
 // --threshold gates: exit 1 when an arm fell by at least PCT, or when it
-// cannot judge (a CSV has one round).
+// cannot judge (a CSV has one round, NEW was cut short).
 func TestDiffThreshold(t *testing.T) {
+	cut := filepath.Join(t.TempDir(), "cut.json")
+	saved, err := os.ReadFile(filepath.Join(goldenNew, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unfinished := strings.Replace(string(saved), `"complete": true`, `"complete": false`, 1)
+	if unfinished == string(saved) || os.WriteFile(cut, []byte(unfinished), 0o644) != nil {
+		t.Fatal("cannot make an incomplete copy of the golden NEW run")
+	}
 	for _, tc := range []struct {
 		args []string
 		code int
@@ -80,6 +89,8 @@ func TestDiffThreshold(t *testing.T) {
 		{[]string{"diff", goldenOld, goldenNew}, exitOK},
 		{[]string{"diff", goldenOld, goldenNew, "--threshold", "10"}, exitRegressed},
 		{[]string{"diff", goldenOld, goldenNew, "--threshold", "60"}, exitOK},
+		{[]string{"diff", goldenOld, cut, "--threshold", "60"}, exitRegressed},
+		{[]string{"diff", goldenOld, cut}, exitOK},
 		{[]string{"diff", goldenNew, goldenOld, "--threshold", "10"}, exitOK},
 		{[]string{"diff", filepath.Join(goldenOld, "syscalls.csv"), filepath.Join(goldenNew, "run.json"), "--threshold", "10"}, exitRegressed},
 	} {
