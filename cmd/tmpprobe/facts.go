@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"io"
 	"os"
 	"runtime"
 	"strings"
@@ -43,33 +42,4 @@ func cpuModel() string {
 		}
 	}
 	return ""
-}
-
-// writeTextReport is the terminal report of a lab run, fresh or saved:
-// tables, histograms on request, explanations, failures, and the footer.
-func writeTextReport(w io.Writer, run *results.Run, sums []*results.Summary, hist bool) {
-	if isTrace(run) {
-		writeTraceReport(w, run, sums, results.TraceView{Top: 20}, hist)
-		return
-	}
-	results.WriteTable(w, sums)
-	if hist {
-		results.WriteHistograms(w, sums)
-	}
-	results.WriteExplanations(w, sums, arms.Knowledge())
-	results.WriteFailures(w, run.Arms)
-	results.WriteFooter(w, run)
-}
-
-// writeTraceReport is the terminal report of a trace, fresh or saved.
-func writeTraceReport(w io.Writer, run *results.Run, sums []*results.Summary, v results.TraceView, hist bool) {
-	results.WriteTrace(w, sums, v)
-	if hist {
-		results.WriteHistograms(w, sums)
-	}
-	results.WriteFooter(w, run)
-}
-
-func isTrace(run *results.Run) bool {
-	return len(run.Arms) > 0 && run.Arms[0].Lab == "trace"
 }

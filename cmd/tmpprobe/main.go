@@ -12,10 +12,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/target"
-
 	"github.com/spf13/pflag"
+
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/target"
 )
 
 // Exit codes.
@@ -128,17 +129,8 @@ func report(err error, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "tmpprobe: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "tmpprobe: %s\n", errtext.FirstLine(err.Error()))
 	return exitUsage
-}
-
-func oneLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // listUsage has no flags to show: %.0s takes parseCommand's empty list.

@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // quickRun is a run of a second or less that needs no BPF: what the tests
@@ -261,7 +261,7 @@ func TestOutDiskFullKeepsPreviousRun(t *testing.T) {
 	first := runFiles(t, out)
 	var size int64
 	for name, body := range first {
-		if !slices.Contains(results.RunFiles, name) {
+		if !slices.Contains(runfile.RunFiles, name) {
 			t.Errorf("unexpected %s in the run", name)
 		}
 		size += (int64(len(body)) + 4095) / 4096 * 4096
@@ -416,7 +416,7 @@ func alive(pid int) bool {
 func TestSignalsWhileSaving(t *testing.T) {
 	needRoot(t)
 	previous := map[string]string{}
-	for _, name := range results.RunFiles {
+	for _, name := range runfile.RunFiles {
 		if b, err := os.ReadFile(filepath.Join(goldenOld, name)); err == nil {
 			previous[name] = string(b)
 		}
@@ -459,8 +459,8 @@ func TestSignalsWhileSaving(t *testing.T) {
 		}
 		files := runFiles(t, out)
 		if fmt.Sprint(files) != fmt.Sprint(previous) {
-			for _, name := range results.RunFiles {
-				if _, ok := files[name]; !ok || len(files) != len(results.RunFiles) {
+			for _, name := range runfile.RunFiles {
+				if _, ok := files[name]; !ok || len(files) != len(runfile.RunFiles) {
 					t.Errorf("%s: --out holds %d files, no %s: neither the previous run nor the new one", what, len(files), name)
 					break
 				}

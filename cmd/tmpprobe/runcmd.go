@@ -18,9 +18,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
@@ -179,8 +181,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
-	sums := results.SummarizeAll(run, arms.Knowledge().Baselines)
-	writeTextReport(stdout, run, sums, f.hist)
+	labs := arms.Knowledge()
+	sums := results.SummarizeAll(run, labs.Baselines)
+	render.WriteTextReport(stdout, run, sums, labs, f.hist)
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
@@ -320,7 +323,7 @@ func checkDirs(dirs []string) ([]string, error) {
 	for _, d := range dirs {
 		lst, err := os.Lstat(d)
 		if err != nil {
-			return nil, usagef("--dir %s: %s", d, errText(err))
+			return nil, usagef("--dir %s: %s", d, errtext.Reason(err))
 		}
 		if lst.Mode()&os.ModeSymlink != 0 {
 			return nil, usagef("--dir %s is a symlink; pass the directory it points to", d)
@@ -329,7 +332,7 @@ func checkDirs(dirs []string) ([]string, error) {
 			return nil, usagef("--dir %s is not a directory", d)
 		}
 		if err := syscall.Access(d, 2|1); err != nil {
-			return nil, usagef("--dir %s is not writable: %s", d, errText(err))
+			return nil, usagef("--dir %s is not writable: %s", d, errtext.Reason(err))
 		}
 		if _, err := safefs.CheckDir(d); err != nil {
 			return nil, usagef("--dir %s: %s", d, err)
@@ -344,14 +347,6 @@ func checkDirs(dirs []string) ([]string, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-func errText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // runtimes resolves --runtime; auto takes both when Python 3 is there.

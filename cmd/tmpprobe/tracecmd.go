@@ -14,6 +14,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/target"
 )
 
@@ -107,14 +108,14 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
-	view := results.TraceView{Top: f.top, Syscalls: f.syscalls}
+	view := render.TraceView{Top: f.top, Syscalls: f.syscalls}
 	ready := func() {
 		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), target.CookieEnv, p.Cookie)
 	}
 	every := func(iv target.Interval) {
 		a := target.Result{Wall: iv.Length, Records: iv.Records}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
-		results.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
+		render.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
 	res, err := target.Run(ctx, p, spec, ready, every)
 	if err != nil {
@@ -124,7 +125,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run, nil)
-	writeTraceReport(stdout, run, sums, view, f.hist)
+	render.WriteTraceReport(stdout, run, sums, view, f.hist)
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
