@@ -1,8 +1,8 @@
 //go:build linux
 
 // Package preflight gathers the facts that change what the numbers mean:
-// the filesystem under each work directory, its journal, the device's
-// write cache, and how busy the host is.
+// the host, the filesystem under each work directory, its journal, the
+// device's write cache, and how busy the host is.
 package preflight
 
 import (
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,53 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/results"
 )
+
+// Host is what a run records of the machine: the kernel release, the
+// machine, and the CPU model and count.
+func Host() results.Meta {
+	m := results.Meta{CPUs: runtime.NumCPU(), CPU: cpuModel()}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		m.KernelRelease = unix.ByteSliceToString(u.Release[:])
+		m.Machine = unix.ByteSliceToString(u.Machine[:])
+	}
+	return m
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// Facts are the facts of a run in dirs: the host, python the version of
+// its Python runtime ("" for none), the filesystem of each dir, the load
+// and the warnings they call for. Devs are the dirs' block devices, whose
+// I/O the probe matches to syscalls. An error names the dir.
+func Facts(dirs []string, python string) (m results.Meta, devs []uint32, err error) {
+	m = Host()
+	m.Python = python
+	for _, d := range dirs {
+		facts, dd, err := Dir(d)
+		if err != nil {
+			return m, nil, fmt.Errorf("%s: %v", d, err)
+		}
+		m.Dirs = append(m.Dirs, facts)
+		devs = append(devs, dd...)
+	}
+	m.LoadAvg = LoadAvg()
+	m.Warnings = Warnings(&m)
+	return m, devs, nil
+}
 
 // Dir inspects the filesystem dir lives on. Devs are the kernel dev_t
 // values whose block I/O belongs to it: its device, the whole disk, and

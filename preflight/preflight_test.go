@@ -50,3 +50,10 @@ func TestDirRoot(t *testing.T) {
 		t.Errorf("Dir(/) = %+v, %v", f, err)
 	}
 }
+
+// Host names the kernel and counts the CPUs.
+func TestHost(t *testing.T) {
+	if m := Host(); m.KernelRelease == "" || m.Machine == "" || m.CPUs < 1 {
+		t.Errorf("Host() = %+v", m)
+	}
+}

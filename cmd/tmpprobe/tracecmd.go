@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
@@ -102,7 +103,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 
 	ctx, intr, stop := watchInterrupts(target.Abort)
 	defer stop()
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts(nil)}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
 	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
 		return err
