@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
-	"github.com/tmpprobe/tmpprobe/target"
 )
 
 // Exit codes.
@@ -73,8 +73,8 @@ Run 'tmpprobe COMMAND --help' for a command's flags.
 
 func main() {
 	arms.ServeIfWorker()
-	if len(os.Args) > 1 && os.Args[1] == target.LaunchArg {
-		err := target.RunLauncher(os.Args[2:])
+	if len(os.Args) > 1 && os.Args[1] == follow.LaunchArg {
+		err := follow.RunLauncher(os.Args[2:])
 		fmt.Fprintln(os.Stderr, "tmpprobe:", err)
 		os.Exit(127)
 	}

@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/target"
+	"github.com/tmpprobe/tmpprobe/follow"
 )
 
 // The test binary doubles as tmpprobe (and, through main, as its Go
 // worker) so the end-to-end tests run the real command.
 func TestMain(m *testing.M) {
-	isWorker := len(os.Args) > 1 && (os.Args[1] == arms.WorkerArg || os.Args[1] == target.LaunchArg)
+	isWorker := len(os.Args) > 1 && (os.Args[1] == arms.WorkerArg || os.Args[1] == follow.LaunchArg)
 	if os.Getenv("TMPPROBE_TEST_MAIN") == "1" || isWorker {
 		main()
 		return

@@ -1,8 +1,10 @@
 //go:build linux
 
-// Package target traces what the user names — a command it starts, running
-// processes, or a cgroup — with the same probe and records as the labs.
-package target
+// Package follow follows what 'tmpprobe trace' names — a command it
+// launches, running processes or threads, or a cgroup — with the probe,
+// until it ends, and turns what the probe recorded into results: one arm
+// for the whole target and one per region it marked.
+package follow
 
 import (
 	"context"
@@ -89,11 +91,21 @@ const (
 // they are not the command's and are dropped.
 const LaunchPhase = 2
 
+// Tracer is the probe as a trace sees it: it tracks the processes or
+// threads it is given, with their phase, and reads the running totals by
+// phase without clearing them.
+type Tracer interface {
+	TrackProcess(pid int, phase uint32, follow bool) error
+	TrackThreads(tids []int, phase uint32, follow bool) error
+	Snapshot() (map[uint32][]results.ClassRecord, error)
+}
+
 // Run traces spec with p, which must be open (with TargetCgroup set for a
-// cgroup, LaunchPhase for a command) and attached. It returns when the
+// cgroup, LaunchPhase for a command) and attached; cookie is the one its
+// markers carry, which a launched command is told. It returns when the
 // target ends, the duration passes, or ctx is cancelled; a launched command
 // still running then is stopped, with every process it started.
-func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every func(Interval)) (*Result, error) {
+func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(), every func(Interval)) (*Result, error) {
 	res := &Result{}
 	var cmd *exec.Cmd
 	exited := make(chan error, 1)
@@ -102,7 +114,7 @@ func Run(ctx context.Context, p *probe.Probe, spec *Spec, ready func(), every fu
 	case len(spec.Command) > 0:
 		var release *os.File
 		var err error
-		if cmd, release, err = launch(spec.Command, p.Cookie); err != nil {
+		if cmd, release, err = launch(spec.Command, cookie); err != nil {
 			return nil, err
 		}
 		defer forget(cmd.Process)
@@ -491,7 +503,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		}
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
-	out := []results.ArmResult{{Lab: "trace", Arm: label, Runtime: "-", Ops: 1,
+	out := []results.ArmResult{{Lab: results.LabTrace, Arm: label, Runtime: "-", Ops: 1,
 		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}}}}
 	for _, ph := range regions {
 		var recs []results.ClassRecord
@@ -506,7 +518,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		if entries == 0 {
 			continue // a region still open at the end has no complete entry
 		}
-		a := results.ArmResult{Lab: "trace", Arm: fmt.Sprintf("region %d", ph&^probe.RegionFlag),
+		a := results.ArmResult{Lab: results.LabTrace, Arm: results.RegionArm(ph &^ probe.RegionFlag),
 			Runtime: "-", Ops: int(entries), Batches: r.regionRounds(ph)}
 		if len(a.Batches) == 0 {
 			a.Batches = []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}
