@@ -340,8 +340,8 @@ func descendants(pid int) []int {
 		if err != nil {
 			continue
 		}
-		if ppid := parentOf(n); ppid > 0 {
-			children[ppid] = append(children[ppid], n)
+		if p, err := ReadProc(n); err == nil && p.PPID > 0 {
+			children[p.PPID] = append(children[p.PPID], n)
 		}
 	}
 	var out []int
@@ -352,19 +352,30 @@ func descendants(pid int) []int {
 	return out
 }
 
-func parentOf(pid int) int {
+// Proc is what /proc/PID/stat says of a process: its state (R, S, D,
+// Z for a zombie, …) and its parent.
+type Proc struct {
+	State byte
+	PPID  int
+}
+
+// ReadProc reads /proc/PID/stat.
+func ReadProc(pid int) (Proc, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0
+		return Proc{}, err
 	}
 	// pid (comm) state ppid …: comm may hold spaces and parentheses.
 	i := strings.LastIndexByte(string(b), ')')
 	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 2 {
-		return 0
+	if i < 0 || len(f) < 2 || len(f[0]) != 1 {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: no state and parent in %q", pid, b)
 	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: parent %q", pid, f[1])
+	}
+	return Proc{State: f[0][0], PPID: ppid}, nil
 }
 
 // launch starts "tmpprobe __launch CMD…", which blocks until release is
@@ -474,12 +485,7 @@ func joinInts(v []int) string {
 // (exited, not yet reaped by its parent) does not.
 func anyAlive(pids []int) bool {
 	for _, pid := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state …: comm may hold spaces and parentheses.
-		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] != 'Z' {
+		if p, err := ReadProc(pid); err == nil && p.State != 'Z' {
 			return true
 		}
 	}

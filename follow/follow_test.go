@@ -3,12 +3,24 @@
 package follow
 
 import (
+	"os"
 	"testing"
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 )
+
+// The test process itself: running, with the parent the kernel names.
+func TestReadProc(t *testing.T) {
+	p, err := ReadProc(os.Getpid())
+	if err != nil || p.PPID != os.Getppid() || p.State == 'Z' {
+		t.Errorf("ReadProc(self) = %+v, %v; want parent %d", p, err, os.Getppid())
+	}
+	if _, err := ReadProc(1 << 30); err == nil {
+		t.Error("ReadProc of no process gave no error")
+	}
+}
 
 // A trace is one arm for the whole target and one per region it marked,
 // named as results reads them: a region's op is an entry.

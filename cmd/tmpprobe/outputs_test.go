@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -400,12 +401,8 @@ func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
+	p, err := follow.ReadProc(pid)
+	return err == nil && p.State != 'Z'
 }
 
 // Two SIGINTs 20 ms apart, or a SIGKILL, while a finished run is being
