@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 // Tracer is the probe as the runner sees it: attach for traced batches,
@@ -299,7 +300,13 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 		if w != nil {
 			stderr = w.Stderr()
 		}
-		cr.fail(describe(w, err, p.BatchTimeout), stderr)
+		msg := describe(w, err, p.BatchTimeout)
+		if wd := r.workFor[cr.Dir]; wd != nil && !safefs.SameFile(wd.path, wd.dir) {
+			// Moved after groupDir checked it and before the worker
+			// reached it: the worker's own error is a mere ENOENT.
+			msg = fmt.Sprintf("work dir %s was moved or replaced during the run", wd.path)
+		}
+		cr.fail(msg, stderr)
 		return
 	}
 	cr.w = w
