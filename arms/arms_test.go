@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -335,14 +336,12 @@ func workerPids(t *testing.T) []int {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		proc, err := follow.ReadProc(pid)
 		cmdline, err2 := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if err != nil || err2 != nil {
 			continue
 		}
-		// ppid is the second field after the parenthesized command name.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) > 2 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) && strings.Contains(string(cmdline), arms.WorkerArg) {
+		if proc.State != 'Z' && proc.PPID == os.Getpid() && strings.Contains(string(cmdline), arms.WorkerArg) {
 			out = append(out, pid)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
 // Lab names.
@@ -95,25 +95,25 @@ func Baseline(lab string) string {
 	return ""
 }
 
-// Knowledge is what the report needs to know of the catalogue: results
-// cannot ask it (arms imports results), so it is handed over as data.
+// Knowledge is what the explanations need to know of the catalogue: they
+// cannot ask it (arms imports them), so it is handed over as data.
 // Every arm's first Versus comes before any arm's second, each in
 // catalogue order: a lab's gaps to its baseline read as one run.
-func Knowledge() results.LabKnowledge {
-	k := results.LabKnowledge{Baselines: map[string]string{}}
+func Knowledge() explain.LabKnowledge {
+	k := explain.LabKnowledge{Baselines: map[string]string{}}
 	for _, a := range Catalog {
 		if a.Baseline {
 			k.Baselines[a.Lab] = a.Name
 		}
 		if a.SpillVersus != "" {
-			k.Spills = append(k.Spills, results.Spill{Lab: a.Lab, Arm: a.Name, Versus: a.SpillVersus})
+			k.Spills = append(k.Spills, explain.Spill{Lab: a.Lab, Arm: a.Name, Versus: a.SpillVersus})
 		}
 	}
 	for rank, more := 0, true; more; rank++ {
 		more = false
 		for _, a := range Catalog {
 			if rank < len(a.Versus) {
-				k.Pairs = append(k.Pairs, results.Pair{Lab: a.Lab, A: a.Name, B: a.Versus[rank]})
+				k.Pairs = append(k.Pairs, explain.Pair{Lab: a.Lab, A: a.Name, B: a.Versus[rank]})
 				more = true
 			}
 		}

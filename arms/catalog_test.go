@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
 // Every name an entry gives (its baseline, the arms it is compared with,
@@ -88,7 +89,7 @@ func TestWhyComparesFromCatalogue(t *testing.T) {
 	}
 	k := arms.Knowledge()
 	var got []string
-	for _, g := range results.Comparisons(results.SummarizeAll(&run, k.Baselines), k.Pairs) {
+	for _, g := range explain.Comparisons(results.SummarizeAll(&run, k.Baselines), k.Pairs) {
 		got = append(got, fmt.Sprintf("%s %s−%s", g.A.Param(), g.A.Arm, g.B.Arm))
 	}
 	want := []string{
@@ -103,7 +104,7 @@ func TestWhyComparesFromCatalogue(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("WHY compares\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	spills := results.SpillSentences(results.SummarizeAll(&run, k.Baselines), k.Spills)
+	spills := explain.SpillSentences(results.SummarizeAll(&run, k.Baselines), k.Spills)
 	if len(spills) != 1 || !strings.HasPrefix(spills[0], "SpooledTemporaryFile (go): up to 256KB it stayed in memory") ||
 		!strings.Contains(spills[0], "from 4MB it rolled over") || !strings.Contains(spills[0], "NamedTemporaryFile makes 5") {
 		t.Errorf("spill sentences %q", spills)

@@ -15,6 +15,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
 // journaledExt4 makes a journaled ext4 on a loop device for the test and
@@ -100,7 +101,7 @@ func TestFsyncWaitsForJournalAndFlush(t *testing.T) {
 	commits := s.Stage("fsync", "jbd2_commit").CallsPerOp
 	flushes := s.Stage("fsync", "dev_flush").CallsPerOp
 	t.Logf("fsync %.1f µs/op, off-CPU %.1f, commits/op %.2f, flushes/op %.2f; %s",
-		fsync.NsPerOp/1e3, fsync.OffNsPerOp/1e3, commits, flushes, results.ArmSentence(s))
+		fsync.NsPerOp/1e3, fsync.OffNsPerOp/1e3, commits, flushes, explain.ArmSentence(s))
 	if commits < 0.9 {
 		t.Errorf("journal commits per fsync = %.2f, want ≥ 0.9", commits)
 	}
@@ -148,7 +149,7 @@ func topSyscall(s *results.Summary) string {
 func TestNamedVsTemporaryIsDecomposed(t *testing.T) {
 	p := openProbe(t)
 	sums := runArms(t, p, t.TempDir(), python(t), "TemporaryFile", "NamedTemporaryFile")
-	gap := results.NewGap(find(t, sums, "NamedTemporaryFile"), find(t, sums, "TemporaryFile"))
+	gap := explain.NewGap(find(t, sums, "NamedTemporaryFile"), find(t, sums, "TemporaryFile"))
 	var sum float64
 	for _, term := range gap.Terms {
 		sum += float64(term.Delta)

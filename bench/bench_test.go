@@ -90,7 +90,8 @@ func BenchmarkSyscallCost(b *testing.B) {
 }
 
 // BenchmarkMemory runs tmpprobe at 1e3 and 1e6 ops per batch and compares
-// its peak RSS: aggregation stays in the kernel, so it must stay flat.
+// its peak RSS: aggregation stays in the kernel, so it must stay flat, and
+// 1000 times the ops may not cost half as much memory again.
 func BenchmarkMemory(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("needs root")
@@ -112,6 +113,9 @@ func BenchmarkMemory(b *testing.B) {
 		go func() { done <- cmd.Wait() }()
 		var hwm int64
 		for {
+			if v := vmHWM(cmd.Process.Pid); v > hwm {
+				hwm = v
+			}
 			select {
 			case err := <-done:
 				if err != nil {
@@ -119,16 +123,25 @@ func BenchmarkMemory(b *testing.B) {
 				}
 				return hwm
 			case <-time.After(50 * time.Millisecond):
-				if v := vmHWM(cmd.Process.Pid); v > hwm {
-					hwm = v
-				}
 			}
 		}
 	}
 	small, large := rss(1000), rss(1000000)
-	fmt.Printf("\ntmpprobe peak RSS: %d KiB at 1e3 ops, %d KiB at 1e6 ops (×%.2f)\n", small, large, float64(large)/float64(small))
-	b.ReportMetric(float64(large)/float64(small), "rss-1e6/1e3")
+	if small == 0 || large == 0 {
+		b.Fatalf("no peak RSS sampled (%d KiB at 1e3 ops, %d KiB at 1e6): tmpprobe exited before the first sample", small, large)
+	}
+	growth := float64(large) / float64(small)
+	fmt.Printf("\ntmpprobe peak RSS: %d KiB at 1e3 ops, %d KiB at 1e6 ops (×%.2f)\n", small, large, growth)
+	b.ReportMetric(growth, "rss-1e6/1e3")
+	if growth > maxRSSGrowth {
+		b.Errorf("peak RSS grew ×%.2f from 1e3 to 1e6 ops per batch (%d → %d KiB), more than ×%.1f: something grows with the ops in user space",
+			growth, small, large, maxRSSGrowth)
+	}
 }
+
+// maxRSSGrowth bounds BenchmarkMemory's ratio: the Go runtime's heap
+// moves by a few MiB from run to run; a per-op buffer would be ×100.
+const maxRSSGrowth = 1.5
 
 // vmHWM is a process's peak resident set in KiB, 0 once it is gone.
 func vmHWM(pid int) int64 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // repeatRuns is how many separate processes each configuration runs: the
@@ -51,7 +52,7 @@ func BenchmarkRepeatability(b *testing.B) {
 					if msg, err := cmd.CombinedOutput(); err != nil {
 						b.Fatalf("%v: %v\n%s", cmd.Args, err, msg)
 					}
-					run, err := results.LoadRun(out)
+					run, err := runfile.LoadRun(out)
 					if err != nil {
 						b.Fatal(err)
 					}

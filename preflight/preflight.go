@@ -1,8 +1,8 @@
 //go:build linux
 
 // Package preflight gathers the facts that change what the numbers mean:
-// the filesystem under each work directory, its journal, the device's
-// write cache, and how busy the host is.
+// the host, the filesystem under each work directory, its journal, the
+// device's write cache, and how busy the host is.
 package preflight
 
 import (
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,53 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/results"
 )
+
+// Host is what a run records of the machine: the kernel release, the
+// machine, and the CPU model and count.
+func Host() results.Meta {
+	m := results.Meta{CPUs: runtime.NumCPU(), CPU: cpuModel()}
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		m.KernelRelease = unix.ByteSliceToString(u.Release[:])
+		m.Machine = unix.ByteSliceToString(u.Machine[:])
+	}
+	return m
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// Facts are the facts of a run in dirs: the host, python the version of
+// its Python runtime ("" for none), the filesystem of each dir, the load
+// and the warnings they call for. Devs are the dirs' block devices, whose
+// I/O the probe matches to syscalls. An error names the dir.
+func Facts(dirs []string, python string) (m results.Meta, devs []uint32, err error) {
+	m = Host()
+	m.Python = python
+	for _, d := range dirs {
+		facts, dd, err := Dir(d)
+		if err != nil {
+			return m, nil, fmt.Errorf("%s: %v", d, err)
+		}
+		m.Dirs = append(m.Dirs, facts)
+		devs = append(devs, dd...)
+	}
+	m.LoadAvg = LoadAvg()
+	m.Warnings = Warnings(&m)
+	return m, devs, nil
+}
 
 // Dir inspects the filesystem dir lives on. Devs are the kernel dev_t
 // values whose block I/O belongs to it: its device, the whole disk, and
@@ -65,15 +113,36 @@ func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
 	return f, devs, nil
 }
 
-// readMount finds the mount of path in mountinfo: the longest mount point
-// that is a prefix of path.
+// readMount finds the mount of path: the longest mount point that is a
+// prefix of path.
 func readMount(f *results.DirFacts, path string) {
+	mounts, _ := Mounts()
+	best := -1
+	for _, m := range mounts {
+		if !under(path, m.Point) || len(m.Point) <= best {
+			continue
+		}
+		best = len(m.Point)
+		f.MountPoint, f.Options, f.FSType, f.Source = m.Point, m.Options, m.FSType, m.Source
+	}
+}
+
+// Mount is one mount this process sees.
+type Mount struct {
+	Point   string // where it is mounted
+	Options string // the mount's options, then the superblock's
+	FSType  string
+	Source  string
+}
+
+// Mounts lists the mounts this process sees, from /proc/self/mountinfo.
+func Mounts() ([]Mount, error) {
 	mi, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
-		return
+		return nil, err
 	}
 	defer mi.Close()
-	best := -1
+	var out []Mount
 	sc := bufio.NewScanner(mi)
 	for sc.Scan() {
 		// id parent maj:min root mountpoint options [optional...] - fstype source superopts
@@ -82,16 +151,13 @@ func readMount(f *results.DirFacts, path string) {
 		if !ok || len(a) < 6 || len(b) < 2 {
 			continue
 		}
-		mp := unescape(a[4])
-		if !under(path, mp) || len(mp) <= best {
-			continue
-		}
-		best = len(mp)
-		f.MountPoint, f.Options, f.FSType, f.Source = mp, a[5], b[0], b[1]
+		m := Mount{Point: unescape(a[4]), Options: a[5], FSType: b[0], Source: b[1]}
 		if len(b) > 2 {
-			f.Options += "," + b[2]
+			m.Options += "," + b[2]
 		}
+		out = append(out, m)
 	}
+	return out, sc.Err()
 }
 
 func under(path, mp string) bool {
@@ -121,15 +187,15 @@ func unescape(s string) string {
 // under it (sysfs "slaves": the disks of an LVM volume, a dm-crypt
 // mapping or an md array).
 func below(major, minor uint32, seen map[uint32]bool) []uint32 {
-	dev := major<<20 | minor
+	dev := kernelDev(major, minor)
 	if seen[dev] {
 		return nil
 	}
 	seen[dev] = true
 	out := []uint32{dev}
-	if _, dmaj, dmin, ok := wholeDisk(major, minor); ok && !seen[dmaj<<20|dmin] {
-		seen[dmaj<<20|dmin] = true
-		out = append(out, dmaj<<20|dmin)
+	if _, dmaj, dmin, ok := wholeDisk(major, minor); ok && !seen[kernelDev(dmaj, dmin)] {
+		seen[kernelDev(dmaj, dmin)] = true
+		out = append(out, kernelDev(dmaj, dmin))
 	}
 	slaves, _ := os.ReadDir(fmt.Sprintf("/sys/dev/block/%d:%d/slaves", major, minor))
 	for _, s := range slaves {
@@ -140,6 +206,11 @@ func below(major, minor uint32, seen map[uint32]bool) []uint32 {
 	}
 	return out
 }
+
+// kernelDev is the kernel's MKDEV encoding of a device (major << 20 |
+// minor), which the block tracepoints carry and the probe matches: not the
+// user-space dev_t that stat returns.
+func kernelDev(major, minor uint32) uint32 { return major<<20 | minor }
 
 // wholeDisk resolves a partition to its disk through sysfs.
 func wholeDisk(major, minor uint32) (string, uint32, uint32, bool) {

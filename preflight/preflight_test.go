@@ -50,3 +50,24 @@ func TestDirRoot(t *testing.T) {
 		t.Errorf("Dir(/) = %+v, %v", f, err)
 	}
 }
+
+// Every process sees a root mount, with its filesystem type.
+func TestMounts(t *testing.T) {
+	mounts, err := Mounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range mounts {
+		if m.Point == "/" && m.FSType != "" && m.Source != "" {
+			return
+		}
+	}
+	t.Errorf("no root mount among %+v", mounts)
+}
+
+// Host names the kernel and counts the CPUs.
+func TestHost(t *testing.T) {
+	if m := Host(); m.KernelRelease == "" || m.Machine == "" || m.CPUs < 1 {
+		t.Errorf("Host() = %+v", m)
+	}
+}

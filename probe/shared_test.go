@@ -16,6 +16,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // cEnum is a C enum of the compiled object, enumerator → value.
@@ -140,11 +141,11 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 			}
 		}
 		want := map[string]bool{}
-		for _, l := range results.OffLabels {
+		for _, l := range render.OffLabels {
 			want[l] = true
 		}
 		if !maps.Equal(got, want) {
-			t.Errorf("the probe's labels %v are not results.OffLabels %v", slices.Sorted(maps.Keys(got)), results.OffLabels)
+			t.Errorf("the probe's labels %v are not render.OffLabels %v", slices.Sorted(maps.Keys(got)), render.OffLabels)
 		}
 	})
 	t.Run("drop reasons", func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // Bytes renders a byte count the way the labs name sizes: 400, 64K, 1M.
@@ -34,20 +33,19 @@ func Micros(ns float64) string {
 	return fmt.Sprintf("%.0f", us)
 }
 
-// rateCell prints a throughput with the half-width of its 95% interval,
-// as benchstat does: "11675 ±4%"; "±∞" when there are too few rounds for
-// an interval.
-func rateCell(e Estimate) string {
-	if !e.Known() {
-		return "-"
+// Calls renders a count per op: a whole number as one, else to three
+// decimals.
+func Calls(v float64) string {
+	if v == float64(int64(v)) {
+		return fmt.Sprintf("%d", int64(v))
 	}
-	return strings.TrimSpace(fmt.Sprintf("%.0f %s", e.Center, pctCell(e)))
+	return fmt.Sprintf("%.3f", v)
 }
 
-// ratioCell prints a ratio with its 95% interval: "0.61 [0.59–0.63]", or
+// RatioText prints a ratio with its 95% interval: "0.61 [0.59–0.63]", or
 // the ratio alone when it has no interval by construction (the baseline
 // arm, or the seed protocol's ratio of medians).
-func ratioCell(e Estimate) string {
+func RatioText(e Estimate) string {
 	switch {
 	case !e.Known():
 		return "-"
@@ -61,70 +59,61 @@ func ratioCell(e Estimate) string {
 	return fmt.Sprintf("%.2f ±∞", e.Center)
 }
 
-// timesCell is ratioCell with a × after the ratio, for prose.
-func timesCell(e Estimate) string {
-	c := ratioCell(e)
-	if i := strings.IndexByte(c, ' '); i > 0 {
-		return c[:i] + "×" + c[i:]
+// SignedPct renders a change in percent with its sign (− is U+2212, as in
+// prose): "+3.1%", "−57%".
+func SignedPct(p float64) string {
+	sign := "+"
+	if math.Round(p*10) == 0 {
+		p = 0 // not "+-0.0%"
 	}
-	return c + "×"
+	if p < 0 {
+		sign, p = "−", -p
+	}
+	if p >= 10 {
+		return fmt.Sprintf("%s%.0f%%", sign, p)
+	}
+	return fmt.Sprintf("%s%.1f%%", sign, p)
 }
 
-// shortRatioCell is a ratio with the half-width of its interval: "0.93 ±3%".
-func shortRatioCell(e Estimate) string {
-	if !e.Known() {
-		return "-"
-	}
-	return strings.TrimSpace(fmt.Sprintf("%.2f %s", e.Center, pctCell(e)))
+// PValue prints a p-value as benchstat does, to three places.
+func PValue(p float64) string {
+	return fmt.Sprintf("%.3f", p)
 }
 
-func pctCell(e Estimate) string {
-	switch {
-	case e.Bounded():
-		return fmt.Sprintf("±%.0f%%", e.HalfWidthPct())
-	case math.IsNaN(e.Lo):
-		return ""
+// OrNone is s, or "(none)" for a fact that is empty.
+func OrNone(s string) string {
+	if s == "" {
+		return "(none)"
 	}
-	return "±∞"
+	return s
 }
 
-// intervalCell prints the bounds alone: "11200–12100", "∞" when too few
-// rounds give none.
-func intervalCell(e Estimate) string {
-	switch {
-	case !e.Known() || math.IsNaN(e.Lo):
-		return ""
-	case !e.Bounded():
-		return "∞"
-	}
-	return fmt.Sprintf("%.0f–%.0f", e.Lo, e.Hi)
-}
-
-// timeScale is the unit per-op times print in: µs for lab ops, and for a
+// TimeScale is the unit per-op times print in: µs for lab ops, and for a
 // whole traced run, ms or s as its length calls for, so a 3.6 s run does
 // not read "3630061 µs".
-type timeScale struct {
-	unit string
+type TimeScale struct {
+	Unit string // µs, ms or s
 	ns   float64
 }
 
-func scaleOf(s *Summary) timeScale {
+// TimeScale is the scale of the summary's per-op times.
+func (s *Summary) TimeScale() TimeScale {
 	switch {
 	case s.Unit() != "run":
 	case s.WallNsPerOp >= 1e9:
-		return timeScale{"s", 1e9}
+		return TimeScale{"s", 1e9}
 	case s.WallNsPerOp >= 1e6:
-		return timeScale{"ms", 1e6}
+		return TimeScale{"ms", 1e6}
 	}
-	return timeScale{"µs", 1e3}
+	return TimeScale{"µs", 1e3}
 }
 
-// of renders ns in the scale's unit: Micros' precision for µs, and three
+// Of renders ns in the scale's unit: Micros' precision for µs, and three
 // significant digits for ms and s (0.0001 s, not 0.000).
-func (t timeScale) of(ns float64) string {
+func (t TimeScale) Of(ns float64) string {
 	v := ns / t.ns
 	switch {
-	case t.unit == "µs":
+	case t.Unit == "µs":
 		return Micros(ns)
 	case v == 0:
 		return "0"

@@ -1,5 +1,3 @@
-// Package results turns what the probe and the workers measured into per-op
-// figures, explanations and files. It knows nothing of BPF.
 package results
 
 import "sort"

@@ -1,5 +1,10 @@
 package results
 
+import (
+	"fmt"
+	"strings"
+)
+
 // ArmResult is everything measured for one arm × runtime × work dir ×
 // parameter (a case): every batch, traced or not, calibration and warm-up
 // included, with the kernel records of the traced ones.
@@ -54,4 +59,34 @@ func (a *ArmResult) Param() string {
 		return "size=" + Bytes(int64(a.SizeBytes))
 	}
 	return "payload=" + Bytes(int64(a.PayloadBytes))
+}
+
+// ParamTitle names the arm's parameter in a heading: "payload 400B",
+// "size 1MB".
+func (a *ArmResult) ParamTitle() string {
+	if a.SizeBytes > 0 {
+		return "size " + Bytes(int64(a.SizeBytes)) + "B"
+	}
+	return "payload " + Bytes(int64(a.PayloadBytes)) + "B"
+}
+
+// PeerKey groups results that a lab compares: same lab, runtime, dir and
+// parameter.
+func (a *ArmResult) PeerKey() string {
+	return a.Lab + "/" + a.Runtime + "/" + a.Dir + "/" + a.Param()
+}
+
+// LabTrace is the lab of what 'tmpprobe trace' recorded: one arm for the
+// whole traced target (one op = the whole run), then one per region the
+// target marked itself (one op = one entry into it, see RegionArm).
+const LabTrace = "trace"
+
+// RegionArm names the arm of a marked region by its number (the phase the
+// target passed, without the probe's region flag).
+func RegionArm(region uint32) string { return fmt.Sprintf("region %d", region) }
+
+// IsRegion reports whether an arm of LabTrace is a marked region rather
+// than the whole target.
+func (a *ArmResult) IsRegion() bool {
+	return a.Lab == LabTrace && strings.HasPrefix(a.Arm, "region ")
 }

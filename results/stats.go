@@ -117,6 +117,14 @@ func compareSamples(a, b []float64) benchmath.Comparison {
 		benchmath.NewSample(append([]float64(nil), b...), t))
 }
 
+// Indistinct reports whether the U test cannot tell two samples apart
+// (p > α) with enough of them (MinRoundsToCompare a side) that it could
+// have: too few samples are never called the same.
+func Indistinct(a, b []float64) bool {
+	c := compareSamples(a, b)
+	return min(len(a), len(b)) >= MinRoundsToCompare && c.P > c.Alpha
+}
+
 // Verdicts of a comparison between two runs.
 const (
 	VerdictChanged = "changed" // p < α and the change at least the minimum effect
@@ -151,7 +159,7 @@ type Comparison struct {
 func Compare(old, cur []float64, minEffectPct float64) Comparison {
 	c := Comparison{Old: Median(old), New: Median(cur), P: 1}
 	if c.Old.Center != 0 {
-		c.DeltaPct = roundTo((c.New.Center/c.Old.Center-1)*100, 100)
+		c.DeltaPct = RoundTo((c.New.Center/c.Old.Center-1)*100, 100)
 	}
 	u := compareSamples(old, cur)
 	c.P = roundSig(u.P)
@@ -165,3 +173,14 @@ func Compare(old, cur []float64, minEffectPct float64) Comparison {
 	}
 	return c
 }
+
+// RoundTo rounds v to 1/scale (scale 10: one decimal); ±Inf and NaN
+// become 0, as JSON has neither.
+func RoundTo(v, scale float64) float64 {
+	if !finite(v) {
+		return 0
+	}
+	return math.Round(v*scale) / scale
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

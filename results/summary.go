@@ -1,9 +1,6 @@
 package results
 
-import (
-	"sort"
-	"strings"
-)
+import "sort"
 
 // Summary is the view of one arm result that reports need: headline
 // figures as medians over the measured rounds with their 95% intervals,
@@ -40,12 +37,13 @@ type RoundSample struct {
 	// (same runtime, dir, parameter); 0 when either is missing.
 	Ratio float64
 	// Terms are ns per op of the traced batch by syscall class, plus
-	// userTerm and "wall": the per-round samples that judge noise.
+	// UserTerm and "wall": the per-round samples that judge noise.
 	Terms map[string]float64
 }
 
-// headline is the round's sample of the headline figure.
-func (r *RoundSample) headline() float64 {
+// Headline is the round's sample of the headline figure: its untraced
+// ops/s, or its traced ops/s when it ran no untraced batch.
+func (r *RoundSample) Headline() float64 {
 	if r.OpsPerS > 0 {
 		return r.OpsPerS
 	}
@@ -81,9 +79,9 @@ func (s *Summary) Unit() string {
 	switch {
 	case s.SizeBytes > 0:
 		return "round"
-	case s.Lab == "trace" && strings.HasPrefix(s.Arm, "region "):
+	case s.IsRegion():
 		return "entry"
-	case s.Lab == "trace":
+	case s.Lab == LabTrace:
 		return "run"
 	}
 	return "op"
@@ -146,7 +144,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	sort.Slice(s.Rounds, func(i, j int) bool { return s.Rounds[i].Round < s.Rounds[j].Round })
 	var head, observer []float64
 	for _, r := range s.Rounds {
-		if v := r.headline(); v > 0 {
+		if v := r.Headline(); v > 0 {
 			head = append(head, v)
 		}
 		if r.OpsPerS > 0 && r.TracedOpsPerS > 0 {
@@ -196,6 +194,10 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	return s
 }
 
+// UserTerm is the term of a round, and of a decomposition, that is user
+// space: wall time − Σ syscall time.
+const UserTerm = "user space"
+
 // roundTerms is one traced batch's additive terms per op: each syscall
 // class, user space and the wall time.
 func roundTerms(b *Batch, ops float64) map[string]float64 {
@@ -207,7 +209,7 @@ func roundTerms(b *Batch, ops float64) map[string]float64 {
 			kernel += float64(r.TotalNs)
 		}
 	}
-	t[userTerm] = (float64(b.WallNs) - kernel) / ops
+	t[UserTerm] = (float64(b.WallNs) - kernel) / ops
 	return t
 }
 
@@ -265,7 +267,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 	for i := range run.Arms {
 		out[i] = Summarize(&run.Arms[i], run.Protocol.Name)
 		if baseline[run.Arms[i].Lab] == run.Arms[i].Arm {
-			base[peerKey(&run.Arms[i])] = out[i]
+			base[run.Arms[i].PeerKey()] = out[i]
 		}
 	}
 	for _, s := range out {
@@ -275,7 +277,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 			}
 			continue
 		}
-		b := base[peerKey(s.ArmResult)]
+		b := base[s.PeerKey()]
 		if b == nil || !b.OpsPerS.Known() || !s.OpsPerS.Known() {
 			continue
 		}
@@ -285,12 +287,12 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		}
 		bh := map[int]float64{}
 		for _, r := range b.Rounds {
-			bh[r.Round] = r.headline()
+			bh[r.Round] = r.Headline()
 		}
 		var ratios []float64
 		for i := range s.Rounds {
 			r := &s.Rounds[i]
-			if v, bv := r.headline(), bh[r.Round]; v > 0 && bv > 0 {
+			if v, bv := r.Headline(), bh[r.Round]; v > 0 && bv > 0 {
 				r.Ratio = v / bv
 				ratios = append(ratios, r.Ratio)
 			}
@@ -300,8 +302,42 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 	return out
 }
 
-// peerKey groups results that a lab compares: same lab, runtime, dir and
-// parameter.
-func peerKey(a *ArmResult) string {
-	return a.Lab + "/" + a.Runtime + "/" + a.Dir + "/" + a.Param()
+// PeerGroups splits summaries (kept in run order) into the groups a lab
+// compares: same lab, runtime, dir and parameter (see PeerKey).
+func PeerGroups(sums []*Summary) [][]*Summary {
+	return GroupInOrder(sums, func(s *Summary) string { return s.PeerKey() })
+}
+
+// GroupInOrder splits items by key, groups in order of first appearance
+// and items in their order, as reports list arms in the order they ran.
+func GroupInOrder[T any](items []T, key func(T) string) [][]T {
+	var out [][]T
+	idx := map[string]int{}
+	for _, it := range items {
+		k := key(it)
+		j, ok := idx[k]
+		if !ok {
+			j = len(out)
+			idx[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], it)
+	}
+	return out
+}
+
+// RoundOps is the ops of the headline batch of a round: its untraced
+// batch, or its traced one when it ran none.
+func (s *Summary) RoundOps(round int) int {
+	var traced int
+	for i := range s.Batches {
+		b := &s.Batches[i]
+		if b.Measured() && b.Round == round {
+			if !b.Traced {
+				return s.batchOps(b)
+			}
+			traced = s.batchOps(b)
+		}
+	}
+	return traced
 }

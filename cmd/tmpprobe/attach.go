@@ -13,8 +13,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // attachFlag checks --attach; "none" (no probe) comes back as "".
@@ -49,9 +52,9 @@ type outputFile struct {
 
 func (o *outputs) files(run *results.Run, sums []*results.Summary) []outputFile {
 	return []outputFile{
-		{"--csv", o.csv, func(w io.Writer) error { return results.WriteSyscallCSV(w, run, sums) }},
-		{"--pprof", o.pprof, func(w io.Writer) error { return results.WritePprof(w, run, sums) }},
-		{"--benchfmt", o.benchfmt, func(w io.Writer) error { return results.WriteBenchfmt(w, run, sums) }},
+		{"--csv", o.csv, func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) }},
+		{"--pprof", o.pprof, func(w io.Writer) error { return render.WritePprof(w, run, sums) }},
+		{"--benchfmt", o.benchfmt, func(w io.Writer) error { return render.WriteBenchfmt(w, run, sums) }},
 	}
 }
 
@@ -63,8 +66,8 @@ func (o *outputs) check() error {
 		if f.path == "" {
 			continue
 		}
-		if err := results.CheckOutputFile(f.path); err != nil {
-			return usagef("%s %s: %s", f.flag, f.path, oneLine(err.Error()))
+		if err := runfile.CheckOutputFile(f.path); err != nil {
+			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
 		}
 		if o.out != "" {
 			c, _ := filepath.Abs(filepath.Dir(f.path))
@@ -74,8 +77,8 @@ func (o *outputs) check() error {
 		}
 	}
 	if o.out != "" {
-		if err := results.CheckRunDir(o.out); err != nil {
-			return usagef("--out %s: %s", o.out, oneLine(err.Error()))
+		if err := runfile.CheckRunDir(o.out); err != nil {
+			return usagef("--out %s: %s", o.out, errtext.FirstLine(err.Error()))
 		}
 	}
 	return nil
@@ -87,13 +90,13 @@ func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 		if f.path == "" {
 			continue
 		}
-		if err := results.WriteFileAtomic(f.path, f.write); err != nil {
-			return exitError{exitArmFailed, "writing " + f.flag + " " + f.path + ": " + oneLine(err.Error())}
+		if err := runfile.WriteFileAtomic(f.path, f.write); err != nil {
+			return exitError{exitArmFailed, "writing " + f.flag + " " + f.path + ": " + errtext.FirstLine(err.Error())}
 		}
 	}
 	if o.out != "" {
-		if err := results.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
-			return exitError{exitArmFailed, "--out " + o.out + ": " + oneLine(err.Error())}
+		if err := runfile.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
+			return exitError{exitArmFailed, "--out " + o.out + ": " + errtext.FirstLine(err.Error())}
 		}
 	}
 	return nil
@@ -127,7 +130,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 // privileges; --attach none is offered only where a run can do without
 // the probe (trace cannot).
 func privilegeHint(err error, attachNone bool) string {
-	msg := oneLine(err.Error())
+	msg := errtext.FirstLine(err.Error())
 	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
 		if attachNone {
 			return needPrivileges + ": run it with sudo, or pass --attach none for throughput only"

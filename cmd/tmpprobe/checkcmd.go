@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/probe"
 )
 
@@ -59,13 +60,13 @@ func cmdCheck(args []string, stdout io.Writer) error {
 func writeCost(w io.Writer, b probe.Backend) {
 	p, err := probe.Open(probe.Options{Attach: b})
 	if err != nil {
-		fmt.Fprintf(w, "\nCOST           could not open the %s backend: %s\n", b, oneLine(err.Error()))
+		fmt.Fprintf(w, "\nCOST           could not open the %s backend: %s\n", b, errtext.FirstLine(err.Error()))
 		return
 	}
 	defer p.Close()
 	c, err := p.Calibrate(200000)
 	if err != nil {
-		fmt.Fprintf(w, "\nCOST           could not calibrate: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(w, "\nCOST           could not calibrate: %s\n", errtext.FirstLine(err.Error()))
 		return
 	}
 	fmt.Fprintf(w, "\nCOST of one syscall (getppid, %s backend)\n", b)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // exitRegressed is diff's answer when an arm regressed beyond --threshold,
@@ -50,7 +52,7 @@ Flags:
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("diff", pflag.ContinueOnError)
 	threshold := fs.Float64("threshold", 0, "exit 1 if an arm regressed by `PCT` percent or more (two runs)")
-	minEffect := fs.Float64("min-effect", results.DefaultMinEffectPct, "the smallest change in `PCT` percent that counts, besides p < 0.05")
+	minEffect := fs.Float64("min-effect", compare.DefaultMinEffectPct, "the smallest change in `PCT` percent that counts, besides p < 0.05")
 	format := fs.String("format", "text", "text, markdown or json")
 	if err := parseCommand(fs, args, diffUsage, stdout); err != nil {
 		return err
@@ -79,29 +81,29 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		runs = append(runs, run)
 	}
 	if len(runs) > 2 {
-		rep := results.DiffMany(fs.Args(), runs, arms.Knowledge().Baselines, *minEffect)
+		rep := compare.DiffMany(fs.Args(), runs, arms.Knowledge().Baselines, *minEffect)
 		switch *format {
 		case "json":
-			if err := results.WriteMatrixJSON(stdout, rep); err != nil {
+			if err := render.WriteMatrixJSON(stdout, rep); err != nil {
 				return exitError{exitUsage, "writing JSON: " + err.Error()}
 			}
 		case "markdown", "md":
-			results.WriteMatrixMarkdown(stdout, rep)
+			render.WriteMatrixMarkdown(stdout, rep)
 		default:
-			results.WriteMatrixText(stdout, rep)
+			render.WriteMatrixText(stdout, rep)
 		}
 		return nil
 	}
-	rep := results.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, *minEffect, *threshold)
+	rep := compare.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, *minEffect, *threshold)
 	switch *format {
 	case "json":
-		if err := results.WriteDiffJSON(stdout, rep); err != nil {
+		if err := render.WriteDiffJSON(stdout, rep); err != nil {
 			return exitError{exitUsage, "writing JSON: " + err.Error()}
 		}
 	case "markdown", "md":
-		results.WriteDiffMarkdown(stdout, rep)
+		render.WriteDiffMarkdown(stdout, rep)
 	default:
-		results.WriteDiffText(stdout, rep)
+		render.WriteDiffText(stdout, rep)
 	}
 	if len(rep.Gated) > 0 {
 		return exitError{exitRegressed, fmt.Sprintf("fails --threshold %g: %s", *threshold, strings.Join(rep.Gated, "; "))}

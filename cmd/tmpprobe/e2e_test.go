@@ -20,6 +20,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/follow"
 )
 
 func needRoot(t *testing.T) {
@@ -255,13 +257,7 @@ func childOf(pid int) int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so cut at ')'.
-		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+		if p, err := follow.ReadProc(n); err == nil && p.PPID == pid {
 			return n
 		}
 	}

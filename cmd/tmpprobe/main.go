@@ -12,10 +12,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/target"
-
 	"github.com/spf13/pflag"
+
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 )
 
 // Exit codes.
@@ -72,8 +73,8 @@ Run 'tmpprobe COMMAND --help' for a command's flags.
 
 func main() {
 	arms.ServeIfWorker()
-	if len(os.Args) > 1 && os.Args[1] == target.LaunchArg {
-		err := target.RunLauncher(os.Args[2:])
+	if len(os.Args) > 1 && os.Args[1] == follow.LaunchArg {
+		err := follow.RunLauncher(os.Args[2:])
 		fmt.Fprintln(os.Stderr, "tmpprobe:", err)
 		os.Exit(127)
 	}
@@ -128,17 +129,8 @@ func report(err error, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "tmpprobe: %s\n", oneLine(err.Error()))
+	fmt.Fprintf(stderr, "tmpprobe: %s\n", errtext.FirstLine(err.Error()))
 	return exitUsage
-}
-
-func oneLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return s[:i]
-		}
-	}
-	return s
 }
 
 // listUsage has no flags to show: %.0s takes parseCommand's empty list.

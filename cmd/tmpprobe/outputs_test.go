@@ -19,7 +19,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // quickRun is a run of a second or less that needs no BPF: what the tests
@@ -261,7 +262,7 @@ func TestOutDiskFullKeepsPreviousRun(t *testing.T) {
 	first := runFiles(t, out)
 	var size int64
 	for name, body := range first {
-		if !slices.Contains(results.RunFiles, name) {
+		if !slices.Contains(runfile.RunFiles, name) {
 			t.Errorf("unexpected %s in the run", name)
 		}
 		size += (int64(len(body)) + 4095) / 4096 * 4096
@@ -400,12 +401,8 @@ func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i > 0 && i+2 < len(b) && b[i+2] != 'Z'
+	p, err := follow.ReadProc(pid)
+	return err == nil && p.State != 'Z'
 }
 
 // Two SIGINTs 20 ms apart, or a SIGKILL, while a finished run is being
@@ -416,7 +413,7 @@ func alive(pid int) bool {
 func TestSignalsWhileSaving(t *testing.T) {
 	needRoot(t)
 	previous := map[string]string{}
-	for _, name := range results.RunFiles {
+	for _, name := range runfile.RunFiles {
 		if b, err := os.ReadFile(filepath.Join(goldenOld, name)); err == nil {
 			previous[name] = string(b)
 		}
@@ -459,8 +456,8 @@ func TestSignalsWhileSaving(t *testing.T) {
 		}
 		files := runFiles(t, out)
 		if fmt.Sprint(files) != fmt.Sprint(previous) {
-			for _, name := range results.RunFiles {
-				if _, ok := files[name]; !ok || len(files) != len(results.RunFiles) {
+			for _, name := range runfile.RunFiles {
+				if _, ok := files[name]; !ok || len(files) != len(runfile.RunFiles) {
 					t.Errorf("%s: --out holds %d files, no %s: neither the previous run nor the new one", what, len(files), name)
 					break
 				}

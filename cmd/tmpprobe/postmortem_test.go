@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // The Go worker is this test binary re-executed with arms.WorkerArg.
@@ -120,7 +120,7 @@ func TestReportRerenders(t *testing.T) {
 		t.Errorf("no chart: %v", err)
 	}
 	code, out, _ := inProcess("report", goldenOld, "--format", "json")
-	var rep results.SummaryReport
+	var rep render.SummaryReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Arms) != 4 {
 		t.Errorf("report --format json: exit %d, %d arms", code, len(rep.Arms))
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/sys/unix"
 
@@ -18,6 +17,9 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // needBPF skips only when the kernel or privileges rule BPF out.
@@ -60,20 +62,20 @@ func saveRun(t *testing.T, dir, out string, armNames ...string) {
 }
 
 // diffJSON diffs two saved runs and returns the report and the arm named arm.
-func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*results.DiffReport, *results.ArmDiff) {
+func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*compare.DiffReport, *compare.ArmDiff) {
 	t.Helper()
 	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json", "--threshold", "20")
 	if code != wantCode {
 		t.Errorf("diff --threshold 20: exit %d (%s), want %d", code, stderr, wantCode)
 	}
-	var rep results.DiffReport
+	var rep compare.DiffReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
 	for i := range rep.Arms {
 		if rep.Arms[i].Arm == arm {
 			d := &rep.Arms[i]
-			if d.Status != results.StatusRegressed || len(d.Terms) == 0 {
+			if d.Status != compare.StatusRegressed || len(d.Terms) == 0 {
 				t.Fatalf("%s: %s with %d terms, want regressed", arm, d.Status, len(d.Terms))
 			}
 			t.Log(d.Sentence)
@@ -102,12 +104,12 @@ func TestDiffRealAddedFsync(t *testing.T) {
 	before, after := filepath.Join(out, "before"), filepath.Join(out, "after")
 	saveRun(t, disk, before, "mkstemp-close-unlink")
 	saveRun(t, disk, after, "mkstemp-fsync")
-	run, err := results.LoadRun(before)
+	run, err := runfile.LoadRun(before)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Arms[0].Arm = "mkstemp-fsync"
-	if err := results.WriteRunDir(before, run, results.SummarizeAll(run, arms.Knowledge().Baselines), arms.Knowledge()); err != nil {
+	if err := runfile.WriteRunDir(before, run, results.SummarizeAll(run, arms.Knowledge().Baselines), arms.Knowledge()); err != nil {
 		t.Fatal(err)
 	}
 	_, d := diffJSON(t, before, after, "mkstemp-fsync", exitRegressed)
@@ -176,7 +178,7 @@ while time.monotonic() < end:
 		t.Errorf("rounds %d and %d: want a sample every 250 ms of a 2.5 s trace", d.OpsPerS.Old.N, d.OpsPerS.New.N)
 	}
 	for _, a := range rep.Arms {
-		if a.Unit == "run" && a.Status != results.StatusTooFew {
+		if a.Unit == "run" && a.Status != compare.StatusTooFew {
 			t.Errorf("the whole trace %s: %s, want one sample, not judged", a.Arm, a.Status)
 		}
 	}
@@ -218,17 +220,17 @@ func TestDiffAA(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("diff: exit %d: %s", code, stderr)
 		}
-		var rep results.DiffReport
+		var rep compare.DiffReport
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatal(err)
 		}
 		drifts += len(rep.Drift)
 		for _, a := range rep.Arms {
 			switch a.Status {
-			case results.StatusOnlyOld, results.StatusOnlyNew, results.StatusFailed, results.StatusTooFew:
+			case compare.StatusOnlyOld, compare.StatusOnlyNew, compare.StatusFailed, compare.StatusTooFew:
 				t.Errorf("pair %d: %s", pair, a.Sentence)
 				continue
-			case results.StatusRegressed, results.StatusImproved:
+			case compare.StatusRegressed, compare.StatusImproved:
 				flagged++
 				alarms = append(alarms, fmt.Sprintf("pair %d: %s", pair, a.Sentence))
 			}
@@ -256,15 +258,7 @@ func TestInteropFilesFromARealRun(t *testing.T) {
 	if code, _, stderr := inProcess(args...); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
-	f, err := os.Open(prof)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := resultstest.ReadProfile(t, prof)
 	var calls int64
 	for _, s := range p.Sample {
 		calls += s.Value[0]

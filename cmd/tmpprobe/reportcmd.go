@@ -12,7 +12,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 const reportUsage = `Usage: tmpprobe report RUN [flags]
@@ -56,32 +59,32 @@ func cmdReport(args []string, stdout io.Writer) error {
 	sums := results.SummarizeAll(run, labs.Baselines)
 	switch *format {
 	case "text":
-		writeTextReport(stdout, run, sums, *hist)
+		render.WriteTextReport(stdout, run, sums, labs, *hist)
 	case "markdown", "md":
-		results.WriteMarkdown(stdout, run, sums, labs)
+		render.WriteMarkdown(stdout, run, sums, labs)
 	case "json":
-		if err := results.WriteSummaryJSON(stdout, run, sums); err != nil {
+		if err := render.WriteSummaryJSON(stdout, run, sums); err != nil {
 			return exitError{exitUsage, "writing JSON: " + err.Error()}
 		}
 	case "pprof":
 		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return usagef("--format pprof writes a gzipped profile: redirect it to a file")
 		}
-		if err := results.WritePprof(stdout, run, sums); err != nil {
+		if err := render.WritePprof(stdout, run, sums); err != nil {
 			return exitError{exitUsage, "writing the profile: " + err.Error()}
 		}
 	case "benchfmt":
-		if err := results.WriteBenchfmt(stdout, run, sums); err != nil {
+		if err := render.WriteBenchfmt(stdout, run, sums); err != nil {
 			return exitError{exitUsage, "writing benchmark lines: " + err.Error()}
 		}
 	default:
 		return usagef("--format %q: want text, markdown, json, pprof or benchfmt", *format)
 	}
 	if *chart != "" {
-		if err := results.WriteFileAtomic(*chart, func(w io.Writer) error {
-			return results.WriteChart(w, sums, chartFormat)
+		if err := runfile.WriteFileAtomic(*chart, func(w io.Writer) error {
+			return render.WriteChart(w, sums, chartFormat)
 		}); err != nil {
-			return exitError{exitUsage, "--chart: " + oneLine(err.Error())}
+			return exitError{exitUsage, "--chart: " + errtext.FirstLine(err.Error())}
 		}
 	}
 	return nil
@@ -89,9 +92,9 @@ func cmdReport(args []string, stdout io.Writer) error {
 
 // loadRun reads a saved run; anything wrong with it is one line, exit 2.
 func loadRun(path string) (*results.Run, error) {
-	run, err := results.LoadRun(path)
+	run, err := runfile.LoadRun(path)
 	if err != nil {
-		return nil, exitError{exitUsage, oneLine(err.Error())}
+		return nil, exitError{exitUsage, errtext.FirstLine(err.Error())}
 	}
 	return run, nil
 }

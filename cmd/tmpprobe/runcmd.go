@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,9 +17,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
@@ -141,9 +142,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:],
 		Protocol: plan.Describe()}
-	devs, err := gatherFacts(run, plan, runtimes)
-	if err != nil {
-		return err
+	var devs []uint32
+	if run.Meta, devs, err = preflight.Facts(plan.Dirs, arms.PythonVersion(runtimes)); err != nil {
+		return usagef("--dir %s", err)
 	}
 	if note != "" {
 		run.Meta.Notes = append(run.Meta.Notes, note)
@@ -179,8 +180,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
-	sums := results.SummarizeAll(run, arms.Knowledge().Baselines)
-	writeTextReport(stdout, run, sums, f.hist)
+	labs := arms.Knowledge()
+	sums := results.SummarizeAll(run, labs.Baselines)
+	render.WriteTextReport(stdout, run, sums, labs, f.hist)
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
@@ -200,24 +202,6 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// gatherFacts fills the run's preflight facts and returns the block
-// devices of the work dirs, whose I/O the probe matches to syscalls.
-func gatherFacts(run *results.Run, plan *arms.Plan, rts []arms.Runtime) ([]uint32, error) {
-	run.Meta = hostFacts(rts)
-	var devs []uint32
-	for _, d := range plan.Dirs {
-		facts, dd, err := preflight.Dir(d)
-		if err != nil {
-			return nil, usagef("--dir %s: %v", d, err)
-		}
-		run.Meta.Dirs = append(run.Meta.Dirs, facts)
-		devs = append(devs, dd...)
-	}
-	run.Meta.LoadAvg = preflight.LoadAvg()
-	run.Meta.Warnings = preflight.Warnings(&run.Meta)
-	return devs, nil
 }
 
 // plan checks the flags and makes the plan. A 0 given as --ops or
@@ -320,7 +304,7 @@ func checkDirs(dirs []string) ([]string, error) {
 	for _, d := range dirs {
 		lst, err := os.Lstat(d)
 		if err != nil {
-			return nil, usagef("--dir %s: %s", d, errText(err))
+			return nil, usagef("--dir %s: %s", d, errtext.Reason(err))
 		}
 		if lst.Mode()&os.ModeSymlink != 0 {
 			return nil, usagef("--dir %s is a symlink; pass the directory it points to", d)
@@ -329,7 +313,7 @@ func checkDirs(dirs []string) ([]string, error) {
 			return nil, usagef("--dir %s is not a directory", d)
 		}
 		if err := syscall.Access(d, 2|1); err != nil {
-			return nil, usagef("--dir %s is not writable: %s", d, errText(err))
+			return nil, usagef("--dir %s is not writable: %s", d, errtext.Reason(err))
 		}
 		if _, err := safefs.CheckDir(d); err != nil {
 			return nil, usagef("--dir %s: %s", d, err)
@@ -346,58 +330,20 @@ func checkDirs(dirs []string) ([]string, error) {
 	return out, nil
 }
 
-func errText(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-// runtimes resolves --runtime; auto takes both when Python 3 is there.
+// runtimes resolves --runtime and --python; auto takes both when Python 3
+// is there, and says so when it is not.
 func (f *runFlags) runtimes() ([]arms.Runtime, string, error) {
-	goRT := arms.Runtime{Name: "go"}
-	pyRT := func() (arms.Runtime, error) {
-		path, err := exec.LookPath(f.python)
-		if err != nil {
-			return arms.Runtime{}, fmt.Errorf("--python %s: not found", f.python)
-		}
-		v, exe := pythonVersion(path)
-		if !strings.HasPrefix(v, "3.") {
-			return arms.Runtime{}, fmt.Errorf("--python %s is not Python 3", f.python)
-		}
-		// The interpreter itself, not a wrapper such as a pyenv shim that
-		// would fork and exec on every worker start.
-		return arms.Runtime{Name: "python", Python: exe, Version: v}, nil
-	}
 	switch f.runtime {
-	case "go":
-		return []arms.Runtime{goRT}, "", nil
-	case "python":
-		rt, err := pyRT()
-		if err != nil {
-			return nil, "", usageError{err.Error()}
-		}
-		return []arms.Runtime{rt}, "", nil
-	case "auto":
-		rt, err := pyRT()
-		if err != nil {
-			return []arms.Runtime{goRT}, err.Error() + "; running the go runtime only", nil
-		}
-		return []arms.Runtime{rt, goRT}, "", nil
+	case "go", "python", "auto":
+	default:
+		return nil, "", usagef("--runtime %q: want python, go or auto", f.runtime)
 	}
-	return nil, "", usagef("--runtime %q: want python, go or auto", f.runtime)
-}
-
-// pythonVersion asks an interpreter its version and its real executable.
-func pythonVersion(path string) (version, executable string) {
-	out, err := exec.Command(path, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3]); print(sys.executable)").Output()
-	if err != nil {
-		return "", ""
+	rts, skipped, err := arms.ResolveRuntimes(f.runtime, f.python)
+	switch {
+	case err != nil:
+		return nil, "", usagef("--python %s", err)
+	case skipped != nil:
+		return rts, "--python " + skipped.Error() + "; running the go runtime only", nil
 	}
-	version, executable, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
-	if executable == "" {
-		executable = path
-	}
-	return version, executable
+	return rts, "", nil
 }

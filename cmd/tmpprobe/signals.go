@@ -9,7 +9,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // interrupts turns SIGINT/SIGTERM into a cancelled context: the run stops
@@ -44,7 +44,7 @@ func watchInterrupts(abort func()) (context.Context, *interrupts, func()) {
 					continue
 				}
 				abort()
-				results.RemoveTemps()
+				runfile.RemoveTemps()
 				os.Exit(exitCode(s))
 			case <-done:
 				return

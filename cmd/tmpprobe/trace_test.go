@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/preflight"
 )
 
 // realPython is the interpreter binary (not a shim that forks and execs,
@@ -212,11 +214,10 @@ func TestTraceCgroup(t *testing.T) {
 	needRoot(t)
 	py := realPython(t)
 	root := ""
-	if b, err := os.ReadFile("/proc/self/mountinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
-				root = strings.Fields(pre)[4]
-			}
+	mounts, _ := preflight.Mounts()
+	for _, m := range mounts {
+		if m.FSType == "cgroup2" {
+			root = m.Point
 		}
 	}
 	if root == "" {

@@ -12,9 +12,11 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/target"
+	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -89,9 +91,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if backend == "" {
 		return usagef("--attach none: trace has nothing to show without a probe")
 	}
-	opts := probe.Options{Attach: backend, TracePhase: target.Phase, CountErrnos: f.errors, AnyDevice: true}
+	opts := probe.Options{Attach: backend, TracePhase: follow.Phase, CountErrnos: f.errors, AnyDevice: true}
 	if len(spec.Command) > 0 {
-		opts.LaunchPhase = target.LaunchPhase
+		opts.LaunchPhase = follow.LaunchPhase
 	}
 	if spec.Cgroup != "" {
 		if opts.TargetCgroup, err = probe.CgroupID(spec.Cgroup); err != nil {
@@ -99,24 +101,24 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, intr, stop := watchInterrupts(target.Abort)
+	ctx, intr, stop := watchInterrupts(follow.Abort)
 	defer stop()
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: hostFacts(nil)}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
 	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	view := results.TraceView{Top: f.top, Syscalls: f.syscalls}
+	view := render.TraceView{Top: f.top, Syscalls: f.syscalls}
 	ready := func() {
-		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), target.CookieEnv, p.Cookie)
+		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), follow.CookieEnv, p.Cookie)
 	}
-	every := func(iv target.Interval) {
-		a := target.Result{Wall: iv.Length, Records: iv.Records}
+	every := func(iv follow.Interval) {
+		a := follow.Result{Wall: iv.Length, Records: iv.Records}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
-		results.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
+		render.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
-	res, err := target.Run(ctx, p, spec, ready, every)
+	res, err := follow.Run(ctx, p, p.Cookie, spec, ready, every)
 	if err != nil {
 		return exitError{exitUsage, err.Error()}
 	}
@@ -124,7 +126,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run, nil)
-	writeTraceReport(stdout, run, sums, view, f.hist)
+	render.WriteTraceReport(stdout, run, sums, view, f.hist)
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
@@ -138,8 +140,8 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 }
 
 // spec checks that exactly one target was named.
-func (f *traceFlags) spec(rest []string, dash int) (*target.Spec, error) {
-	s := &target.Spec{Follow: f.follow, Duration: f.duration, Interval: f.interval, Cgroup: f.cgroup}
+func (f *traceFlags) spec(rest []string, dash int) (*follow.Spec, error) {
+	s := &follow.Spec{Follow: f.follow, Duration: f.duration, Interval: f.interval, Cgroup: f.cgroup}
 	var err error
 	if s.PIDs, err = ints("--pid", f.pids); err != nil {
 		return nil, err

@@ -1,0 +1,564 @@
+//go:build linux
+
+// Package follow follows what 'tmpprobe trace' names — a command it
+// launches, running processes or threads, or a cgroup — with the probe,
+// until it ends, and turns what the probe recorded into results: one arm
+// for the whole target and one per region it marked.
+package follow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Phase is the phase of everything a target does outside its own marked
+// regions.
+const Phase = 1
+
+// LaunchArg is the hidden subcommand that waits for the probe and then
+// execs the command, so the command is traced from its first syscall.
+const LaunchArg = "__launch"
+
+// CookieEnv tells a launched command the marker cookie, so it can mark its
+// own regions: lseek(-1, cookie, phase<<1 | begin).
+const CookieEnv = "TMPPROBE_COOKIE"
+
+// Spec says what to trace and for how long.
+type Spec struct {
+	Command  []string
+	PIDs     []int
+	TIDs     []int
+	Cgroup   string
+	Follow   bool
+	Duration time.Duration // 0: until the target ends or an interrupt
+	Interval time.Duration // 0: no periodic summaries
+}
+
+// Label names the target in reports.
+func (s *Spec) Label() string {
+	switch {
+	case len(s.Command) > 0:
+		return commandLabel(s.Command)
+	case len(s.PIDs) > 0:
+		return "pid " + joinInts(s.PIDs)
+	case len(s.TIDs) > 0:
+		return "tid " + joinInts(s.TIDs)
+	}
+	return "cgroup " + s.Cgroup
+}
+
+// Interval is what Run hands the periodic callback: the records of the
+// last interval, by phase.
+type Interval struct {
+	Elapsed time.Duration // since the trace began, at the interval's end
+	Length  time.Duration // the last one, cut by the end of the trace, may be short
+	Records map[uint32][]results.ClassRecord
+}
+
+// Result is a finished trace: records by phase, summed over the run, and
+// the marked regions' records of each sample period, the rounds a diff of
+// two traces compares.
+type Result struct {
+	Wall     time.Duration
+	Records  map[uint32][]results.ClassRecord
+	Samples  []map[uint32][]results.ClassRecord
+	ExitCode int // of a launched command; 128+signal when a signal ended it
+}
+
+// samplePeriod is how often a trace snapshots its regions, the first
+// maxSamples times; beyond that, neighbouring samples merge (the period
+// doubles), so a long trace keeps a bounded number of them.
+const (
+	samplePeriod = 250 * time.Millisecond
+	maxSamples   = 64
+)
+
+// LaunchPhase holds the launcher's own syscalls until it execs the command;
+// they are not the command's and are dropped.
+const LaunchPhase = 2
+
+// Tracer is the probe as a trace sees it: it tracks the processes or
+// threads it is given, with their phase, and reads the running totals by
+// phase without clearing them.
+type Tracer interface {
+	TrackProcess(pid int, phase uint32, follow bool) error
+	TrackThreads(tids []int, phase uint32, follow bool) error
+	Snapshot() (map[uint32][]results.ClassRecord, error)
+}
+
+// Run traces spec with p, which must be open (with TargetCgroup set for a
+// cgroup, LaunchPhase for a command) and attached; cookie is the one its
+// markers carry, which a launched command is told. It returns when the
+// target ends, the duration passes, or ctx is cancelled; a launched command
+// still running then is stopped, with every process it started.
+func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(), every func(Interval)) (*Result, error) {
+	res := &Result{}
+	var cmd *exec.Cmd
+	exited := make(chan error, 1)
+	cmdDone := false
+	switch {
+	case len(spec.Command) > 0:
+		var release *os.File
+		var err error
+		if cmd, release, err = launch(spec.Command, cookie); err != nil {
+			return nil, err
+		}
+		defer forget(cmd.Process)
+		go func() { exited <- cmd.Wait() }()
+		defer func() {
+			if !cmdDone {
+				stopTree(cmd.Process.Pid, exited)
+			}
+		}()
+		if err := p.TrackProcess(cmd.Process.Pid, LaunchPhase, spec.Follow); err != nil {
+			return nil, err
+		}
+		defer release.Close()
+		if ready != nil {
+			ready()
+		}
+		release.Write([]byte{1})
+	case len(spec.PIDs) > 0:
+		for _, pid := range spec.PIDs {
+			if err := p.TrackProcess(pid, Phase, spec.Follow); err != nil {
+				return nil, err
+			}
+		}
+	case len(spec.TIDs) > 0:
+		if err := p.TrackThreads(spec.TIDs, Phase, spec.Follow); err != nil {
+			return nil, err
+		}
+	}
+	if ready != nil && cmd == nil {
+		ready()
+	}
+	start := time.Now()
+	var deadline <-chan time.Time
+	if spec.Duration > 0 {
+		deadline = time.After(spec.Duration)
+	}
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
+	var tick <-chan time.Time
+	if spec.Interval > 0 {
+		t := time.NewTicker(spec.Interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	sampler := time.NewTicker(samplePeriod)
+	defer sampler.Stop()
+	// Running totals are read, never cleared, while the target runs: an
+	// interval or a sample is the difference of two snapshots, so nothing
+	// is lost.
+	last, lastSample := map[uint32][]results.ClassRecord{}, map[uint32][]results.ClassRecord{}
+	lastTick := start
+	interval := func(now map[uint32][]results.ClassRecord) {
+		iv := Interval{Elapsed: time.Since(start), Length: time.Since(lastTick), Records: map[uint32][]results.ClassRecord{}}
+		for ph, recs := range now {
+			iv.Records[ph] = results.SubtractRecords(recs, last[ph])
+		}
+		last, lastTick = now, time.Now()
+		if every != nil {
+			every(iv)
+		}
+	}
+	sample := func() error {
+		now, err := p.Snapshot()
+		if err != nil {
+			return err
+		}
+		res.addSample(now, lastSample)
+		lastSample = now
+		return nil
+	}
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-deadline:
+			break loop
+		case err := <-exited:
+			cmdDone = true
+			res.ExitCode = exitCode(err, cmd)
+			break loop
+		case <-poll.C:
+			if watched := append(spec.PIDs, spec.TIDs...); len(watched) > 0 && !anyAlive(watched) {
+				break loop
+			}
+		case <-sampler.C:
+			if err := sample(); err != nil {
+				return nil, err
+			}
+		case <-tick:
+			now, err := p.Snapshot()
+			if err != nil {
+				return nil, err
+			}
+			interval(now)
+		}
+	}
+	res.Wall = time.Since(start)
+	final, err := p.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	// The last interval, cut short by the end of the trace, prints too,
+	// as bcc's tools print every one: --interval 2s --duration 4s is two.
+	if tick != nil && time.Since(lastTick) >= time.Millisecond {
+		interval(final)
+	}
+	delete(final, LaunchPhase)
+	res.Records = final
+	res.addSample(final, lastSample)
+	return res, nil
+}
+
+// addSample keeps what the regions did since the last sample.
+func (r *Result) addSample(now, last map[uint32][]results.ClassRecord) {
+	s := map[uint32][]results.ClassRecord{}
+	for ph, recs := range now {
+		if ph&probe.RegionFlag != 0 {
+			if d := results.SubtractRecords(recs, last[ph]); len(d) > 0 {
+				s[ph] = d
+			}
+		}
+	}
+	r.Samples = append(r.Samples, s)
+	if len(r.Samples) > maxSamples {
+		var merged []map[uint32][]results.ClassRecord
+		for i := 0; i < len(r.Samples); i += 2 {
+			m := r.Samples[i]
+			if i+1 < len(r.Samples) {
+				for ph, recs := range r.Samples[i+1] {
+					m[ph] = results.MergeRecords(m[ph], recs)
+				}
+			}
+			merged = append(merged, m)
+		}
+		r.Samples = merged
+	}
+}
+
+// stopTree ends a launched command that is still running, and whatever it
+// started: SIGTERM to the tree, then SIGKILL to what is left after a grace.
+func stopTree(pid int, exited <-chan error) {
+	tree := descendants(pid)
+	for _, p := range append(tree, pid) {
+		syscall.Kill(p, syscall.SIGTERM)
+	}
+	select {
+	case <-exited:
+	case <-time.After(2 * time.Second):
+		syscall.Kill(pid, syscall.SIGKILL)
+		<-exited
+	}
+	for _, p := range tree {
+		syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// launched are the commands Run started, for Abort.
+var launched struct {
+	sync.Mutex
+	procs   map[*os.Process]bool
+	aborted bool
+}
+
+func forget(p *os.Process) {
+	launched.Lock()
+	delete(launched.procs, p)
+	launched.Unlock()
+}
+
+// Abort kills every command Run launched, and every process below it or in
+// a process group one of them leads, at once and with SIGKILL: it is for a
+// second interrupt, when tmpprobe exits without waiting out stopTree's
+// grace period, and a command that ignores SIGINT and SIGTERM would
+// otherwise outlive tmpprobe. The command shares tmpprobe's process group
+// (so a terminal's Ctrl-C and job control reach it as they would without
+// tmpprobe), so the group to kill is the one below it, not tmpprobe's own.
+// It keeps the lock: nothing is launched after it.
+func Abort() {
+	launched.Lock()
+	launched.aborted = true
+	for p := range launched.procs {
+		killTree(p)
+	}
+}
+
+// killTree stops the tree first, so nothing in it forks or reaps while it
+// is listed, then kills it. os.Process signals through a pidfd, so a
+// command already reaped (and its pid perhaps reused) is left alone.
+func killTree(p *os.Process) {
+	if p.Signal(syscall.SIGSTOP) != nil {
+		return
+	}
+	stopped := map[int]bool{}
+	for more := true; more; {
+		more = false
+		for _, c := range descendants(p.Pid) {
+			if !stopped[c] {
+				stopped[c], more = true, true
+				syscall.Kill(c, syscall.SIGSTOP)
+			}
+		}
+	}
+	own := syscall.Getpgrp()
+	for c := range stopped {
+		if pg, err := syscall.Getpgid(c); err == nil && pg == c && pg != own {
+			syscall.Kill(-pg, syscall.SIGKILL)
+		}
+		syscall.Kill(c, syscall.SIGKILL)
+	}
+	if pg, err := syscall.Getpgid(p.Pid); err == nil && pg == p.Pid && pg != own {
+		syscall.Kill(-pg, syscall.SIGKILL)
+	}
+	p.Kill()
+}
+
+// descendants lists every process below pid, from /proc.
+func descendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if p, err := ReadProc(n); err == nil && p.PPID > 0 {
+			children[p.PPID] = append(children[p.PPID], n)
+		}
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
+}
+
+// Proc is what /proc/PID/stat says of a process: its state (R, S, D,
+// Z for a zombie, …) and its parent.
+type Proc struct {
+	State byte
+	PPID  int
+}
+
+// ReadProc reads /proc/PID/stat.
+func ReadProc(pid int) (Proc, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Proc{}, err
+	}
+	// pid (comm) state ppid …: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 2 || len(f[0]) != 1 {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: no state and parent in %q", pid, b)
+	}
+	ppid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return Proc{}, fmt.Errorf("/proc/%d/stat: parent %q", pid, f[1])
+	}
+	return Proc{State: f[0][0], PPID: ppid}, nil
+}
+
+// launch starts "tmpprobe __launch CMD…", which blocks until release is
+// written, so the probe tracks its pid before the command's first syscall.
+func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
+	if _, err := exec.LookPath(command[0]); err != nil {
+		return nil, nil, notRunnable(command[0], err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.ExtraFiles = []*os.File{r}
+	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
+	launched.Lock()
+	defer launched.Unlock()
+	if launched.aborted {
+		return nil, nil, errors.New("interrupted")
+	}
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, nil, err
+	}
+	r.Close()
+	if launched.procs == nil {
+		launched.procs = map[*os.Process]bool{}
+	}
+	launched.procs[cmd.Process] = true
+	return cmd, w, nil
+}
+
+// notRunnable says why LookPath refused a command.
+func notRunnable(name string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EISDIR):
+		return fmt.Errorf("%s is a directory, not a command", name)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s is not executable (permission denied)", name)
+	}
+	return fmt.Errorf("%s: command not found", name)
+}
+
+// RunLauncher is the body of "__launch": wait for the go byte on fd 3,
+// then become the command.
+func RunLauncher(command []string) error {
+	gate := os.NewFile(3, "gate")
+	var b [1]byte
+	if n, _ := gate.Read(b[:]); n != 1 {
+		return errors.New("tracer went away before the command started")
+	}
+	gate.Close()
+	path, err := exec.LookPath(command[0])
+	if err != nil {
+		return err
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return syscall.Exec(path, command, os.Environ())
+}
+
+// exitCode is the command's status the way a shell reports it: its exit
+// code, or 128 + the signal that ended it.
+func exitCode(err error, cmd *exec.Cmd) int {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return 0
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ee.ExitCode()
+}
+
+// commandLabel renders a command line on one short line.
+func commandLabel(argv []string) string {
+	var parts []string
+	for _, a := range argv {
+		if strings.ContainsAny(a, " \t\n'\"") {
+			a = strconv.Quote(a)
+		}
+		parts = append(parts, a)
+	}
+	s := []rune(strings.Join(parts, " "))
+	if len(s) > 60 {
+		return string(s[:59]) + "…"
+	}
+	return string(s)
+}
+
+func joinInts(v []int) string {
+	var s []string
+	for _, x := range v {
+		s = append(s, strconv.Itoa(x))
+	}
+	return strings.Join(s, ",")
+}
+
+// anyAlive reports whether any of the processes still runs; a zombie
+// (exited, not yet reaped by its parent) does not.
+func anyAlive(pids []int) bool {
+	for _, pid := range pids {
+		if p, err := ReadProc(pid); err == nil && p.State != 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// Arms turns a trace into results the report writers know: the whole
+// target (every phase summed, one "op" = the whole run), then one entry per
+// region the target marked itself (one op = one entry into the region).
+func (r *Result) Arms(label string) []results.ArmResult {
+	var all []results.ClassRecord
+	var regions []uint32
+	for ph, recs := range r.Records {
+		for _, rec := range recs {
+			if rec.Class != results.RegionClass {
+				all = results.MergeRecords(all, []results.ClassRecord{rec})
+			}
+		}
+		if ph != Phase {
+			regions = append(regions, ph)
+		}
+	}
+	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
+	out := []results.ArmResult{{Lab: results.LabTrace, Arm: label, Runtime: "-", Ops: 1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}}}}
+	for _, ph := range regions {
+		var recs []results.ClassRecord
+		var entries, inside uint64
+		for _, rec := range r.Records[ph] {
+			if rec.Class == results.RegionClass {
+				entries, inside = rec.Calls, rec.TotalNs
+				continue
+			}
+			recs = append(recs, rec)
+		}
+		if entries == 0 {
+			continue // a region still open at the end has no complete entry
+		}
+		a := results.ArmResult{Lab: results.LabTrace, Arm: results.RegionArm(ph &^ probe.RegionFlag),
+			Runtime: "-", Ops: int(entries), Batches: r.regionRounds(ph)}
+		if len(a.Batches) == 0 {
+			a.Batches = []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// regionRounds are a region's samples as rounds: each one batch of the
+// entries that ended in it, with the calls made since the last such batch
+// (an entry's calls can land in the sample before its end). Their sum is
+// the whole region.
+func (r *Result) regionRounds(ph uint32) []results.Batch {
+	var out []results.Batch
+	var pending []results.ClassRecord
+	for _, s := range r.Samples {
+		var entries, inside uint64
+		for _, rec := range s[ph] {
+			if rec.Class == results.RegionClass {
+				entries, inside = rec.Calls, rec.TotalNs
+				continue
+			}
+			pending = results.MergeRecords(pending, []results.ClassRecord{rec})
+		}
+		if entries > 0 {
+			out = append(out, results.Batch{Round: len(out) + 1, Ops: int(entries), Phase: ph, Traced: true,
+				WallNs: int64(inside), Records: pending})
+			pending = nil
+		}
+	}
+	if len(pending) > 0 && len(out) > 0 { // calls after the last entry ended
+		last := &out[len(out)-1]
+		last.Records = results.MergeRecords(last.Records, pending)
+	}
+	return out
+}

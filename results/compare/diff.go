@@ -1,0 +1,432 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+)
+
+// Arm statuses in a diff.
+const (
+	StatusRegressed = "regressed"
+	StatusImproved  = "improved"
+	StatusNoise     = "within noise"
+	StatusTooFew    = "too few samples"
+	StatusDrift     = "moved with the machine" // a baseline arm that moved, judged with its group
+	// StatusWithBaseline is an arm whose ratio moved only because its
+	// baseline did: its own throughput did not change with it.
+	StatusWithBaseline = "moved with the baseline"
+	StatusOnlyOld      = "only in OLD"
+	StatusOnlyNew      = "only in NEW"
+	StatusFailed       = "failed"
+)
+
+// DefaultMinEffectPct is the smallest change a diff reports, besides
+// being significant: benchstat's significance alone flags a real but
+// negligible 1%.
+const DefaultMinEffectPct = 5.0
+
+// DiffReport is what changed between two runs.
+type DiffReport struct {
+	Old       string       `json:"old"`
+	New       string       `json:"new"`
+	Problems  []string     `json:"problems,omitempty"` // why the runs compare only in part
+	Preflight []FactChange `json:"preflight_differences,omitempty"`
+	// Drift is, per group whose baseline arm moved, the sentence that
+	// puts the change on the machine or the environment.
+	Drift        []DriftNote `json:"drift,omitempty"`
+	Arms         []ArmDiff   `json:"arms"`
+	MinEffectPct float64     `json:"min_effect_pct"`
+	Alpha        float64     `json:"alpha"`
+	ThresholdPct float64     `json:"threshold_pct,omitempty"`
+	// Gated is why --threshold fails: arms that regressed by it or more,
+	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
+	Gated []string `json:"gated,omitempty"`
+}
+
+// DriftNote is a group whose baseline arm's throughput changed.
+type DriftNote struct {
+	Group    string  `json:"group"`
+	Baseline string  `json:"baseline"`
+	DeltaPct float64 `json:"delta_pct"`
+	P        float64 `json:"p"`
+	// Moved are the arms of the group whose ratio to the baseline changed.
+	Moved    []string `json:"ratio_changed"`
+	Sentence string   `json:"sentence"`
+}
+
+// ArmDiff is one aligned arm: its throughput and its ratio to the lab's
+// baseline in both runs, each compared round by round, and, when the arm
+// changed, the decomposition of Δ wall per op.
+type ArmDiff struct {
+	Lab       string `json:"lab"`
+	Arm       string `json:"arm"`
+	Runtime   string `json:"runtime"`
+	Param     string `json:"param"`
+	SizeBytes int    `json:"size_bytes,omitempty"`
+	OldDir    string `json:"old_dir,omitempty"`
+	NewDir    string `json:"new_dir,omitempty"`
+	Baseline  bool   `json:"baseline,omitempty"` // the lab's baseline arm
+	Status    string `json:"status"`
+	Lost      bool   `json:"lost,omitempty"` // ran in OLD, failed in NEW
+	Unit      string `json:"unit"`
+	Rate      string `json:"rate"` // "ops/s", or "MB/s" for the buffers lab
+	// OpsPerS compares the headline throughput (in Rate units);
+	// Ratio the ratio to the baseline arm, paired per round in each run.
+	OpsPerS *results.Comparison `json:"ops_per_s,omitempty"`
+	Ratio   *results.Comparison `json:"ratio,omitempty"`
+	// JudgedBy names the comparison the status comes from: the ratio
+	// when the arm has one in both runs (the machine's drift cancels in
+	// it), else the throughput.
+	JudgedBy  string           `json:"judged_by,omitempty"`
+	ChangePct float64          `json:"change_pct"`
+	OldWall   results.NsPerOp  `json:"old_wall_ns_per_op"`
+	NewWall   results.NsPerOp  `json:"new_wall_ns_per_op"`
+	Terms     []explain.Term   `json:"terms,omitempty"`
+	Extras    []explain.Detail `json:"extras,omitempty"`
+	Sentence  string           `json:"sentence"`
+}
+
+// defaultParam is the --payload default; sentences name other payloads.
+const defaultParam = "payload=400"
+
+// Label names the arm in a sentence: "mkstemp-fsync (go)",
+// "NamedTemporaryFile (python, 16M)".
+func (d *ArmDiff) Label() string {
+	if d.Lab == results.LabTrace {
+		return d.Arm
+	}
+	l := d.Arm + " (" + d.Runtime
+	switch {
+	case d.SizeBytes > 0:
+		l += ", " + results.Bytes(int64(d.SizeBytes))
+	case d.Param != defaultParam:
+		l += ", " + strings.Replace(d.Param, "=", " ", 1)
+	}
+	return l + ")"
+}
+
+// Judged is the comparison the arm's status comes from.
+func (d *ArmDiff) Judged() *results.Comparison {
+	if d.JudgedBy == "ratio" {
+		return d.Ratio
+	}
+	return d.OpsPerS
+}
+
+// Diff aligns the arms of two runs by lab, arm, runtime, parameter (and
+// work dir, when both runs used the same ones) and explains each change.
+// baseline names each lab's baseline arm. thresholdPct > 0 gates: arms
+// that regressed by more, an incomplete NEW and arms NEW lost are listed
+// in Gated.
+func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, minEffectPct, thresholdPct float64) *DiffReport {
+	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, ThresholdPct: thresholdPct}
+	rep.Preflight = factChanges(prev, cur)
+	rep.Problems = comparability(prev, cur)
+	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
+	oldKey, newKey := alignKeys(prev, cur)
+	newByKey := map[string]*results.Summary{}
+	for _, s := range sn {
+		if k := newKey(s.ArmResult); newByKey[k] == nil {
+			newByKey[k] = s
+		}
+	}
+	matched := map[*results.Summary]bool{}
+	for _, o := range so {
+		n := newByKey[oldKey(o.ArmResult)]
+		if n != nil && matched[n] {
+			n = nil // a duplicate key in OLD: the NEW arm is taken
+		}
+		if n != nil {
+			matched[n] = true
+		}
+		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct))
+	}
+	for _, n := range sn {
+		if !matched[n] {
+			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct))
+		}
+	}
+	rep.Drift = drift(rep)
+	rep.gate(cur)
+	return rep
+}
+
+// comparability names what makes two runs compare only in part.
+func comparability(prev, cur *results.Run) []string {
+	var out []string
+	for _, side := range []struct {
+		name string
+		run  *results.Run
+	}{{"OLD", prev}, {"NEW", cur}} {
+		switch {
+		case len(side.run.Arms) == 0:
+			out = append(out, side.name+" has no arms: nothing to compare")
+		case !side.run.Complete:
+			out = append(out, side.name+" is incomplete (interrupted, or saved before it finished): its arms may lack rounds")
+		}
+	}
+	if ol, nl := labsOf(prev), labsOf(cur); len(prev.Arms) > 0 && len(cur.Arms) > 0 && ol != nl {
+		out = append(out, fmt.Sprintf("the runs ran different labs (OLD: %s; NEW: %s)", ol, nl))
+	}
+	return out
+}
+
+func labsOf(run *results.Run) string {
+	return strings.Join(inOrder(run, func(a *results.ArmResult) string { return a.Lab }), ", ")
+}
+
+// gate lists what fails --threshold.
+func (rep *DiffReport) gate(cur *results.Run) {
+	if rep.ThresholdPct <= 0 {
+		return
+	}
+	if !cur.Complete {
+		rep.Gated = append(rep.Gated, "NEW is incomplete")
+	}
+	if len(cur.Arms) == 0 {
+		rep.Gated = append(rep.Gated, "NEW has no arms")
+	}
+	for i := range rep.Arms {
+		d := &rep.Arms[i]
+		switch {
+		case d.Status == StatusOnlyOld:
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" is missing from NEW")
+		case d.Lost:
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" failed in NEW")
+		case d.Status == StatusTooFew && d.Unit != "run":
+			// A gate that cannot judge must not pass as if it had.
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has too few rounds to judge")
+		}
+	}
+	for _, d := range rep.Changed() {
+		if d.Status == StatusRegressed && -d.ChangePct >= rep.ThresholdPct {
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label())
+		}
+	}
+}
+
+// Changed lists the arms that changed: regressions, worst first, then
+// improvements, best first.
+func (rep *DiffReport) Changed() []*ArmDiff {
+	var out []*ArmDiff
+	for i := range rep.Arms {
+		if s := rep.Arms[i].Status; s == StatusRegressed || s == StatusImproved {
+			out = append(out, &rep.Arms[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Status != b.Status {
+			return a.Status == StatusRegressed
+		}
+		if a.Status == StatusRegressed {
+			return a.ChangePct < b.ChangePct
+		}
+		return a.ChangePct > b.ChangePct
+	})
+	return out
+}
+
+// rateSamples are the per-round headline figures of an arm in its lab's
+// unit (MB/s for the buffers lab).
+func rateSamples(s *results.Summary) []float64 {
+	k := 1.0
+	if s.SizeBytes > 0 {
+		k = float64(s.SizeBytes) / (1 << 20)
+	}
+	var out []float64
+	for _, r := range s.Rounds {
+		if v := r.Headline(); v > 0 {
+			out = append(out, v*k)
+		}
+	}
+	return out
+}
+
+func ratioSamples(s *results.Summary) []float64 {
+	var out []float64
+	for _, r := range s.Rounds {
+		if r.Ratio > 0 {
+			out = append(out, r.Ratio)
+		}
+	}
+	return out
+}
+
+func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64) ArmDiff {
+	ref := so
+	if ref == nil {
+		ref = sn
+	}
+	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes,
+		Unit: ref.Unit(), Rate: "ops/s", Baseline: baseline[ref.Lab] == ref.Arm}
+	if ref.SizeBytes > 0 {
+		d.Rate = "MB/s"
+	}
+	switch {
+	case sn == nil:
+		d.OldDir, d.Status = so.Dir, StatusOnlyOld
+	case so == nil:
+		d.NewDir, d.Status = sn.Dir, StatusOnlyNew
+	}
+	if d.Status != "" {
+		d.Sentence = d.Label() + ": " + d.Status
+		return d
+	}
+	d.OldDir, d.NewDir = so.Dir, sn.Dir
+	if !so.OpsPerS.Known() || !sn.OpsPerS.Known() {
+		d.Status, d.Lost = StatusFailed, so.OpsPerS.Known()
+		d.Sentence = fmt.Sprintf("%s: no throughput to compare (%s)", d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
+		return d
+	}
+	rates := results.Compare(rateSamples(so), rateSamples(sn), minEffectPct)
+	d.OpsPerS, d.JudgedBy = &rates, "ops/s"
+	if ro, rn := ratioSamples(so), ratioSamples(sn); !d.Baseline && len(ro) > 0 && len(rn) > 0 {
+		ratios := results.Compare(ro, rn, minEffectPct)
+		d.Ratio, d.JudgedBy = &ratios, "ratio"
+	}
+	j := d.Judged()
+	d.ChangePct = j.DeltaPct
+	switch {
+	case j.Verdict == results.VerdictTooFew || rates.Verdict == results.VerdictTooFew:
+		d.Status = StatusTooFew
+	case j.Verdict == results.VerdictSame:
+		d.Status = StatusNoise
+	case d.JudgedBy == "ratio" && (rates.Verdict != results.VerdictChanged || (rates.DeltaPct < 0) != (j.DeltaPct < 0)):
+		// The ratio moved but the arm's own throughput did not move with
+		// it: the baseline moved. An arm changes only when both say so,
+		// as a machine that got slower moves every throughput and no
+		// ratio.
+		d.Status = StatusWithBaseline
+	case j.DeltaPct < 0:
+		d.Status = StatusRegressed
+	default:
+		d.Status = StatusImproved
+	}
+	d.OldWall, d.NewWall = results.NsPerOp(so.WallNsPerOp), results.NsPerOp(sn.WallNsPerOp)
+	what := d.Rate
+	if d.JudgedBy == "ratio" {
+		what = "ratio to " + baseline[d.Lab]
+	}
+	head := fmt.Sprintf("%s %s (p=%s)", results.SignedPct(d.ChangePct), what, results.PValue(j.P))
+	switch d.Status {
+	case StatusTooFew:
+		d.Sentence = fmt.Sprintf("%s: %s %s; too few rounds to judge (%d and %d, need %d a side)", d.Label(),
+			results.SignedPct(d.ChangePct), what, j.Old.N, j.New.N, results.MinRoundsToCompare)
+		if d.Unit == "run" {
+			d.Sentence = fmt.Sprintf("%s: %s wall time; a whole trace is one sample (compare the regions it marks)",
+				d.Label(), results.SignedPct(-d.ChangePct))
+		}
+		return d
+	case StatusNoise:
+		d.Sentence = fmt.Sprintf("%s: ~ %s (p=%s)", d.Label(), what, results.PValue(j.P))
+		return d
+	case StatusWithBaseline:
+		d.Sentence = fmt.Sprintf("%s: %s %s (p=%s), but its own %s %s: its baseline moved", d.Label(),
+			results.SignedPct(j.DeltaPct), what, results.PValue(j.P), d.Rate, comparisonPhrase(rates))
+		return d
+	}
+	if so.Traced != nil && sn.Traced != nil {
+		c := explain.Decompose(so, sn, false)
+		d.Terms, d.Extras = c.Terms, c.Extras
+	}
+	d.Sentence = explain.ChangeSentence(d.Label(), head, float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
+	return d
+}
+
+// drift finds, per group, a baseline arm whose throughput changed, and
+// says once what that means for the group: with no ratio moved, the
+// machine or the environment moved (every throughput with it); with
+// ratios moved but the arms' own throughputs not, the baseline itself
+// changed; arms that changed on their own are named. The baseline's
+// status says so instead of "regressed".
+func drift(rep *DiffReport) []DriftNote {
+	var out []DriftNote
+	for _, g := range rep.Groups() {
+		var base *ArmDiff
+		var moved, carried []string
+		others := 0
+		for _, d := range g {
+			switch {
+			case d.Baseline:
+				base = d
+			case d.JudgedBy == "ratio":
+				others++
+				switch d.Status {
+				case StatusRegressed, StatusImproved:
+					moved = append(moved, d.Arm)
+				case StatusWithBaseline:
+					carried = append(carried, fmt.Sprintf("%s (%s %s)", d.Arm, results.SignedPct(d.OpsPerS.DeltaPct), d.Rate))
+				}
+			}
+		}
+		if base == nil || others == 0 || base.OpsPerS == nil || base.OpsPerS.Verdict != results.VerdictChanged {
+			continue
+		}
+		n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P,
+			Moved: moved}
+		way := "faster"
+		if n.DeltaPct < 0 {
+			way = "slower"
+		}
+		pct := strings.TrimLeft(results.SignedPct(n.DeltaPct), "+−")
+		var parts []string
+		switch {
+		case len(moved) == 0 && len(carried) == 0:
+			parts = append(parts, fmt.Sprintf("everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed",
+				pct, way, base.Arm, results.SignedPct(n.DeltaPct), results.PValue(n.P), base.Arm))
+		case len(carried) > 0:
+			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), and the ratios of %s moved with it, not with their own throughput",
+				base.Arm, pct, way, results.PValue(n.P), strings.Join(carried, ", ")))
+		default:
+			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), the machine or the environment", base.Arm, pct, way, results.PValue(n.P)))
+		}
+		if len(moved) > 0 {
+			parts = append(parts, strings.Join(moved, ", ")+" changed on its own")
+		}
+		n.Sentence = n.Group + ": " + strings.Join(parts, "; ") + "."
+		base.Status = StatusDrift
+		base.Sentence = fmt.Sprintf("%s: %s %s (p=%s), with its group: see the drift note", base.Label(),
+			results.SignedPct(n.DeltaPct), base.Rate, results.PValue(n.P))
+		out = append(out, n)
+	}
+	return out
+}
+
+// comparisonPhrase says how a comparison came out: "~ (p=0.432)" or
+// "+3.1% (p=0.002)".
+func comparisonPhrase(c results.Comparison) string {
+	if c.Verdict == results.VerdictChanged {
+		return fmt.Sprintf("%s (p=%s)", results.SignedPct(c.DeltaPct), results.PValue(c.P))
+	}
+	return fmt.Sprintf("%s, ~ (p=%s)", results.SignedPct(c.DeltaPct), results.PValue(c.P))
+}
+
+// Groups splits the arms, in run order, by lab, runtime, parameter and
+// work dirs, as the reports group them.
+func (rep *DiffReport) Groups() [][]*ArmDiff {
+	arms := make([]*ArmDiff, len(rep.Arms))
+	for i := range rep.Arms {
+		arms[i] = &rep.Arms[i]
+	}
+	return results.GroupInOrder(arms, (*ArmDiff).GroupTitle)
+}
+
+// GroupTitle names the arm's group: "modes lab · go · /tmp · payload
+// 400B", with both work dirs when they differ.
+func (d *ArmDiff) GroupTitle() string {
+	dirs := d.OldDir
+	switch {
+	case d.OldDir == "":
+		dirs = d.NewDir
+	case d.NewDir != "" && d.NewDir != d.OldDir:
+		dirs = d.OldDir + " → " + d.NewDir
+	}
+	param := strings.Replace(d.Param, "=", " ", 1) + "B"
+	return fmt.Sprintf("%s lab · %s · %s · %s", d.Lab, d.Runtime, dirs, param)
+}

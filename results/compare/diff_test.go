@@ -1,0 +1,210 @@
+package compare_test
+
+import (
+	"math"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+func findArm(t *testing.T, rep *compare.DiffReport, arm string) *compare.ArmDiff {
+	t.Helper()
+	for i := range rep.Arms {
+		if rep.Arms[i].Arm == arm && rep.Arms[i].Lab == "modes" {
+			return &rep.Arms[i]
+		}
+	}
+	t.Fatalf("no %s in the diff", arm)
+	return nil
+}
+
+// The fixture's known cause: fsync waits for the journal. It must come
+// first, the terms must add up to the change, and the unchanged arm must
+// read as noise, with its p-value.
+func TestDiffFindsTheCause(t *testing.T) {
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	d := findArm(t, rep, "mkstemp-fsync")
+	if d.Status != compare.StatusRegressed || d.JudgedBy != "ratio" || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
+		t.Fatalf("mkstemp-fsync: %s by %s, terms %v: want regressed by its ratio with fsync first", d.Status, d.JudgedBy, d.Terms)
+	}
+	// Six rounds a side, all apart: the smallest p a U test can give.
+	if d.Ratio.P != 0.0021645 || d.Ratio.Verdict != results.VerdictChanged {
+		t.Errorf("ratio comparison %+v, want p = 2/924", d.Ratio)
+	}
+	var sum results.NsPerOp
+	for _, term := range d.Terms {
+		sum += term.Delta
+	}
+	if math.Abs(float64(sum-(d.NewWall-d.OldWall))) > 1e-6 {
+		t.Errorf("terms add to %v ns/op, Δ wall is %v", sum, d.NewWall-d.OldWall)
+	}
+	for _, want := range []string{"(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs", "flush/op 0 → 1"} {
+		if !strings.Contains(d.Sentence, want) {
+			t.Errorf("sentence %q lacks %q", d.Sentence, want)
+		}
+	}
+	if tf := findArm(t, rep, "TemporaryFile"); tf.Status != compare.StatusNoise || tf.OpsPerS.P != 1 {
+		t.Errorf("TemporaryFile: %s %+v, want within noise, p = 1", tf.Status, tf.OpsPerS)
+	}
+	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
+		t.Errorf("preflight %v: want the kernel", rep.Preflight)
+	}
+	if len(rep.Gated) != 1 {
+		t.Errorf("gated %v at 10%%: want mkstemp-fsync", rep.Gated)
+	}
+	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 5, 60).Gated; len(g) != 0 {
+		t.Errorf("gated %v at 60%% for a 57%% drop", g)
+	}
+	if g := compare.Diff("new", resultstest.FixtureRun(true), "old", resultstest.FixtureRun(false), resultstest.Labs.Baselines, 5, 10).Gated; len(g) != 0 {
+		t.Errorf("an improvement gated: %v", g)
+	}
+	// A change smaller than --min-effect is not one, significant or not.
+	if d := findArm(t, compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 60, 0), "mkstemp-fsync"); d.Status != compare.StatusNoise {
+		t.Errorf("a 57%% change with --min-effect 60: %s, want within noise", d.Status)
+	}
+}
+
+// A machine 25% slower moves every arm's throughput and no ratio: one
+// drift sentence for the group, no arm blamed, nothing gated.
+func TestDiffDrift(t *testing.T) {
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	// The buffers arm has no BytesIO beside it: nothing tells the machine
+	// from the arm there, so its own throughput judges it.
+	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1M)" {
+		t.Errorf("changed %d, gated %q: want only the buffers arm, which has no baseline", len(rep.Changed()), g)
+	}
+	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
+		t.Errorf("TemporaryFile: %s, want %s", d.Status, compare.StatusDrift)
+	}
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != compare.StatusNoise || d.OpsPerS.Verdict != results.VerdictChanged {
+		t.Errorf("mkstemp-fsync: %s (ops/s %s): want its ops/s changed and its ratio not", d.Status, d.OpsPerS.Verdict)
+	}
+	want := "modes lab · go · /tmp · payload 400B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
+	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
+		t.Errorf("drift %+v, want one note:\n%s", rep.Drift, want)
+	}
+}
+
+// Runs that cannot be compared are named; the gate fails on an incomplete
+// NEW, an empty one, or one that lost an arm.
+func TestDiffIncomparable(t *testing.T) {
+	cur := resultstest.FixtureRun(false)
+	cur.Complete = false
+	cur.Arms = cur.Arms[:3]
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	gated := strings.Join(rep.Gated, "; ")
+	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1M) is missing from NEW"} {
+		if !strings.Contains(gated, want) {
+			t.Errorf("gated %q lacks %q", gated, want)
+		}
+	}
+	if len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "NEW is incomplete") {
+		t.Errorf("problems %v", rep.Problems)
+	}
+	empty := resultstest.FixtureRun(false)
+	empty.Arms, empty.Complete = nil, false
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", empty, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	if !strings.Contains(strings.Join(rep.Gated, "; "), "NEW has no arms") {
+		t.Errorf("gated %v: want the empty NEW", rep.Gated)
+	}
+	other := resultstest.FixtureRun(false)
+	other.Arms = other.Arms[3:]
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", other, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	if !strings.Contains(strings.Join(rep.Problems, "; "), "different labs (OLD: modes, buffers; NEW: buffers)") {
+		t.Errorf("problems %v: want the labs named", rep.Problems)
+	}
+}
+
+// Runs in different work dirs pair by position, and the dirs are a
+// preflight difference; arms in one run only are listed as such.
+func TestDiffAlignment(t *testing.T) {
+	old, cur := resultstest.FixtureRun(false), resultstest.FixtureRun(false)
+	for i := range cur.Arms {
+		cur.Arms[i].Dir = "/dev/shm"
+	}
+	cur.Arms = cur.Arms[1:]
+	cur.Meta.Python, cur.Meta.CPUs = "3.12.1", 4
+	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusOnlyOld {
+		t.Errorf("TemporaryFile: %s, want %s", d.Status, compare.StatusOnlyOld)
+	}
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != compare.StatusNoise || d.NewDir != "/dev/shm" || d.JudgedBy != "ops/s" {
+		t.Errorf("mkstemp-fsync: %s by %s in %s, want within noise by ops/s (NEW has no baseline) in /dev/shm", d.Status, d.JudgedBy, d.NewDir)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Preflight {
+		got[f.Name] = f.Old + " → " + f.New
+	}
+	want := map[string]string{"work dirs": "/tmp → /dev/shm", "python": "(none) → 3.12.1", "cpus": "2 → 4"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("preflight %v, want %v", got, want)
+	}
+}
+
+// With fewer rounds than the U test needs (four a side), the diff says so
+// instead of giving a verdict: a 10% drop over three rounds is not judged.
+func TestDiffTooFewRounds(t *testing.T) {
+	old, cur := resultstest.FixtureRun(false), resultstest.FixtureRun(false)
+	for _, r := range []*results.Run{old, cur} {
+		r.Arms = r.Arms[:1]
+		r.Arms[0].Batches = r.Arms[0].Batches[:8] // calibration, warm-up, three rounds
+	}
+	for i := range cur.Arms[0].Batches {
+		cur.Arms[0].Batches[i].WallNs = cur.Arms[0].Batches[i].WallNs * 110 / 100
+	}
+	d := compare.Diff("o", old, "n", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	if a := d.Arms[0]; a.Status != compare.StatusTooFew || !strings.Contains(a.Sentence, "too few rounds to judge (3 and 3, need 4 a side)") {
+		t.Errorf("%s: %s, want too few samples", a.Status, a.Sentence)
+	}
+	if g := strings.Join(d.Gated, "; "); g != "modes/TemporaryFile (go) has too few rounds to judge" {
+		t.Errorf("gated %q: a gate that cannot judge must fail, and say why", g)
+	}
+}
+
+// A run rebuilt from a CSV knows little of the host, which may not read as
+// a difference; it has one round, too few to judge, and says so.
+func TestDiffCSVAgainstJSON(t *testing.T) {
+	old, err := runfile.LoadRun(filepath.Join(resultstest.Testdata, "old", "syscalls.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := compare.Diff("old.csv", old, "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
+		t.Errorf("preflight %v: want only the kernel", rep.Preflight)
+	}
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != compare.StatusTooFew {
+		t.Fatalf("%+v: want too few samples", d)
+	}
+}
+
+// The baseline alone got slower: every other arm's ratio moves, its own
+// throughput does not. No arm is blamed; the drift note names the
+// baseline, and the gate stays shut.
+func TestDiffBaselineMovedAlone(t *testing.T) {
+	cur := resultstest.FixtureRun(false)
+	for j := range cur.Arms[0].Batches { // TemporaryFile
+		b := &cur.Arms[0].Batches[j]
+		b.WallNs = b.WallNs * 5 / 4
+	}
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	d := findArm(t, rep, "mkstemp-fsync")
+	if d.Status != compare.StatusWithBaseline || d.Ratio.Verdict != results.VerdictChanged || d.OpsPerS.Verdict != results.VerdictSame {
+		t.Errorf("mkstemp-fsync: %s (ratio %s, ops/s %s), want %s", d.Status, d.Ratio.Verdict, d.OpsPerS.Verdict, compare.StatusWithBaseline)
+	}
+	if !strings.Contains(d.Sentence, "its baseline moved") {
+		t.Errorf("sentence %q", d.Sentence)
+	}
+	want := "modes lab · go · /tmp · payload 400B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
+	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
+		t.Errorf("drift %+v, want:\n%s", rep.Drift, want)
+	}
+	if len(rep.Changed()) != 0 || strings.Contains(strings.Join(rep.Gated, ";"), "mkstemp-fsync") {
+		t.Errorf("changed %d, gated %v: the baseline moved, not the arms", len(rep.Changed()), rep.Gated)
+	}
+}

@@ -1,0 +1,222 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// FactChange is one preflight fact that differs between two runs.
+type FactChange struct {
+	Name string `json:"name"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// metaSkip are Meta fields that are prose or derived (warnings restate the
+// dir facts) or moment-to-moment (the load average), not facts to compare.
+var metaSkip = map[string]bool{"notes": true, "warnings": true, "loadavg_1m": true}
+
+// factChanges lists the facts that differ between two runs: every Meta
+// field (found through its JSON form, so fields added to Meta are compared
+// without a change here), the protocol, the work dirs and the flags. Any
+// of them can explain every change in a diff at once.
+func factChanges(prev, cur *results.Run) []FactChange {
+	var out []FactChange
+	for _, f := range differingFacts([]*results.Run{prev, cur}) {
+		out = append(out, FactChange{f.Name, f.Values[0], f.Values[1]})
+	}
+	return out
+}
+
+// differingFacts lists, fact by fact, the values of the facts that are
+// not the same in every run; the work dirs first, as a different
+// filesystem explains everything.
+func differingFacts(runs []*results.Run) []MatrixFact {
+	all := make([]map[string]string, len(runs))
+	names := map[string]bool{}
+	for i, r := range runs {
+		all[i] = facts(r)
+		for k := range all[i] {
+			names[k] = true
+		}
+	}
+	keys := slices.Sorted(maps.Keys(names))
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "work dirs" && keys[j] != "work dirs" })
+	var out []MatrixFact
+	for _, k := range keys {
+		f := MatrixFact{Name: k}
+		differs, skip := false, false
+		for i, r := range runs {
+			v, ok := all[i][k]
+			// A run rebuilt from a CSV carries no flags: nothing to compare.
+			skip = skip || unknown(r, v) || !ok && k == "flags"
+			differs = differs || v != all[0][k]
+			f.Values = append(f.Values, results.OrNone(v))
+		}
+		if differs && !skip {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// facts are what a run records about how it was measured, by name.
+func facts(run *results.Run) map[string]string {
+	f := metaFacts(run.Meta)
+	f["work dirs"] = strings.Join(runDirs(run), ", ")
+	if len(run.Args) > 0 { // a run rebuilt from a CSV has none
+		f["flags"] = strings.Join(comparableArgs(run.Args), " ")
+	}
+	if p := run.Protocol; p.Name != "" {
+		f["protocol"] = fmt.Sprintf("%s, %d rounds", p.Name, p.Rounds)
+		if p.MinBatchNs > 0 {
+			f["protocol"] += ", batches ≥ " + time.Duration(p.MinBatchNs).String()
+		}
+		if p.FixedOps > 0 {
+			f["protocol"] += fmt.Sprintf(", %d ops a batch", p.FixedOps)
+		}
+	}
+	return f
+}
+
+// unknown tells a fact a run rebuilt from a CSV does not carry from a
+// real difference: such a run knows only the backend and the kernel.
+func unknown(run *results.Run, v string) bool {
+	return run.Source == results.SourceCSV && (v == "" || v == "0")
+}
+
+// metaFacts flattens Meta to name → value: nested objects as "a.b",
+// lists joined.
+func metaFacts(m results.Meta) map[string]string {
+	out := map[string]string{}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return out
+	}
+	var tree map[string]any
+	if json.Unmarshal(data, &tree) != nil {
+		return out
+	}
+	for k, v := range tree {
+		if !metaSkip[k] {
+			flatten(k, v, out)
+		}
+	}
+	return out
+}
+
+func flatten(name string, v any, out map[string]string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, sub := range x {
+			flatten(name+"."+k, sub, out)
+		}
+	case []any:
+		var parts []string
+		for _, e := range x {
+			one := map[string]string{}
+			flatten("", e, one)
+			parts = append(parts, one[""])
+		}
+		out[name] = strings.Join(parts, ", ")
+	case float64:
+		out[name] = strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		out[name] = strconv.FormatBool(x)
+	case string:
+		out[name] = x
+	case nil:
+		out[name] = ""
+	default:
+		data, _ := json.Marshal(x)
+		out[name] = string(data)
+	}
+}
+
+// runDirs lists a run's work dirs in the order they were run.
+func runDirs(run *results.Run) []string {
+	return inOrder(run, func(a *results.ArmResult) string { return a.Dir })
+}
+
+// inOrder lists the values key takes over a run's arms, each once, in
+// the order the arms ran.
+func inOrder(run *results.Run, key func(*results.ArmResult) string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range run.Arms {
+		if k := key(&run.Arms[i]); !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// alignKeys returns the keys that pair arms across runs. Runs in the same
+// work dirs pair by dir; otherwise by the dir's position, so a run on
+// tmpfs pairs with the same run on ext4.
+func alignKeys(prev, cur *results.Run) (oldKey, newKey func(*results.ArmResult) string) {
+	od, nd := runDirs(prev), runDirs(cur)
+	if sameSet(od, nd) {
+		byName := func(a *results.ArmResult) string { return a.Key() }
+		return byName, byName
+	}
+	byPos := func(dirs []string) func(*results.ArmResult) string {
+		pos := map[string]string{}
+		for i, d := range dirs {
+			pos[d] = strconv.Itoa(i)
+		}
+		return func(a *results.ArmResult) string {
+			return a.Lab + "/" + a.Arm + "/" + a.Runtime + "/dir#" + pos[a.Dir] + "/" + a.Param()
+		}
+	}
+	return byPos(od), byPos(nd)
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := map[string]bool{}
+	for _, x := range a {
+		in[x] = true
+	}
+	for _, x := range b {
+		if !in[x] {
+			return false
+		}
+	}
+	return true
+}
+
+// comparableArgs drops the flags that name where output goes or that are
+// compared on their own (work dirs), so only flags that change what is
+// measured remain.
+func comparableArgs(args []string) []string {
+	// --seed orders the rounds; it changes no figure's meaning.
+	drop := map[string]bool{"--out": true, "--csv": true, "--dir": true, "--seed": true}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case name == "-q" || name == "--quiet":
+			continue
+		case drop[name]:
+			if !hasValue {
+				i++
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// ChangeSentence says a change in one sentence: "mkstemp-fsync (go): −63%
+// ratio to TemporaryFile (p=0.002); +190 µs/op, of which fsync +185 µs
+// (off-CPU waiting for the device +180 µs), unlink +4.1 µs, other +0.9 µs".
+func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []Term, extras []Detail) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", label, headline)
+	if len(terms) == 0 {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; %s µs/%s", signedMicros(deltaNs), unit)
+	var sumAbs float64
+	for _, t := range terms {
+		sumAbs += math.Abs(float64(t.Delta))
+	}
+	var parts []string
+	var rest float64
+	for i, t := range terms {
+		d := float64(t.Delta)
+		if i >= 4 || t.Noise || math.Abs(d) < 0.05*sumAbs || math.Abs(d) < 1 {
+			rest += d
+			continue
+		}
+		p := t.Name + " " + signedMicros(d) + " µs"
+		if det := detailText(t.Details, d); det != "" {
+			p += " (" + det + ")"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		if math.Abs(rest) >= 0.05*sumAbs && math.Abs(rest) >= 1 {
+			parts = append(parts, "other "+signedMicros(rest)+" µs")
+		}
+		b.WriteString(", of which " + strings.Join(parts, ", "))
+	}
+	if ex := detailText(extras, 0); ex != "" {
+		b.WriteString("; also " + ex)
+	}
+	return b.String()
+}
+
+// detailText lists the details that moved: times that are a tenth or more
+// of the term's change, and counts that changed by 5% or more.
+func detailText(ds []Detail, termNs float64) string {
+	var parts []string
+	for _, d := range ds {
+		if len(parts) == 3 {
+			break
+		}
+		delta := d.Delta()
+		if d.Unit == "ns" {
+			if math.Abs(delta) >= math.Max(0.1*math.Abs(termNs), 100) {
+				parts = append(parts, d.Name+" "+signedMicros(delta)+" µs")
+			}
+			continue
+		}
+		if math.Abs(delta) >= 0.01 && math.Abs(delta) >= 0.05*math.Max(math.Abs(d.Old), math.Abs(d.New)) {
+			parts = append(parts, fmt.Sprintf("%s/op %s → %s", d.Name, perOp(d.Old), perOp(d.New)))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func perOp(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// signedMicros renders ns as µs with an explicit sign (− is U+2212, as in
+// prose).
+func signedMicros(ns float64) string {
+	if ns < 0 {
+		return "−" + results.Micros(-ns)
+	}
+	return "+" + results.Micros(ns)
+}

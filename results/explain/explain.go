@@ -1,0 +1,488 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Gap is Δwall/op between two arms of one peer group, A − B (B the lab's
+// baseline, or the arm a pair compares with), decomposed into
+// Σ Δ(syscall class) + Δ(user space) from the pooled traced batches of
+// each: a Difference with B as the old side. Untraced is A's untraced
+// throughput ÷ B's: per round, then the median (rounds protocol), or the
+// ratio of the medians (seed).
+type Gap struct {
+	Difference
+	A, B     *results.Summary
+	Untraced results.Estimate
+}
+
+// NewGap builds the gap A − B.
+func NewGap(a, b *results.Summary) Gap {
+	return Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: untracedRatio(a, b)}
+}
+
+// mechanism says what the measurements show about one term of the gap.
+func (g Gap) mechanism(t Term) string {
+	switch {
+	case t.Name == results.UserTerm:
+		return userMechanism(g.A, g.B)
+	case t.oldClass != t.newClass:
+		m := classMechanism(g.A, nil, t.newClass)
+		if mb := classMechanism(g.B, nil, t.oldClass); mb != "" {
+			m = strings.TrimPrefix(m+"; vs "+mb, "; ")
+		}
+		return m
+	}
+	return deltaMechanism(g.A, g.B, t.newClass)
+}
+
+// untracedRatio is A's untraced throughput ÷ B's: per round, then the
+// median (rounds protocol), or the ratio of the medians (seed). Unknown
+// when either ran no untraced batch.
+func untracedRatio(a, b *results.Summary) results.Estimate {
+	bh := map[int]float64{}
+	var as, bs []float64
+	for _, r := range b.Rounds {
+		if r.OpsPerS > 0 {
+			bh[r.Round] = r.OpsPerS
+			bs = append(bs, r.OpsPerS)
+		}
+	}
+	var ratios []float64
+	for _, r := range a.Rounds {
+		if r.OpsPerS > 0 {
+			as = append(as, r.OpsPerS)
+			if bv := bh[r.Round]; bv > 0 {
+				ratios = append(ratios, r.OpsPerS/bv)
+			}
+		}
+	}
+	if len(as) == 0 || len(bs) == 0 {
+		return results.Estimate{}
+	}
+	if a.Protocol == results.ProtocolSeed {
+		return results.Point(results.Median(as).Center / results.Median(bs).Center)
+	}
+	return results.Median(ratios)
+}
+
+// deltaMechanism says what changed in one class between A and B.
+func deltaMechanism(a, b *results.Summary, class string) string {
+	ca, cb := a.Class(class), b.Class(class)
+	var parts []string
+	switch {
+	case cb.Calls == 0 && ca.Calls > 0:
+		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Calls(ca.CallsPerOp), a.Unit()))
+	case ca.Calls == 0 && cb.Calls > 0:
+		parts = append(parts, fmt.Sprintf("not made, was %s/%s", results.Calls(cb.CallsPerOp), a.Unit()))
+	case math.Abs(ca.CallsPerOp-cb.CallsPerOp) > 0.005:
+		parts = append(parts, fmt.Sprintf("calls/%s %s → %s", a.Unit(), results.Calls(cb.CallsPerOp), results.Calls(ca.CallsPerOp)))
+	}
+	base := b
+	if cb.Calls == 0 {
+		base = nil
+	}
+	if m := classMechanism(a, base, class); m != "" {
+		parts = append(parts, m)
+	}
+	if ca.Calls > 0 && cb.Calls > 0 {
+		if moved := inodeMove(a, b, class); moved != "" {
+			parts = append(parts, moved)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// inodeMove notes when inode eviction moved into or out of this class.
+func inodeMove(a, b *results.Summary, class string) string {
+	ea := a.Stage(class, "ext4_evict_inode").CallsPerOp
+	eb := b.Stage(class, "ext4_evict_inode").CallsPerOp
+	switch {
+	case ea > 0.5 && eb < 0.5:
+		return "the inode is evicted here instead"
+	case eb > 0.5 && ea < 0.5:
+		return "the inode is no longer evicted here"
+	}
+	return ""
+}
+
+// offReason turns the dominant off-CPU label into words.
+var offReason = map[string]string{
+	"preempted":       "preempted (run-queue wait)",
+	"blocked/jbd2":    "waiting for the journal commit",
+	"blocked/irq":     "waiting for the device (woken from irq)",
+	"blocked/kworker": "waiting for writeback (woken by a kworker)",
+	"blocked/other":   "blocked",
+	"blocked":         "blocked",
+	"sleep/jbd2":      "sleeping until the journal commit",
+	"sleep/irq":       "sleeping until the device answered",
+	"sleep/kworker":   "sleeping until a kworker woke it",
+	"sleep/other":     "sleeping",
+	"sleep":           "sleeping",
+}
+
+// ioStages are the stages that explain a syscall's time, in the order
+// sentences name them, with what they count.
+var ioStages = []struct{ stage, what string }{
+	{"jbd2_commit", "journal commits"},
+	{"dev_flush", "cache flushes"},
+	{"dev_write", "device writes"},
+	{"dev_discard", "discards"},
+	{"ext4_free_inode", "inodes freed"},
+}
+
+// classMechanism describes one class of one arm from its measurements:
+// off-CPU share and why, and the I/O, journal and inode work inside it.
+// With a base arm, stage counts that differ are shown as "base → s".
+func classMechanism(s, base *results.Summary, class string) string {
+	c := s.Class(class)
+	if c.Calls == 0 {
+		return ""
+	}
+	var parts []string
+	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
+		label, ns := dominant(c.OffByLabel)
+		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), results.Micros(ns)))
+	}
+	if a := s.Stage(class, "ext4_new_inode"); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
+		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s µs (%.0f%%)", results.Micros(a.NsPerOp), 100*a.NsPerOp/c.NsPerOp))
+	}
+	for _, io := range ioStages {
+		st := s.Stage(class, io.stage)
+		if st.Beside {
+			continue // the device was busy beside the syscall, not for it
+		}
+		was := -1.0
+		if base != nil {
+			was = base.Stage(class, io.stage).CallsPerOp
+		}
+		if st.CallsPerOp < 0.05 && (was < 0.05 || math.Abs(was-st.CallsPerOp) < 0.05) {
+			continue
+		}
+		p := fmt.Sprintf("%s/%s %s", io.what, s.Unit(), calls1(st.CallsPerOp))
+		if was >= 0 {
+			if math.Abs(was-st.CallsPerOp) < 0.05 {
+				continue // unchanged: not part of the difference
+			}
+			p = fmt.Sprintf("%s/%s %s → %s", io.what, s.Unit(), calls1(was), calls1(st.CallsPerOp))
+		}
+		switch {
+		case io.stage == "jbd2_commit" && st.CallsPerOp > 0:
+			p += fmt.Sprintf(" (%s µs each)", results.Micros(st.NsPerOp/st.CallsPerOp))
+		case strings.HasPrefix(io.stage, "dev_") && st.NsPerOp > 0:
+			p += fmt.Sprintf(" (device %s µs/%s)", results.Micros(st.NsPerOp), s.Unit())
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func offPhrase(label string) string {
+	if why, ok := offReason[label]; ok {
+		return why
+	}
+	return label
+}
+
+func dominant(m map[string]float64) (string, float64) {
+	best, bv := "", -1.0
+	for k, v := range m {
+		if v > bv || (v == bv && k < best) {
+			best, bv = k, v
+		}
+	}
+	return best, bv
+}
+
+func userMechanism(a, b *results.Summary) string {
+	pa, pb := a.Stage("user", "page_fault").CallsPerOp, b.Stage("user", "page_fault").CallsPerOp
+	oa, ob := a.Class("user").OffNsPerOp, b.Class("user").OffNsPerOp
+	var parts []string
+	if a.Runtime == "python" {
+		parts = append(parts, "the interpreter running tempfile's Python code between syscalls")
+	}
+	if math.Abs(oa-ob) >= 50 {
+		label, _ := dominant(a.Class("user").OffByLabel)
+		if oa < ob {
+			label, _ = dominant(b.Class("user").OffByLabel)
+		}
+		parts = append(parts, fmt.Sprintf("off-CPU between syscalls %s → %s µs, mostly %s", results.Micros(ob), results.Micros(oa), offPhrase(label)))
+	}
+	if math.Abs(pa-pb) >= 0.05 {
+		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), calls1(pb), calls1(pa)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func calls1(v float64) string {
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f", v)
+	}
+	if v >= 10 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+func percent(f float64) string {
+	if f < 0 {
+		return fmt.Sprintf("−%.0f%%", -100*f)
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
+}
+
+// Sentence renders the gap as prose. The µs, the shares and the traced
+// throughput come from the same pooled traced batches; the untraced ratio,
+// from other batches, is named as such, and a sign that disagrees with the
+// traced gap is explained, not left to contradict it.
+func (g Gap) Sentence() string {
+	var b strings.Builder
+	unit := g.A.Unit()
+	fmt.Fprintf(&b, "%s − %s = %s µs/%s traced", g.A.Arm, g.B.Arm, signedMicros(g.DeltaNs), unit)
+	if g.A.WallNsPerOp > 0 {
+		fmt.Fprintf(&b, " (%.2f× the throughput", g.B.WallNsPerOp/g.A.WallNsPerOp)
+		if u := g.untracedPhrase(); u != "" {
+			b.WriteString("; " + u)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(": ")
+	// Shares of Δ mean something only when the terms mostly pull one way;
+	// when they cancel (a +22 and a −14 around a −1.5), say so instead.
+	var gross float64
+	for _, t := range g.Terms {
+		if !t.Noise {
+			gross += math.Abs(float64(t.Delta))
+		}
+	}
+	shares := g.DeltaNs != 0 && math.Abs(g.DeltaNs) >= gross/2
+	var main, noise []string
+	for _, t := range g.Terms {
+		d := float64(t.Delta)
+		if t.Noise {
+			if math.Abs(d) >= 50 { // quieter terms are not worth a word
+				noise = append(noise, t.Name+" "+signedMicros(d))
+			}
+			continue
+		}
+		s := t.Name + " " + signedMicros(d)
+		var ann []string
+		if shares {
+			ann = append(ann, percent(d/g.DeltaNs))
+		}
+		if m := g.mechanism(t); m != "" {
+			ann = append(ann, m)
+		}
+		if len(ann) > 0 {
+			s += " (" + strings.Join(ann, "; ") + ")"
+		}
+		main = append(main, s)
+	}
+	switch {
+	case len(main) == 0:
+		b.WriteString("no term stands out of the run-to-run spread")
+	case !shares:
+		b.WriteString("terms that largely cancel: " + strings.Join(main, ", "))
+	default:
+		b.WriteString(strings.Join(main, ", "))
+	}
+	if len(noise) > 0 {
+		b.WriteString(". Within noise: " + strings.Join(noise, ", "))
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// untracedPhrase puts the untraced ratio beside the traced gap: plainly
+// when they agree, as no difference when its interval contains 1, and
+// with the reason when it points the other way (tracing costs the arm
+// with more syscalls more).
+func (g Gap) untracedPhrase() string {
+	u := g.Untraced
+	if !u.Known() {
+		return ""
+	}
+	traced := g.B.WallNsPerOp / g.A.WallNsPerOp
+	switch {
+	case u.Contains(1):
+		return fmt.Sprintf("untraced no different: %s", timesCell(u))
+	case (u.Center-1)*(traced-1) < 0 && (u.Bounded() || math.IsNaN(u.Lo)):
+		return fmt.Sprintf("untraced %s, the other way: tracing costs %s more, at %s syscalls/%s to %s",
+			timesCell(u), g.A.Arm, calls1(syscallsPerOp(g.A)), g.A.Unit(), calls1(syscallsPerOp(g.B)))
+	}
+	return "untraced " + timesCell(u)
+}
+
+// timesCell is a ratio with its interval and a × after the ratio, for
+// prose: "0.55× [0.53–0.57]".
+func timesCell(e results.Estimate) string {
+	c := results.RatioText(e)
+	if i := strings.IndexByte(c, ' '); i > 0 {
+		return c[:i] + "×" + c[i:]
+	}
+	return c + "×"
+}
+
+func syscallsPerOp(s *results.Summary) float64 {
+	var n float64
+	for _, c := range s.Classes {
+		if c.IsSyscall() {
+			n += c.CallsPerOp
+		}
+	}
+	return n
+}
+
+// TimeSplit says "arm: wall = kernel + user" per op, or, when threads sat
+// in syscalls at once and their times add past the wall time (a traced
+// multi-threaded program), that instead.
+func TimeSplit(s *results.Summary) string {
+	unit, t := s.Unit(), s.TimeScale()
+	if s.UserNsPerOp >= 0 {
+		return fmt.Sprintf("%s: %s %s/%s = kernel %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit,
+			t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
+	}
+	return fmt.Sprintf("%s: %s %s/%s of wall time, %s %s in syscalls summed over threads", s.Arm,
+		t.Of(s.WallNsPerOp), t.Unit, unit, t.Of(s.KernelNsPerOp), t.Unit)
+}
+
+// ArmSentence explains one arm on its own: where its time goes.
+func ArmSentence(s *results.Summary) string {
+	var b strings.Builder
+	b.WriteString(TimeSplit(s))
+	overlapped := s.UserNsPerOp < 0
+	var parts []string
+	for _, c := range s.Classes {
+		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
+			continue
+		}
+		t := s.TimeScale()
+		p := fmt.Sprintf("%s %s %s (%.0f%%)", c.Class, t.Of(c.NsPerOp), t.Unit, 100*c.NsPerOp/s.WallNsPerOp)
+		if overlapped {
+			p = fmt.Sprintf("%s %s %s", c.Class, t.Of(c.NsPerOp), t.Unit)
+		}
+		if m := classMechanism(s, nil, c.Class); m != "" {
+			p += ": " + m
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		b.WriteString(". " + strings.Join(parts, ". "))
+	}
+	return b.String() + "."
+}
+
+// LabKnowledge is what the arms catalogue says about its labs that the
+// explanations need (arms imports explain, so it arrives as data).
+type LabKnowledge struct {
+	Baselines map[string]string // lab → the arm its ratios are taken against
+	Pairs     []Pair            // the gaps the WHY section explains, in its order
+	Spills    []Spill
+}
+
+// Pair is a gap A − B explained in every peer group of Lab that traced both.
+type Pair struct{ Lab, A, B string }
+
+// Spill is an arm of Lab that keeps its bytes in memory up to a threshold
+// and rolls over to a file past it; past it, its writes are set beside
+// those of Versus, which uses a file throughout.
+type Spill struct{ Lab, Arm, Versus string }
+
+// Comparisons lists, group by group, the gap of each pair whose arms both
+// were traced in that peer group, in the order of pairs.
+func Comparisons(sums []*results.Summary, pairs []Pair) []Gap {
+	var out []Gap
+	for _, g := range results.PeerGroups(sums) {
+		find := func(arm string) *results.Summary {
+			for _, s := range g {
+				if s.Arm == arm && s.Traced != nil {
+					return s
+				}
+			}
+			return nil
+		}
+		for _, p := range pairs {
+			if p.Lab != g[0].Lab {
+				continue
+			}
+			if sa, sb := find(p.A), find(p.B); sa != nil && sb != nil {
+				out = append(out, NewGap(sa, sb))
+			}
+		}
+	}
+	return out
+}
+
+// SpillSentence says where sp's arm rolled over to a file, from the openat
+// calls it made per size.
+func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) string {
+	var below, above []*results.Summary
+	for _, s := range sums {
+		if s.Lab != sp.Lab || s.Arm != sp.Arm || s.Runtime != runtime || s.Dir != dir || s.Traced == nil {
+			continue
+		}
+		opened := s.Class("openat[tmpfile]").CallsPerOp + s.Class("openat[create]").CallsPerOp
+		if opened > 0 {
+			above = append(above, s)
+		} else {
+			below = append(below, s)
+		}
+	}
+	if len(below)+len(above) == 0 {
+		return ""
+	}
+	bySize := func(l []*results.Summary) {
+		sort.Slice(l, func(i, j int) bool { return l[i].SizeBytes < l[j].SizeBytes })
+	}
+	bySize(below)
+	bySize(above)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): ", sp.Arm, runtime)
+	if len(below) > 0 {
+		last := below[len(below)-1]
+		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
+			results.Bytes(int64(last.SizeBytes)), calls1(last.Class("write").CallsPerOp))
+	}
+	if len(above) > 0 {
+		first := above[0]
+		if len(below) > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
+			results.Bytes(int64(first.SizeBytes)), calls1(first.Class("openat[tmpfile]").CallsPerOp+first.Class("openat[create]").CallsPerOp),
+			calls1(first.Class("write").CallsPerOp))
+		for _, s := range sums {
+			if s.Arm == sp.Versus && s.PeerKey() == first.PeerKey() && s.Traced != nil {
+				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; %s makes %s)",
+					sp.Versus, calls1(s.Class("write").CallsPerOp))
+			}
+		}
+	} else {
+		b.WriteString("; it never rolled over")
+	}
+	return b.String() + "."
+}
+
+// SpillSentences says, per spilling arm, runtime and dir, where the arm
+// rolled over to a file.
+func SpillSentences(sums []*results.Summary, spills []Spill) []string {
+	var out []string
+	for _, sp := range spills {
+		seen := map[string]bool{}
+		for _, s := range sums {
+			k := s.Runtime + "\x00" + s.Dir
+			if s.Lab == sp.Lab && s.Arm == sp.Arm && !seen[k] {
+				seen[k] = true
+				if line := SpillSentence(sums, sp, s.Runtime, s.Dir); line != "" {
+					out = append(out, line)
+				}
+			}
+		}
+	}
+	return out
+}

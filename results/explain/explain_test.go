@@ -1,0 +1,79 @@
+package explain_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+)
+
+// A term is noise when the paired per-round differences cannot tell it
+// from zero; a syscall one arm never makes is never noise.
+func TestTermNoise(t *testing.T) {
+	mk := func(name string, closeNs []uint64, unlinkNs uint64) results.ArmResult {
+		a := results.ArmResult{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400, Ops: 10}
+		for i, c := range closeNs {
+			recs := []results.ClassRecord{{Class: "close", Calls: 10, TotalNs: c * 10}}
+			if unlinkNs > 0 {
+				recs = append(recs, results.ClassRecord{Class: "unlink", Calls: 10, TotalNs: unlinkNs * 10})
+			}
+			a.Batches = append(a.Batches, results.Batch{Round: i + 1, Ops: 10, WallNs: 100_000},
+				results.Batch{Round: i + 1, Ops: 10, Traced: true, WallNs: 100_000, Records: recs})
+		}
+		return a
+	}
+	// close: A − B alternates ±500 ns around 0: noise. unlink: A only.
+	a := mk("NamedTemporaryFile", []uint64{2500, 1500, 2500, 1500, 2500, 1500}, 100)
+	b := mk("TemporaryFile", []uint64{2000, 2000, 2000, 2000, 2000, 2000}, 0)
+	sums := results.SummarizeAll(&results.Run{Protocol: results.Protocol{Name: results.ProtocolRounds}, Arms: []results.ArmResult{b, a}}, resultstest.Labs.Baselines)
+	g := explain.NewGap(sums[1], sums[0])
+	noise := map[string]bool{}
+	for _, term := range g.Terms {
+		noise[term.Name] = term.Noise
+	}
+	if !noise["close"] || noise["unlink"] {
+		t.Errorf("noise %v: want close within noise, unlink (made by one arm only) never", noise)
+	}
+	if s := g.Sentence(); !strings.Contains(s, "unlink +0.10 (new syscall, 1/op)") {
+		t.Errorf("sentence %q", s)
+	}
+	// A close 500 ns slower in every round is no longer noise.
+	a = mk("NamedTemporaryFile", []uint64{2500, 2500, 2500, 2500, 2500, 2500}, 100)
+	sums = results.SummarizeAll(&results.Run{Protocol: results.Protocol{Name: results.ProtocolRounds}, Arms: []results.ArmResult{b, a}}, resultstest.Labs.Baselines)
+	for _, term := range explain.NewGap(sums[1], sums[0]).Terms {
+		if term.Name == "close" && term.Noise {
+			t.Error("a close 500 ns slower in all 6 rounds was called noise")
+		}
+	}
+}
+
+// A gap whose untraced ratio points the other way says why; one within
+// noise of 1 says so.
+func TestGapSentenceOneSource(t *testing.T) {
+	mk := func(name string, untraced, tracedWall []int64, syscalls uint64) results.ArmResult {
+		a := results.ArmResult{Lab: "buffers", Arm: name, Runtime: "python", Dir: "/d", SizeBytes: 256 << 10, Ops: 100}
+		for i := range untraced {
+			a.Batches = append(a.Batches, results.Batch{Round: i + 1, Ops: 100, WallNs: untraced[i]},
+				results.Batch{Round: i + 1, Ops: 100, Traced: true, WallNs: tracedWall[i],
+					Records: []results.ClassRecord{{Class: "write", Calls: syscalls * 100, TotalNs: syscalls * 100 * 900}}})
+		}
+		return a
+	}
+	six := func(v int64) []int64 { return []int64{v, v + 1, v + 2, v + 3, v + 4, v + 5} }
+	bytesIO := mk("BytesIO", six(10_000_000), six(10_500_000), 0)
+	// Spooled: faster untraced, slower traced (it makes 20 syscalls a round).
+	spooled := mk("SpooledTemporaryFile", six(9_000_000), six(12_000_000), 20)
+	sums := results.SummarizeAll(&results.Run{Protocol: results.Protocol{Name: results.ProtocolRounds}, Arms: []results.ArmResult{bytesIO, spooled}}, resultstest.Labs.Baselines)
+	s := explain.NewGap(sums[1], sums[0]).Sentence()
+	if !strings.Contains(s, "the other way: tracing costs SpooledTemporaryFile more, at 20 syscalls/round to 0") {
+		t.Errorf("sentence %q: want the opposite signs explained", s)
+	}
+	// Untraced within noise of each other.
+	spooled = mk("SpooledTemporaryFile", []int64{9_000_000, 11_000_000, 9_000_000, 11_000_000, 9_000_000, 11_000_000}, six(12_000_000), 20)
+	sums = results.SummarizeAll(&results.Run{Protocol: results.Protocol{Name: results.ProtocolRounds}, Arms: []results.ArmResult{bytesIO, spooled}}, resultstest.Labs.Baselines)
+	if s := explain.NewGap(sums[1], sums[0]).Sentence(); !strings.Contains(s, "untraced no different") {
+		t.Errorf("sentence %q: want untraced no different", s)
+	}
+}

@@ -1,0 +1,38 @@
+package results
+
+import (
+	"math"
+	"strconv"
+)
+
+// Figures are an arm's headline figures with their 95% intervals, as
+// run.json, arms.csv and 'report --format json' carry them.
+type Figures struct {
+	Rounds   int       `json:"rounds"`
+	OpsPerS  Estimate  `json:"ops_per_s"`
+	MBPerS   *Estimate `json:"mb_per_s,omitempty"`
+	Ratio    *Estimate `json:"ratio,omitempty"`
+	Observer *Estimate `json:"observer,omitempty"`
+}
+
+// Headline gathers the summary's headline figures.
+func (s *Summary) Headline() Figures {
+	return Figures{Rounds: s.RoundCount, OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
+		Ratio: known(s.Ratio), Observer: known(s.Observer)}
+}
+
+// known is e, or nil to leave a figure the arm does not have out of JSON.
+func known(e Estimate) *Estimate {
+	if !e.Known() {
+		return nil
+	}
+	return &e
+}
+
+// NsPerOp is a per-op time; machine-readable output carries it as integer
+// ns (finer is below the clock's resolution).
+type NsPerOp float64
+
+func (v NsPerOp) MarshalJSON() ([]byte, error) {
+	return strconv.AppendInt(nil, int64(math.Round(float64(v))), 10), nil
+}

@@ -1,0 +1,87 @@
+package render
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// ArmColumns are the columns of arms.csv, one row an arm × runtime × dir ×
+// parameter: the headline figures a spreadsheet or a CI job wants. Each
+// figure with an interval has _lo and _hi columns: its 95% confidence
+// interval, empty when too few rounds give one.
+var ArmColumns = []string{
+	"lab", "arm", "runtime", "dir", "payload_bytes", "size_bytes", "ops",
+	"rounds", "untraced_batches", "traced_batches", "setup_batches",
+	"ops_per_s", "ops_per_s_lo", "ops_per_s_hi",
+	"mb_per_s", "mb_per_s_lo", "mb_per_s_hi",
+	"ratio", "ratio_lo", "ratio_hi",
+	"traced_ops_per_s", "observer", "observer_lo", "observer_hi",
+	"wall_ns_per_op", "kernel_ns_per_op", "user_ns_per_op", "offcpu_ns_per_op",
+	"error",
+}
+
+// WriteArmsCSV writes one row per arm result, failed ones included.
+func WriteArmsCSV(w io.Writer, sums []*results.Summary) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(ArmColumns); err != nil {
+		return err
+	}
+	for _, s := range sums {
+		var untraced, traced, setup int64
+		for i := range s.Batches {
+			switch b := &s.Batches[i]; {
+			case !b.Measured():
+				setup++
+			case b.Traced:
+				traced++
+			default:
+				untraced++
+			}
+		}
+		var off float64
+		for _, c := range s.Classes {
+			if c.IsSyscall() {
+				off += c.OffNsPerOp
+			}
+		}
+		row := []string{
+			s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
+			itoa(int64(s.RoundCount)), itoa(untraced), itoa(traced), itoa(setup),
+		}
+		row = append(row, estimateCells(s.OpsPerS)...)
+		row = append(row, estimateCells(s.MBPerS())...)
+		row = append(row, estimateCells(s.Ratio)...)
+		row = append(row, figureCell(s.TracedOpsPerS))
+		row = append(row, estimateCells(s.Observer)...)
+		row = append(row, nsInt(s.WallNsPerOp), nsInt(s.KernelNsPerOp), userNs(s.UserNsPerOp), nsInt(off),
+			errtext.FirstLine(s.Error))
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// estimateCells are the median and the interval's bounds, each empty when
+// unknown: a 0 would read as a real (catastrophic) figure in a spreadsheet.
+func estimateCells(e results.Estimate) []string {
+	if !e.Known() {
+		return []string{"", "", ""}
+	}
+	if !e.Bounded() {
+		return []string{ftoa(e.Center), "", ""}
+	}
+	return []string{ftoa(e.Center), ftoa(e.Lo), ftoa(e.Hi)}
+}
+
+func figureCell(v float64) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}

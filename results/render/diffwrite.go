@@ -1,0 +1,198 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+)
+
+// WriteDiffJSON writes the diff for machines: integer ns per op.
+func WriteDiffJSON(w io.Writer, rep *compare.DiffReport) error { return WriteJSON(w, rep) }
+
+// WriteDiffText writes the diff for a terminal: what limits the
+// comparison, preflight differences, a table per lab × runtime ×
+// parameter with each group's drift, then one sentence per real change.
+func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
+	fmt.Fprintf(w, "OLD %s\nNEW %s\n", rep.Old, rep.New)
+	for _, p := range rep.Problems {
+		fmt.Fprintln(w, wrap("warning: "+p, 78, "  "))
+	}
+	if len(rep.Preflight) > 0 {
+		fmt.Fprintln(w, "\nPreflight differences (any of these can explain every change at once):")
+		for _, f := range rep.Preflight {
+			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s → %s", f.Name, f.Old, f.New), 78, "    "))
+		}
+	}
+	for _, g := range rep.Groups() {
+		fmt.Fprintf(w, "\n%s\n", g[0].GroupTitle())
+		for _, n := range rep.Drift {
+			if n.Group == g[0].GroupTitle() {
+				fmt.Fprintln(w, wrap("  "+strings.TrimPrefix(n.Sentence, n.Group+": "), 78, "  "))
+			}
+		}
+		rate := g[0].Rate
+		row(w, diffRow, "ARM", "OLD→NEW "+rate, "Δ "+rate, "OLD→NEW ratio", "Δ ratio")
+		for _, d := range g {
+			row(w, diffRow, trunc(d.Arm, 23), arrowCell(d.OpsPerS, "%.0f"), deltaCell(d.OpsPerS, d),
+				arrowCell(d.Ratio, "%.2f"), deltaCell(d.Ratio, d))
+		}
+	}
+	writeChanged(w, rep, "  ", "")
+	writeGate(w, rep, "")
+}
+
+// diffRow fits 79 columns: "NamedTemporaryFile-keep", "154907→154907",
+// "−9.2% p=0.002", "0.55→0.56".
+const diffRow = "%-23s %13s %-13s %9s %-13s"
+
+// row prints one table line without trailing blanks.
+func row(w io.Writer, format string, cells ...any) {
+	fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf(format, cells...), " "))
+}
+
+// arrowCell is "OLD→NEW" of a comparison's medians.
+func arrowCell(c *results.Comparison, f string) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(f+"→"+f, c.Old.Center, c.New.Center)
+}
+
+// deltaCell is benchstat's verdict: the change with its p-value, or "~"
+// with the p-value when the rounds cannot tell it from noise.
+func deltaCell(c *results.Comparison, d *compare.ArmDiff) string {
+	switch {
+	case c == nil && (d.Status == compare.StatusFailed || d.Status == compare.StatusOnlyNew || d.Status == compare.StatusOnlyOld):
+		return shortStatus[d.Status]
+	case c == nil:
+		return ""
+	case c.Verdict == results.VerdictTooFew:
+		return "too few"
+	case c.Verdict == results.VerdictSame:
+		return "~ p=" + results.PValue(c.P)
+	}
+	return results.SignedPct(c.DeltaPct) + " p=" + results.PValue(c.P)
+}
+
+// shortStatus fits the table; the sentences below it say the rest.
+var shortStatus = map[string]string{compare.StatusOnlyOld: "only OLD", compare.StatusOnlyNew: "only NEW", compare.StatusFailed: "failed"}
+
+// writeChanged lists the real changes with their decomposition, and the
+// arms with too few rounds to judge.
+func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
+	changed := rep.Changed()
+	rule := fmt.Sprintf("p < %g and %g%% or more", rep.Alpha, rep.MinEffectPct)
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "\nChanged (%s), %d of %d:\n", rule, len(changed), len(rep.Arms))
+		for _, d := range changed {
+			line := indent + bullet + d.Sentence
+			if bullet != "" {
+				line = bullet + mdCell(d.Sentence)
+			}
+			fmt.Fprintln(w, wrapFor(line, bullet, indent))
+		}
+	} else {
+		fmt.Fprintf(w, "\nNo arm changed (%s).\n", rule)
+	}
+	var few []string
+	for i := range rep.Arms {
+		if d := &rep.Arms[i]; d.Status == compare.StatusTooFew {
+			few = append(few, d.Label())
+		}
+	}
+	if len(few) > 0 {
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sToo few rounds to judge (need %d a side): %s.", bullet, results.MinRoundsToCompare,
+			strings.Join(few, ", ")), bullet, indent))
+	}
+	if s := sameDirection(rep); s != "" {
+		fmt.Fprintln(w, wrapFor(bullet+s, bullet, indent))
+	}
+}
+
+// wrapFor wraps terminal text; markdown (a bullet) is left to the viewer.
+func wrapFor(s, bullet, indent string) string {
+	if bullet != "" {
+		return s
+	}
+	return wrap(s, 78, indent+"  ")
+}
+
+// WriteDiffMarkdown writes the same as WriteDiffText as markdown.
+func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
+	fmt.Fprintf(w, "# tmpprobe diff\n\n- OLD: `%s`\n- NEW: `%s`\n", rep.Old, rep.New)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(p))
+	}
+	if len(rep.Preflight) > 0 {
+		fmt.Fprintln(w, "\n## Preflight differences\n\nAny of these can explain every change at once.\n\n| fact | OLD | NEW |\n|---|---|---|")
+		for _, f := range rep.Preflight {
+			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(f.Name), mdCell(f.Old), mdCell(f.New))
+		}
+	}
+	fmt.Fprintln(w, "\n## What changed")
+	writeChanged(w, rep, "", "- ")
+	for _, n := range rep.Drift {
+		fmt.Fprintf(w, "- %s\n", mdCell(n.Sentence))
+	}
+	writeGate(w, rep, "\n")
+	fmt.Fprintln(w, "\n## Arms")
+	for _, g := range rep.Groups() {
+		rate := g[0].Rate
+		fmt.Fprintf(w, "\n%s\n\n| arm | OLD %s | NEW %s | Δ | p | OLD ratio | NEW ratio | Δ | p | status |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n",
+			mdCell(g[0].GroupTitle()), rate, rate)
+		for _, d := range g {
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(d.Arm), mdComparison(d.OpsPerS, "%.0f"), mdComparison(d.Ratio, "%.2f"), d.Status)
+		}
+	}
+}
+
+// mdComparison is four cells: OLD and NEW median [95% CI], Δ, p.
+func mdComparison(c *results.Comparison, f string) string {
+	if c == nil {
+		return " | | | "
+	}
+	cell := func(e results.Estimate) string {
+		s := fmt.Sprintf(f, e.Center)
+		if e.Bounded() && e.Lo != e.Hi {
+			s += fmt.Sprintf(" ["+f+"–"+f+"]", e.Lo, e.Hi)
+		}
+		return s
+	}
+	delta := results.SignedPct(c.DeltaPct)
+	switch c.Verdict {
+	case results.VerdictSame:
+		delta = "~"
+	case results.VerdictTooFew:
+		delta = "too few"
+	}
+	return fmt.Sprintf("%s | %s | %s | %s", cell(c.Old), cell(c.New), delta, results.PValue(c.P))
+}
+
+func writeGate(w io.Writer, rep *compare.DiffReport, pre string) {
+	if rep.ThresholdPct <= 0 {
+		return
+	}
+	if len(rep.Gated) == 0 {
+		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, rep.ThresholdPct)
+		return
+	}
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails --threshold %g: %s", pre, rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
+}
+
+// sameDirection points at the preflight when it differs and every real
+// change went the same way: one cause for all is likelier than many.
+func sameDirection(rep *compare.DiffReport) string {
+	changed := rep.Changed()
+	if len(rep.Preflight) == 0 || len(changed) < 2 {
+		return ""
+	}
+	for _, d := range changed[1:] {
+		if d.Status != changed[0].Status {
+			return ""
+		}
+	}
+	return fmt.Sprintf("All %d changed arms %s: look at the preflight differences first.", len(changed), changed[0].Status)
+}

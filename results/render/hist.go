@@ -1,0 +1,58 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// WriteHistograms prints each syscall class's latency distribution of the
+// traced p50 batch as log2 buckets, the way biolatency and bpftrace do.
+// The kernel keeps four sub-buckets per power of two; they are merged here.
+func WriteHistograms(w io.Writer, sums []*results.Summary) {
+	for _, s := range sums {
+		if s.Traced == nil {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s/%s · %s · %s · %s\n", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())
+		for _, r := range s.Traced.Records {
+			if r.Stage != "" || len(r.Hist) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "\n  %s (%d calls)\n", r.Class, r.Calls)
+			WriteLog2(w, r.Hist)
+		}
+	}
+}
+
+// WriteLog2 prints "low -> high : count |****|" rows in ns.
+func WriteLog2(w io.Writer, h []results.HistBucket) {
+	rows := map[int]uint64{} // log2 bucket → count
+	lo, hi := 64, -1
+	for _, b := range h {
+		l := 0
+		for v := results.HistLow(b.Slot); v > 1; v >>= 1 {
+			l++
+		}
+		rows[l] += b.Count
+		lo, hi = min(lo, l), max(hi, l)
+	}
+	var peak uint64
+	for _, c := range rows {
+		peak = max(peak, c)
+	}
+	fmt.Fprintf(w, "  %24s : %-8s %s\n", "ns", "count", "distribution")
+	for l := lo; l <= hi; l++ {
+		low, high := uint64(1)<<l, uint64(1)<<(l+1)-1
+		if l == 0 {
+			low = 0
+		}
+		bar := 0
+		if peak > 0 {
+			bar = int(rows[l] * 40 / peak)
+		}
+		fmt.Fprintf(w, "  %10d -> %-10d : %-8d |%-40s|\n", low, high, rows[l], strings.Repeat("*", bar))
+	}
+}

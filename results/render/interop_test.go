@@ -1,0 +1,159 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+)
+
+// csvTotals sums the syscalls.csv the way the profile's totals are
+// documented: calls of every row, kernel_ns of the syscall rows, offcpu_ns
+// of the class rows.
+func csvTotals(t *testing.T, data []byte) (calls, kernel, off int64) {
+	t.Helper()
+	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	num := func(r []string, name string) int64 {
+		v, _ := strconv.ParseInt(r[col[name]], 10, 64)
+		return v
+	}
+	for _, r := range rows[1:] {
+		calls += num(r, "calls")
+		if r[col["stage"]] == "" {
+			off += num(r, "offcpu_ns")
+			if r[col["syscall"]] != "user" {
+				kernel += num(r, "kernel_ns")
+			}
+		}
+	}
+	return calls, kernel, off
+}
+
+func writeProfile(t *testing.T, run *results.Run) (string, []byte) {
+	t.Helper()
+	sums := resultstest.Sums(run)
+	path := filepath.Join(t.TempDir(), "run.pb.gz")
+	data := resultstest.Render(t, func(w io.Writer) error { return WritePprof(w, run, sums) })
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, resultstest.Render(t, func(w io.Writer) error { return WriteSyscallCSV(w, run, sums) })
+}
+
+// The profile reads back, its totals per sample type are the CSV's, and
+// `go tool pprof` reads it, with a second run as -diff_base; two runs'
+// profiles merge.
+func TestPprof(t *testing.T) {
+	oldPath, oldCSV := writeProfile(t, resultstest.FixtureRun(false))
+	newPath, _ := writeProfile(t, resultstest.FixtureRun(true))
+	p := resultstest.ReadProfile(t, oldPath)
+	var got [3]int64
+	for _, s := range p.Sample {
+		for i := range got {
+			got[i] += s.Value[i]
+		}
+		if s.Label["kernel"][0] != "6.18.0-test" || s.Label["dir"][0] != "/tmp" || s.Label["backend"][0] != "tracepoint" {
+			t.Errorf("sample labels %v", s.Label)
+		}
+		if leaf := s.Location[len(s.Location)-1].Line[0].Function.Name; !strings.HasPrefix(leaf, "modes/") && !strings.HasPrefix(leaf, "buffers/") {
+			t.Errorf("root frame %q: want the case", leaf)
+		}
+	}
+	calls, kernel, off := csvTotals(t, oldCSV)
+	if got != [3]int64{calls, kernel, off} {
+		t.Errorf("profile totals %v, CSV totals %v", got, [3]int64{calls, kernel, off})
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	for i, typ := range []string{"calls", "syscall_time", "off-CPU_time"} {
+		out, err := exec.Command("go", "tool", "pprof", "-top", "-unit=ns", "-sample_index="+strconv.Itoa(i), oldPath).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof -top (%s): %v\n%s", typ, err, out)
+		}
+		m := regexp.MustCompile(`of (\d+)(ns)? total`).FindSubmatch(out)
+		if i == 0 {
+			t.Logf("go tool pprof -top -sample_index=calls:\n%s", out)
+		}
+		if m == nil || string(m[1]) != strconv.FormatInt([]int64{calls, kernel, off}[i], 10) {
+			t.Errorf("go tool pprof %s total: %q, want %d", typ, m, []int64{calls, kernel, off}[i])
+		}
+	}
+	if out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=1", "-diff_base", oldPath, newPath).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("fsync")) {
+		t.Errorf("go tool pprof -diff_base: %v\n%s", err, out)
+	}
+	a, b := resultstest.ReadProfile(t, oldPath), resultstest.ReadProfile(t, newPath)
+	merged, err := profile.Merge([]*profile.Profile{a, b})
+	if err != nil || len(merged.Sample) == 0 {
+		t.Errorf("merging two runs' profiles: %v", err)
+	}
+}
+
+// The benchmark-format lines read back with benchfmt's reader: one per
+// case and round, the case in the name keys, ns/op and ops/s as measured;
+// and benchstat compares two runs' files.
+func TestBenchfmt(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	sums := resultstest.Sums(run)
+	data := resultstest.Render(t, func(w io.Writer) error { return WriteBenchfmt(w, run, sums) })
+	r := benchfmt.NewReader(bytes.NewReader(data), "old.txt")
+	perCase := map[string]int{}
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			t.Fatalf("%v", r.Result())
+		}
+		perCase[res.Name.String()]++
+		if res.GetConfig("dir") != "/tmp" || res.GetConfig("kernel") != "6.18.0-test" {
+			t.Errorf("%s: config %v", res.Name, res.Config)
+		}
+		ns, ok1 := res.Value("sec/op")
+		ops, ok2 := res.Value("ops/s")
+		if !ok1 || !ok2 || ns*ops < 0.999999 || ns*ops > 1.000001 {
+			t.Errorf("%s: sec/op %v × ops/s %v ≠ 1", res.Name, ns, ops)
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"Modes/arm=TemporaryFile/runtime=go/payload=400": 6, "Modes/arm=mkstemp-fsync/runtime=go/payload=400": 6,
+		"Buffers/arm=NamedTemporaryFile/runtime=go/size=1M": 6}
+	for k, n := range want {
+		if perCase[k] != n {
+			t.Errorf("%s: %d lines, want one per round (%d); got %v", k, perCase[k], n, perCase)
+		}
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	dir := t.TempDir()
+	oldF, newF := filepath.Join(dir, "old.txt"), filepath.Join(dir, "new.txt")
+	os.WriteFile(oldF, data, 0o644)
+	cur := resultstest.FixtureRun(true)
+	cur.Meta.KernelRelease = run.Meta.KernelRelease // a kernel of its own would be a table of its own
+	os.WriteFile(newF, resultstest.Render(t, func(w io.Writer) error { return WriteBenchfmt(w, cur, resultstest.Sums(cur)) }), 0o644)
+	out, err := exec.Command("go", "tool", "benchstat", oldF, newF).CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("vs base")) || !regexp.MustCompile(`ratio[\s\S]*mkstemp-fsync.*-56\.9\d% \(p=0\.002 n=6\)`).Match(out) {
+		t.Errorf("benchstat old new: %v\n%s", err, out)
+	}
+	t.Logf("benchstat:\n%s", out)
+}

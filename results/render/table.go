@@ -1,0 +1,114 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+)
+
+// WriteTable prints the terminal report: per group (lab × runtime × dir ×
+// parameter) one line an arm, then each arm's syscall breakdown. Lines stay
+// under 80 columns.
+func WriteTable(w io.Writer, sums []*results.Summary) {
+	for _, g := range results.PeerGroups(sums) {
+		first := g[0]
+		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", first.Lab, first.Runtime, first.Dir, first.ParamTitle())
+		rate, unit := "ops/s", "µs/op"
+		if first.SizeBytes > 0 {
+			rate, unit = "MB/s", "µs/round"
+		}
+		fmt.Fprintf(w, tableRow, "ARM", rate+" ±95%", "RATIO [95% CI]", unit, "KERNEL", "TRACED")
+		for _, s := range g {
+			if s.Error != "" && !s.OpsPerS.Known() {
+				fmt.Fprintf(w, "%-23s FAILED: %s\n", trunc(s.Arm, 23), errtext.FirstLine(s.Error))
+				continue
+			}
+			head := s.OpsPerS
+			if first.SizeBytes > 0 {
+				head = s.MBPerS()
+			}
+			wall, kernel := results.Micros(s.WallNsPerOp), results.Micros(s.KernelNsPerOp)
+			if s.Traced == nil && s.OpsPerS.Known() {
+				// Throughput only (--attach none): wall from the median
+				// round, and no kernel time was measured.
+				wall, kernel = results.Micros(1e9/s.OpsPerS.Center), "-"
+			}
+			fmt.Fprintf(w, tableRow, trunc(s.Arm, 23), rateCell(head), results.RatioText(s.Ratio), wall, kernel,
+				shortRatioCell(s.Observer))
+			if s.Error != "" {
+				fmt.Fprintf(w, "%-23s FAILED after %d rounds: %s\n", "", len(s.Rounds), errtext.FirstLine(s.Error))
+			}
+		}
+		for _, s := range g {
+			writeBreakdown(w, s)
+		}
+	}
+}
+
+// tableRow is 79 columns with the widest cells ("NamedTemporaryFile-keep",
+// "154907 ±12%", "0.61 [0.59–0.63]", "0.93 ±13%").
+const tableRow = "%-23s %11s %16s %8s %7s %9s\n"
+
+func writeBreakdown(w io.Writer, s *results.Summary) {
+	if s.Traced == nil {
+		return
+	}
+	unit, t := s.Unit(), s.TimeScale()
+	fmt.Fprintf(w, "\n  %s\n", strings.TrimSuffix(explain.TimeSplit(s), "."))
+	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, t.Unit+"/"+unit, "OFFCPU "+t.Unit, "p50 µs", "p99 µs")
+	parent, beside := "", false
+	for _, c := range s.Classes {
+		name := c.Class
+		if c.Stage != "" {
+			mark := " > "
+			if c.Beside {
+				mark, beside = " ⋯ ", true
+			}
+			name = " " + mark + c.Stage
+			if c.Class != parent {
+				name = c.Class + mark + c.Stage
+			}
+		}
+		parent = c.Class
+		switch {
+		case c.Class == "user" && c.Stage == "":
+			// Off the CPU between syscalls: part of user time, not work.
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))
+		case c.Stage != "" && c.NsPerOp == 0:
+			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), results.Calls(c.CallsPerOp))
+		case c.Stage != "":
+			// Stages carry a total, not a histogram of single calls.
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", trunc(name, 22), results.Calls(c.CallsPerOp),
+				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp))
+		default:
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), results.Calls(c.CallsPerOp),
+				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)))
+		}
+	}
+	if beside {
+		fmt.Fprintln(w, "    ⋯ the device was busy while inside, but this syscall cannot wait for it")
+	}
+}
+
+func trunc(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// WriteFailures names each arm that failed and shows the tail of its
+// worker's stderr.
+func WriteFailures(w io.Writer, arms []results.ArmResult) {
+	for _, f := range Failures(arms) {
+		fmt.Fprintf(w, "\nFAILED %s\n", f.Head)
+		for _, l := range f.Tail {
+			fmt.Fprintf(w, "  | %s\n", trunc(l, 74))
+		}
+	}
+}

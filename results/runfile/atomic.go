@@ -1,0 +1,301 @@
+package runfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/safefs"
+)
+
+// An output path is written one of three ways:
+//   - a regular file, or a name that does not exist yet, is replaced whole:
+//     a temp file beside it is written, fsync'ed and renamed over it, and
+//     the directory fsync'ed, so after a crash or a power cut the name holds
+//     the old content or the new, never a part;
+//   - a character device or a FIFO (/dev/null, a named pipe, a terminal) is
+//     written as a stream, and stays what it is;
+//   - "-", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are
+//     tmpprobe's own fd N, written in place (after what the report wrote).
+//
+// A symlink is followed (if a trusted user owns it: the kernel's
+// protected_symlinks does not cover a readlink) and the same rules apply to
+// its target; it is never replaced itself.
+type outTarget struct {
+	own    bool   // write to our fd
+	fd     int    // which
+	stream string // write to this device or FIFO
+	file   string // replace this regular file (or create it)
+}
+
+// ownFd matches the names of tmpprobe's own fds. They are matched as names,
+// not followed: /proc/self/fd/1 reads back as "pipe:[…]" for a pipe.
+var ownFd = regexp.MustCompile(`^/(?:dev/fd|proc/(?:self|thread-self|[0-9]+)/fd)/([0-9]+)$`)
+
+func resolveOutput(path string) (outTarget, error) {
+	switch path {
+	case "-", "/dev/stdout":
+		return outTarget{own: true, fd: 1}, nil
+	case "/dev/stderr":
+		return outTarget{own: true, fd: 2}, nil
+	}
+	p := path
+	for hops := 0; ; hops++ {
+		if m := ownFd.FindStringSubmatch(p); m != nil {
+			if pid, isPid := procPid(p); !isPid || pid == os.Getpid() {
+				n, _ := strconv.Atoi(m[1])
+				return outTarget{own: true, fd: n}, nil
+			}
+		}
+		var st unix.Stat_t
+		err := unix.Lstat(p, &st)
+		if errors.Is(err, unix.ENOENT) {
+			return outTarget{file: p}, nil
+		}
+		if err != nil {
+			return outTarget{}, &os.PathError{Op: "lstat", Path: p, Err: err}
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFREG:
+			return outTarget{file: p}, nil
+		case unix.S_IFCHR, unix.S_IFIFO:
+			return outTarget{stream: p}, nil
+		case unix.S_IFDIR:
+			return outTarget{}, fmt.Errorf("%s is a directory", p)
+		case unix.S_IFLNK:
+			if !safefs.Trusted(st.Uid) {
+				return outTarget{}, fmt.Errorf("%s is a symlink owned by uid %d: not following it", p, st.Uid)
+			}
+			if hops >= 40 {
+				return outTarget{}, &os.PathError{Op: "resolve", Path: path, Err: unix.ELOOP}
+			}
+			target, err := os.Readlink(p)
+			if err != nil {
+				return outTarget{}, err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(p), target)
+			}
+			p = target
+		default:
+			return outTarget{}, fmt.Errorf("%s is neither a regular file, a character device nor a FIFO", p)
+		}
+	}
+}
+
+// procPid is the pid of a /proc/<pid>/fd/N name; ok is false for the
+// self and dev/fd forms, which are always ours.
+func procPid(p string) (int, bool) {
+	var pid int
+	if _, err := fmt.Sscanf(p, "/proc/%d/fd/", &pid); err != nil {
+		return 0, false
+	}
+	return pid, true
+}
+
+// CheckOutputFile refuses, before a run, an output path its results could
+// not be written to: a missing or unsafe directory (see safefs.CheckDir),
+// a directory that does not take a new file, a device or FIFO that is not
+// writable, a closed fd.
+func CheckOutputFile(path string) error {
+	t, err := resolveOutput(path)
+	switch {
+	case err != nil:
+		return err
+	case t.own:
+		if _, err := unix.FcntlInt(uintptr(t.fd), unix.F_GETFL, 0); err != nil {
+			return fmt.Errorf("fd %d is not open", t.fd)
+		}
+		return nil
+	case t.stream != "":
+		// Opening a FIFO would wait for its reader; access() does not.
+		if err := unix.Access(t.stream, unix.W_OK); err != nil {
+			return &os.PathError{Op: "write", Path: t.stream, Err: err}
+		}
+		return nil
+	}
+	pf, err := safefs.OpenSafeDir(filepath.Dir(t.file))
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	name, f, err := safefs.CreateOwned(pf, tempPrefix(t.file))
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return unix.Unlinkat(int(pf.Fd()), name, 0)
+}
+
+func tempPrefix(file string) string { return "." + filepath.Base(file) + ".tmp-" }
+
+// WriteFileAtomic writes path by the rules above.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	t, err := resolveOutput(path)
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.own:
+		fd, err := unix.Dup(t.fd)
+		if err != nil {
+			return fmt.Errorf("fd %d: %w", t.fd, err)
+		}
+		return writeStream(os.NewFile(uintptr(fd), path), write)
+	case t.stream != "":
+		// Blocking, as a shell redirection: a FIFO waits for its reader.
+		fd, err := unix.Open(t.stream, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return &os.PathError{Op: "open", Path: t.stream, Err: err}
+		}
+		f := os.NewFile(uintptr(fd), t.stream)
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil || (st.Mode&unix.S_IFMT != unix.S_IFCHR && st.Mode&unix.S_IFMT != unix.S_IFIFO) {
+			f.Close()
+			return fmt.Errorf("%s changed while being opened", t.stream)
+		}
+		return writeStream(f, write)
+	}
+	// Checked again here: report --chart has no run to check it before.
+	pf, err := safefs.OpenSafeDir(filepath.Dir(t.file))
+	if err != nil {
+		return err
+	}
+	defer pf.Close()
+	tmp, f, release, err := newTemp(pf, tempPrefix(t.file), safefs.CreateOwned)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := writeSynced(f, write); err != nil {
+		unix.Unlinkat(int(pf.Fd()), tmp, 0)
+		return err
+	}
+	if err := withTemps(func() error {
+		return unix.Renameat(int(pf.Fd()), tmp, int(pf.Fd()), filepath.Base(t.file))
+	}); err != nil {
+		unix.Unlinkat(int(pf.Fd()), tmp, 0)
+		return &os.PathError{Op: "rename", Path: t.file, Err: err}
+	}
+	return syncDir(pf)
+}
+
+func writeStream(f *os.File, write func(io.Writer) error) error {
+	bw := bufio.NewWriter(f)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeSynced writes a new file, makes it 0644 and fsyncs it before the
+// caller renames it into place: without the fsync, a power cut after the
+// rename can leave the new name on an empty or partial file.
+func writeSynced(f *os.File, write func(io.Writer) error) error {
+	bw := bufio.NewWriter(f)
+	err := write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes a rename in dir durable: the new name is an entry of the
+// directory, which fsync of the file does not write.
+func syncDir(dir *os.File) error {
+	err := dir.Sync()
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOTSUP) {
+		return nil // a filesystem that has nothing to sync for a directory
+	}
+	return err
+}
+
+// The temp files and directories in use, for RemoveTemps. A second
+// interrupt exits at once, from another goroutine, without unwinding the
+// writer's defers.
+var temps struct {
+	sync.Mutex
+	paths   map[string]bool
+	aborted bool
+}
+
+// newTemp sweeps what killed runs left in dir under prefix, then makes a
+// new temp there with mk (safefs.CreateOwned or MkdirOwned), tracked
+// for RemoveTemps until release.
+func newTemp(dir *os.File, prefix string, mk func(*os.File, string) (string, *os.File, error)) (name string, f *os.File, release func(), err error) {
+	safefs.SweepStale(dir, prefix)
+	release, err = trackTemp(func() (path string, err error) {
+		name, f, err = mk(dir, prefix)
+		return filepath.Join(dir.Name(), name), err
+	})
+	return name, f, release, err
+}
+
+// trackTemp creates a temp (create returns its path) and records it until
+// release. Creating and recording happen under one lock, so RemoveTemps
+// never misses a temp made while it runs.
+func trackTemp(create func() (string, error)) (release func(), err error) {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.aborted {
+		return nil, errors.New("interrupted")
+	}
+	path, err := create()
+	if err != nil {
+		return nil, err
+	}
+	if temps.paths == nil {
+		temps.paths = map[string]bool{}
+	}
+	temps.paths[path] = true
+	return func() {
+		temps.Lock()
+		delete(temps.paths, path)
+		temps.Unlock()
+	}, nil
+}
+
+// withTemps runs f, which creates in or renames a tracked temp, under the
+// same lock, unless RemoveTemps has run: a temp is then never renamed into
+// place while it is being removed, nor a file created in a directory that
+// is being removed.
+func withTemps(f func() error) error {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.aborted {
+		return errors.New("interrupted")
+	}
+	return f()
+}
+
+// RemoveTemps removes every temp file and staging directory being written,
+// and refuses new ones: for a second interrupt, just before tmpprobe exits.
+// It keeps the lock, so no temp is made after it.
+func RemoveTemps() {
+	temps.Lock()
+	temps.aborted = true
+	for p := range temps.paths {
+		os.RemoveAll(p)
+	}
+}

@@ -1,0 +1,152 @@
+package runfile
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+)
+
+// run.json is the golden file, as WriteRunJSON writes it (the rest of the
+// run's files are render's golden writers).
+func TestGoldenRunJSON(t *testing.T) {
+	for _, variant := range resultstest.Variants {
+		run := resultstest.FixtureRun(variant.Slow)
+		resultstest.Golden(t, variant.Name+"/run.json", resultstest.Render(t, func(w io.Writer) error { return WriteRunJSON(w, run) }))
+	}
+}
+
+// The golden run.json reads back as the run that wrote it, and renders the
+// same report: run → run.json → report gives the same numbers.
+func TestRunJSONRoundTrip(t *testing.T) {
+	run := resultstest.FixtureRun(true)
+	got, err := LoadRun(filepath.Join(resultstest.Testdata, "new", "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, run) {
+		t.Fatalf("run.json read back differs:\n got %+v\nwant %+v", got, run)
+	}
+	want, sums := resultstest.Sums(run), resultstest.Sums(got)
+	for _, w := range []func(io.Writer, []*results.Summary) error{
+		func(w io.Writer, s []*results.Summary) error { render.WriteTable(w, s); return nil },
+		render.WriteArmsCSV,
+		func(w io.Writer, s []*results.Summary) error {
+			render.WriteMarkdown(w, got, s, resultstest.Labs)
+			return nil
+		},
+		func(w io.Writer, s []*results.Summary) error { return render.WriteSummaryJSON(w, got, s) },
+	} {
+		a := resultstest.Render(t, func(out io.Writer) error { return w(out, want) })
+		b := resultstest.Render(t, func(out io.Writer) error { return w(out, sums) })
+		if !bytes.Equal(a, b) {
+			t.Errorf("report from run.json differs from the report of the run:\n%s\n---\n%s", b, a)
+		}
+	}
+}
+
+// A syscalls.csv rebuilds the per-op figures to the precision it carries:
+// ops/s to 0.1, per-op times to 1 ns.
+func TestSyscallCSVRebuild(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	want := resultstest.Sums(run)
+	got, err := LoadRun(filepath.Join(resultstest.Testdata, "old", "syscalls.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := resultstest.Sums(got)
+	byKey := map[string]*results.Summary{}
+	for _, s := range sums {
+		byKey[s.Key()] = s
+	}
+	near := func(what string, a, b, tol float64) {
+		if math.Abs(a-b) > tol {
+			t.Errorf("%s: rebuilt %.3f, want %.3f", what, a, b)
+		}
+	}
+	for _, w := range want {
+		if w.Traced == nil {
+			continue // the CSV has rows only for traced arms
+		}
+		g := byKey[w.Key()]
+		if g == nil {
+			t.Errorf("%s: missing from the rebuilt run", w.Key())
+			continue
+		}
+		near(w.Key()+" ops/s", g.OpsPerS.Center, w.OpsPerS.Center, 0.06)
+		near(w.Key()+" wall/op", g.WallNsPerOp, w.WallNsPerOp, 1)
+		near(w.Key()+" user/op", g.UserNsPerOp, w.UserNsPerOp, 1)
+		for _, c := range w.Classes {
+			gc := g.Stage(c.Class, c.Stage)
+			near(w.Key()+" "+c.Class+" ns/op", gc.NsPerOp, c.NsPerOp, 1)
+			near(w.Key()+" "+c.Class+" off/op", gc.OffNsPerOp, c.OffNsPerOp, 1)
+			if gc.Calls != c.Calls {
+				t.Errorf("%s %s: %d calls, want %d", w.Key(), c.Class, gc.Calls, c.Calls)
+			}
+		}
+	}
+}
+
+func TestWriteRunDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "saved")
+	run := resultstest.FixtureRun(false)
+	if err := WriteRunDir(dir, run, resultstest.Sums(run), resultstest.Labs); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "arms.csv chart.png chart.svg report.md run.json syscalls.csv" {
+		t.Errorf("files %v: want exactly the run files, no temp files", names)
+	}
+	back, err := LoadRun(dir)
+	if err != nil || !reflect.DeepEqual(back, run) {
+		t.Errorf("LoadRun(dir) = %v: want the run back", err)
+	}
+}
+
+// A writer that fails half-way leaves neither the final name nor a temp file.
+func TestWriteFileAtomicNoHalfFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run.json")
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		io.WriteString(w, `{"schema":1,`)
+		return errors.New("crash")
+	})
+	if err == nil {
+		t.Fatal("no error from a failing writer")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v behind", entries)
+	}
+}
+
+// A syscalls.csv read back writes itself again, byte for byte: every
+// column, p50/p95/p99 and the intervals included.
+func TestSyscallCSVRoundTrip(t *testing.T) {
+	for _, variant := range []string{"old", "new"} {
+		want := resultstest.GoldenBytes(t, variant+"/syscalls.csv")
+		run, err := ReadRun(bytes.NewReader(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := resultstest.Render(t, func(w io.Writer) error { return render.WriteSyscallCSV(w, run, resultstest.Sums(run)) })
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s/syscalls.csv read back writes differently:\n--- got\n%s\n--- want\n%s", variant, got, want)
+		}
+	}
+}

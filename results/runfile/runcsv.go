@@ -1,0 +1,230 @@
+package runfile
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+)
+
+// csvNote says what a run rebuilt from a syscalls.csv lacks.
+const csvNote = "rebuilt from a syscalls.csv: one round, so no intervals and no histograms"
+
+// readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
+// untraced batch at the headline ops/s and one traced batch with the
+// records. Columns are found by name, so files with added columns read.
+func readSyscallCSV(r io.Reader) (*results.Run, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err != nil {
+		return nil, csvErr(err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[h] = i
+	}
+	for _, need := range render.SyscallColumns[:17] {
+		if _, ok := col[need]; !ok {
+			return nil, fmt.Errorf("not a tmpprobe syscalls.csv: no %q column", need)
+		}
+	}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Complete: true, Source: results.SourceCSV}
+	run.Meta.Notes = []string{csvNote}
+	index := map[string]int{}
+	// Files written before the rows column read as before, unchecked: a
+	// baseline kept from an older tmpprobe must still diff.
+	_, counted := col[render.RowsColumn]
+	want, rows := int64(-1), int64(0)
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			if counted && rows > 0 && rows != want {
+				return nil, fmt.Errorf("truncated CSV: %d of its %d rows", rows, want)
+			}
+			break
+		}
+		if err != nil {
+			return nil, csvErr(err)
+		}
+		row := csvRow{rec: rec, col: col, line: line}
+		rows++
+		if counted {
+			n := row.int(render.RowsColumn, math.MaxInt64)
+			if row.err == nil && want >= 0 && n != want {
+				row.err = fmt.Errorf("line %d: rows %d, earlier rows say %d", line, n, want)
+			}
+			want = n
+		}
+		a := results.ArmResult{
+			Lab: row.str("lab"), Arm: row.str("arm"), Runtime: row.str("runtime"), Dir: row.str("dir"),
+			PayloadBytes: int(row.int("payload_bytes", 1<<40)), SizeBytes: int(row.int("size_bytes", 1<<40)),
+			Ops: int(row.int("ops", 1e9)),
+		}
+		if row.err == nil && (a.Lab == "" || a.Arm == "" || a.Ops < 1) {
+			row.err = fmt.Errorf("line %d: empty lab or arm, or ops < 1", line)
+		}
+		opsPerS, wallPerOp := row.float("ops_per_s"), row.float("wall_ns_per_op")
+		rec2 := results.ClassRecord{
+			Class: row.str("syscall"), Stage: row.str("stage"),
+			Calls: uint64(row.int("calls", math.MaxInt64)), Errors: uint64(row.int("errors", math.MaxInt64)),
+			TotalNs: uint64(row.int("kernel_ns", math.MaxInt64)), OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64)),
+			Bytes:     uint64(row.int("bytes", math.MaxInt64)),
+			Quantiles: []uint64{uint64(row.int("p50_ns", math.MaxInt64)), uint64(row.int("p95_ns", math.MaxInt64)), uint64(row.int("p99_ns", math.MaxInt64))},
+		}
+		for _, l := range render.OffLabels {
+			if v := uint64(row.int(render.OffLabelColumn(l), math.MaxInt64)); v > 0 {
+				if rec2.OffNs == nil {
+					rec2.OffNs = map[string]uint64{}
+				}
+				rec2.OffNs[l] = v
+			}
+		}
+		if row.err != nil {
+			return nil, row.err
+		}
+		if _, ok := col["backend"]; ok && run.Meta.Backend == "" {
+			run.Meta.Backend = row.str("backend")
+		}
+		if _, ok := col["kernel_release"]; ok && run.Meta.KernelRelease == "" {
+			run.Meta.KernelRelease = row.str("kernel_release")
+		}
+		i, ok := index[a.Key()]
+		if !ok {
+			i = len(run.Arms)
+			index[a.Key()] = i
+			// Files before rounds had no traced_ops: their rows were one
+			// batch of ops.
+			tracedOps := int(row.int("traced_ops", 1e12))
+			if tracedOps == 0 {
+				tracedOps = a.Ops
+			}
+			// The traced batches' wall time from their rate, which the
+			// file keeps to every digit, rather than from the rounded
+			// wall_ns_per_op: the rebuilt run then writes the same file.
+			untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(tracedOps)
+			if tr := row.float("traced_ops_per_s"); tr > 0 {
+				traced = float64(tracedOps) / tr * 1e9
+			}
+			a.Figures = csvFigures(&row)
+			if row.err != nil {
+				return nil, row.err
+			}
+			if untraced < 0 || traced > maxBatchNs {
+				return nil, fmt.Errorf("line %d: ops_per_s or wall_ns_per_op out of range", line)
+			}
+			a.Batches = []results.Batch{{Round: 1, Ops: a.Ops, WallNs: untraced},
+				{Round: 1, Ops: tracedOps, Traced: true, WallNs: int64(math.Round(traced))}}
+			run.Arms = append(run.Arms, a)
+		}
+		if rec2.Class != "" { // "": the row of an arm that made no syscall
+			traced := &run.Arms[i].Batches[1]
+			traced.Records = append(traced.Records, rec2)
+		}
+	}
+	if len(run.Arms) == 0 {
+		return nil, errors.New("syscalls.csv has no rows")
+	}
+	return run, nil
+}
+
+// csvFigures reads an arm's headline figures back as the file wrote them;
+// nil for files before rounds, which had none but ops_per_s.
+func csvFigures(row *csvRow) *results.Figures {
+	if _, ok := row.col["rounds"]; !ok {
+		return nil
+	}
+	rounds := int(row.int("rounds", 1e6))
+	est := func(name string) *results.Estimate {
+		if row.str(name) == "" {
+			return nil
+		}
+		e := results.Estimate{Center: row.float(name), Lo: math.NaN(), Hi: math.NaN(), N: rounds}
+		if rounds < results.MinRoundsForCI {
+			e.Lo, e.Hi = math.Inf(-1), math.Inf(1)
+		}
+		if row.str(name+"_lo") != "" && row.str(name+"_hi") != "" {
+			e.Lo, e.Hi = row.float(name+"_lo"), row.float(name+"_hi")
+		}
+		return &e
+	}
+	f := &results.Figures{Rounds: rounds, Ratio: est("ratio"), Observer: est("observer")}
+	if e := est("ops_per_s"); e != nil {
+		f.OpsPerS = *e
+	}
+	return f
+}
+
+// maxBatchNs is far above any real batch (115 days) and far below where
+// int64 ns overflow.
+const maxBatchNs = 1e16
+
+// wallFor is the batch wall time that gives opsPerS, or -1 when it is out
+// of range.
+func wallFor(ops int, opsPerS float64) int64 {
+	if opsPerS <= 0 {
+		return 0
+	}
+	ns := float64(ops) / opsPerS * 1e9
+	if ns > maxBatchNs {
+		return -1
+	}
+	return int64(math.Round(ns))
+}
+
+// csvRow reads typed cells, keeping the first error so a row is checked
+// in one place.
+type csvRow struct {
+	rec  []string
+	col  map[string]int
+	line int
+	err  error
+}
+
+func (r *csvRow) str(name string) string {
+	i, ok := r.col[name]
+	if !ok || i >= len(r.rec) {
+		return ""
+	}
+	return r.rec[i]
+}
+
+func (r *csvRow) int(name string, max int64) int64 {
+	s := r.str(name)
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if (err != nil || v < 0 || v > max) && r.err == nil {
+		r.err = fmt.Errorf("line %d: %s %q is not a count", r.line, name, s)
+	}
+	return v
+}
+
+func (r *csvRow) float(name string) float64 {
+	s := r.str(name)
+	if s == "" {
+		return 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	// Per-op figures above a day are corrupt, and would overflow int64
+	// nanoseconds once multiplied by the ops of a batch.
+	if (err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1e14) && r.err == nil {
+		r.err = fmt.Errorf("line %d: %s %q is not a number", r.line, name, s)
+	}
+	return v
+}
+
+func csvErr(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("corrupt CSV at line %d: %s", pe.Line, pe.Err)
+	}
+	return fmt.Errorf("corrupt CSV: %s", errtext.FirstLine(err.Error()))
+}

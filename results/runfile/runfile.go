@@ -1,0 +1,290 @@
+package runfile
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+)
+
+// maxRunFile bounds what a reader takes in: a run of every arm with every
+// histogram is a few MiB, so anything near this is not a run file.
+const maxRunFile = 256 << 20
+
+// WriteRunJSON writes run as run.json: indented, integer ns throughout.
+func WriteRunJSON(w io.Writer, run *results.Run) error { return render.WriteJSON(w, run) }
+
+const notRegular = "not a regular file: a run is a directory, a run.json or a syscalls.csv"
+
+// LoadRun reads a saved run from a run directory (its run.json, else its
+// syscalls.csv), a run.json, or a syscalls.csv. Errors are one line and
+// name the input.
+func LoadRun(path string) (*results.Run, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, errtext.Reason(err))
+	}
+	if st.IsDir() {
+		for _, name := range []string{"run.json", "syscalls.csv"} {
+			p := filepath.Join(path, name)
+			_, err := os.Stat(p)
+			if err == nil {
+				return LoadRun(p)
+			}
+			if !errors.Is(err, os.ErrNotExist) {
+				// EACCES on a directory we cannot search is not "no run here".
+				return nil, fmt.Errorf("%s: %s", p, errtext.Reason(err))
+			}
+		}
+		return nil, fmt.Errorf("%s: no run.json or syscalls.csv in this directory", path)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s", path, notRegular)
+	}
+	// O_NONBLOCK: a FIFO swapped in after the Stat must not block the open;
+	// the Fstat below refuses it.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, err)
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if fst, err := f.Stat(); err != nil || !fst.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %s", path, notRegular)
+	}
+	run, err := ReadRun(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return run, nil
+}
+
+// ReadRun reads a run.json or a syscalls.csv, told apart by their first
+// byte. It never panics; what it returns is safe to summarize and render.
+func ReadRun(r io.Reader) (*results.Run, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxRunFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxRunFile {
+		return nil, fmt.Errorf("larger than %d MiB: not a run file", maxRunFile>>20)
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	var run *results.Run
+	kind := "run.json"
+	switch {
+	case len(trimmed) == 0:
+		return nil, errors.New("empty file: not a run file")
+	case trimmed[0] == '{':
+		run, err = decodeRunJSON(trimmed)
+	case bytes.HasPrefix(trimmed, []byte("lab,")):
+		run, err = readSyscallCSV(bytes.NewReader(trimmed))
+		kind = "syscalls.csv"
+	default:
+		return nil, errors.New("not a tmpprobe run.json or syscalls.csv")
+	}
+	if err != nil {
+		return nil, err
+	}
+	escapeStrings(reflect.ValueOf(run).Elem(), false)
+	if err := validate(run); err != nil {
+		return nil, fmt.Errorf("corrupt %s: %w", kind, err)
+	}
+	return run, nil
+}
+
+func decodeRunJSON(data []byte) (*results.Run, error) {
+	// Check identity and version before the body, so a future or foreign
+	// file gets that answer rather than a field-type complaint.
+	var head struct {
+		Schema *int   `json:"schema"`
+		Tool   string `json:"tool"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, jsonErr(err)
+	}
+	if head.Schema == nil || head.Tool != "tmpprobe" {
+		return nil, errors.New("not a tmpprobe run.json (no tool/schema fields)")
+	}
+	if *head.Schema != results.Schema {
+		return nil, fmt.Errorf("run.json schema %d, this tmpprobe reads schema %d", *head.Schema, results.Schema)
+	}
+	var run results.Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, jsonErr(err)
+	}
+	for i := range run.Arms {
+		run.Arms[i].Figures = nil // derived for other readers; recomputed from the batches
+	}
+	return &run, nil
+}
+
+func jsonErr(err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		if se.Offset > 0 && strings.Contains(se.Error(), "end of JSON") {
+			return errors.New("truncated JSON: not a complete run.json")
+		}
+		return fmt.Errorf("corrupt JSON at byte %d: %s", se.Offset, se.Error())
+	case errors.As(err, &te):
+		return fmt.Errorf("corrupt run.json: field %s holds a %s", te.Field, te.Value)
+	case strings.Contains(err.Error(), "end of JSON"):
+		return errors.New("truncated JSON: not a complete run.json")
+	}
+	return fmt.Errorf("corrupt run.json: %s", errtext.FirstLine(err.Error()))
+}
+
+// maxThreads bounds how many threads' kernel time a trace sums in one
+// batch: far above the 4096 threads the probe's map tracks at once.
+const maxThreads = 1 << 16
+
+// validate refuses what the arithmetic downstream cannot take (it would
+// divide by zero ops, shift by a negative slot, or draw infinite bars) and
+// values no run can have, which would otherwise print as normal numbers.
+func validate(run *results.Run) error {
+	for i := range run.Arms {
+		a := &run.Arms[i]
+		where := fmt.Sprintf("arm %d (%s/%s)", i+1, a.Lab, a.Arm)
+		switch {
+		case a.Lab == "" || a.Arm == "":
+			return fmt.Errorf("arm %d has no lab or arm name", i+1)
+		case a.Ops < 1 || a.Ops > 1e9:
+			return fmt.Errorf("%s: ops_per_batch %d", where, a.Ops)
+		case a.PayloadBytes < 0 || a.SizeBytes < 0:
+			return fmt.Errorf("%s: negative payload or size", where)
+		}
+		for j := range a.Batches {
+			if err := validateBatch(a, &a.Batches[j]); err != nil {
+				return fmt.Errorf("%s batch %d: %w", where, j+1, err)
+			}
+		}
+	}
+	return nil
+}
+
+func validateBatch(a *results.ArmResult, b *results.Batch) error {
+	switch {
+	case b.WallNs < 0:
+		return fmt.Errorf("negative wall_ns %d", b.WallNs)
+	case b.WallNs == 0:
+		return errors.New("wall_ns 0: every batch takes time")
+	case b.WallNs > maxBatchNs:
+		return fmt.Errorf("wall_ns %d is beyond any run", b.WallNs)
+	}
+	wall := float64(b.WallNs)
+	var kernel float64
+	for _, r := range b.Records {
+		for _, h := range r.Hist {
+			if h.Slot < 0 || h.Slot >= results.HistSlots {
+				return fmt.Errorf("%s histogram slot %d", r.Class, h.Slot)
+			}
+		}
+		switch {
+		case r.Errors > r.Calls:
+			return fmt.Errorf("%s %s: %d errors in %d calls", r.Class, r.Stage, r.Errors, r.Calls)
+		case float64(r.TotalNs) > wall*maxThreads || float64(r.OffCPUNs) > wall*maxThreads:
+			return fmt.Errorf("%s %s: total_ns %d, offcpu_ns %d in a batch of wall_ns %d", r.Class, r.Stage, r.TotalNs, r.OffCPUNs, b.WallNs)
+		}
+		if r.Stage == "" && r.Class != "user" {
+			kernel += float64(r.TotalNs)
+		}
+	}
+	// A lab batch is one thread between its markers, timed by that thread
+	// on the same clock as the probe: its syscalls fit inside its wall time
+	// (with slack for the per-op rounding of a CSV). A trace sums threads.
+	if a.Lab != results.LabTrace && kernel > wall+wall/100+float64(a.Ops) {
+		return fmt.Errorf("kernel time %.0f ns above wall time %d ns: one thread cannot spend longer in syscalls than the batch took", kernel, b.WallNs)
+	}
+	return nil
+}
+
+// escapeStrings replaces, in every string under v (fields, slices, map
+// keys and values), what a terminal would act on rather than print (C0
+// and C1 controls, DEL, bidirectional overrides, invalid UTF-8) with Go
+// escapes, so a name read from a file cannot move the cursor, recolour or
+// reorder what is printed after it. Doing it here, where a run is read,
+// makes every renderer safe. An arm's Error and Stderr keep their newlines
+// and tabs: they are a worker's output, shown as lines.
+func escapeStrings(v reflect.Value, keepLines bool) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(escapeText(v.String(), keepLines))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			escapeStrings(v.Elem(), keepLines)
+		}
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			if f := v.Type().Field(i); f.IsExported() {
+				escapeStrings(v.Field(i), f.Name == "Error" || f.Name == "Stderr")
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			escapeStrings(v.Index(i), keepLines)
+		}
+	case reflect.Map:
+		if v.IsNil() || !v.CanSet() {
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			k := reflect.New(v.Type().Key()).Elem()
+			k.Set(it.Key())
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			escapeStrings(k, keepLines)
+			escapeStrings(e, keepLines)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	}
+}
+
+func escapeText(s string, keepLines bool) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r <= 0x9f) || unicode.Is(unicode.Bidi_Control, r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case keepLines && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}

@@ -1,0 +1,110 @@
+package runfile
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+)
+
+// Corrupt, truncated, foreign and schema-mismatched inputs give one line
+// that says which, and never a run.
+func TestReadRunRefuses(t *testing.T) {
+	good := string(resultstest.GoldenBytes(t, "old/run.json"))
+	csv := string(resultstest.GoldenBytes(t, "old/syscalls.csv"))
+	for _, tc := range []struct {
+		name, input, want string
+	}{
+		{"empty", "", "empty file"},
+		{"binary", "\x7fELF\x02\x01", "not a tmpprobe run.json or syscalls.csv"},
+		{"truncated", good[:len(good)/2], "truncated JSON"},
+		{"corrupt", strings.Replace(good, `"arms": [`, `"arms": [}`, 1), "corrupt JSON"},
+		{"foreign JSON", `{"name": "left-pad", "version": "1.3.0"}`, "not a tmpprobe run.json"},
+		{"other tool", `{"schema": 1, "tool": "perf"}`, "not a tmpprobe run.json"},
+		{"future schema", strings.Replace(good, `"schema": 2`, `"schema": 3`, 1), "schema 3, this tmpprobe reads schema 2"},
+		{"schema 1", strings.Replace(good, `"schema": 2`, `"schema": 1`, 1), "schema 1, this tmpprobe reads schema 2"},
+		{"wrong type", strings.Replace(good, `"ops_per_batch": 100`, `"ops_per_batch": "many"`, 1), "field arms.ops_per_batch"},
+		{"zero ops", strings.Replace(good, `"ops_per_batch": 100`, `"ops_per_batch": 0`, 1), "ops_per_batch 0"},
+		{"negative wall", strings.Replace(good, `"wall_ns": 8000000`, `"wall_ns": -1`, 1), "negative wall_ns"},
+		{"bad slot", strings.Replace(good, `"slot": `, `"slot": -`, 1), "histogram slot"},
+		{"bad time", strings.Replace(good, `"started": "2025`, `"started": "x2025`, 1), "corrupt run.json"},
+		{"truncated CSV", csv[:len(csv)-20], "line"},
+		{"CSV missing column", strings.Replace(csv, "kernel_ns,", "kernel,", 1), `no "kernel_ns" column`},
+		{"CSV NaN", strings.Replace(csv, ",12422.83950617284,", ",NaN,", 1), `ops_per_s "NaN"`},
+		{"CSV header only", strings.SplitN(csv, "\n", 2)[0] + "\n", "no rows"},
+		{"CSV quote", csv + "modes,\"x\n", "corrupt CSV"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, err := ReadRun(strings.NewReader(tc.input))
+			if err == nil {
+				t.Fatalf("read a run (%d arms) from %s input", len(run.Arms), tc.name)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("error %q does not say %q", msg, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoadRunPaths(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadRun(dir); err == nil || !strings.Contains(err.Error(), "no run.json or syscalls.csv") {
+		t.Errorf("empty dir: %v", err)
+	}
+	if _, err := LoadRun(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing path: %v", err)
+	}
+	// A directory with only a CSV (from --csv) reads as one.
+	if err := os.WriteFile(filepath.Join(dir, "syscalls.csv"), resultstest.GoldenBytes(t, "old/syscalls.csv"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := LoadRun(dir)
+	if err != nil || len(run.Arms) != 3 || run.Meta.Notes[0] != csvNote {
+		t.Errorf("dir with syscalls.csv: %v", err)
+	}
+}
+
+// FuzzReadRun: whatever the bytes, reading returns a run or an error, and
+// a run that reads renders and diffs without a panic.
+func FuzzReadRun(f *testing.F) {
+	for _, name := range []string{"old/run.json", "new/run.json", "old/syscalls.csv"} {
+		data := resultstest.GoldenBytes(f, name)
+		f.Add(data)
+		f.Add(data[:len(data)/3])
+	}
+	f.Add([]byte(`{"schema":1,"tool":"tmpprobe","arms":[{"lab":"modes","arm":"a","ops_per_batch":1,"batches":[{"traced":true,"wall_ns":1,"records":[{"class":"x","calls":1,"total_ns":5,"hist":[{"slot":191,"count":1}]}]}]}]}`))
+	f.Add([]byte("lab,arm,runtime,dir,payload_bytes,size_bytes,ops,ops_per_s,traced_ops_per_s,wall_ns_per_op,user_ns_per_op,syscall,stage,calls,calls_per_op,errors,kernel_ns\nm,a,go,/,0,0,1,1e-300,0,1e14,0,x,,1,1,0,1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		run, err := ReadRun(bytes.NewReader(data))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		sums := resultstest.Sums(run)
+		render.WriteTable(io.Discard, sums)
+		render.WriteMarkdown(io.Discard, run, sums, resultstest.Labs)
+		render.WriteArmsCSV(io.Discard, sums)
+		render.WriteSyscallCSV(io.Discard, run, sums)
+		render.WriteSummaryJSON(io.Discard, run, sums)
+		rep := compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+		render.WriteMatrixText(io.Discard, compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{run, resultstest.FixtureRun(false), run}, resultstest.Labs.Baselines, 5))
+		render.WriteDiffText(io.Discard, rep)
+		render.WriteDiffJSON(io.Discard, rep)
+		if len(data) < 4096 { // the chart is slow; small inputs reach every branch
+			render.WriteChart(io.Discard, sums, "svg")
+		}
+	})
+}
