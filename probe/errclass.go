@@ -9,6 +9,8 @@ import (
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 )
 
 // Class is what a failed load or attach says about the kernel, with
@@ -59,5 +61,5 @@ func Reason(err error) string {
 const memlockHint = " (MEMLOCK may be too low, consider rlimit.RemoveMemlock)"
 
 func errText(err error) string {
-	return strings.ReplaceAll(oneLine(err), memlockHint, "")
+	return strings.ReplaceAll(errtext.FirstLine(err.Error()), memlockHint, "")
 }

@@ -260,7 +260,8 @@ func (p *Probe) Close() {
 }
 
 // WatchDevices sets the block devices whose requests and journal commits
-// are matched to traced syscalls (kernel dev_t encoding, see KernelDev).
+// are matched to traced syscalls, in the kernel's MKDEV encoding
+// (major<<20 | minor) that tracepoints carry and preflight gives.
 func (p *Probe) WatchDevices(devs []uint32) error {
 	for _, d := range devs {
 		if err := p.coll.Maps[tmpprobeMapWatchedDevs].Put(d, uint8(1)); err != nil {
@@ -268,16 +269,4 @@ func (p *Probe) WatchDevices(devs []uint32) error {
 		}
 	}
 	return nil
-}
-
-// KernelDev turns a user-space dev_t (stat's st_dev) into the kernel's
-// MKDEV encoding (major << 20 | minor) that tracepoints carry.
-func KernelDev(major, minor uint32) uint32 { return major<<20 | minor }
-
-func oneLine(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }

@@ -5,11 +5,15 @@ package probe
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/preflight"
 )
 
 // RegionFlag marks a region phase: a traced program marks its own regions
@@ -49,7 +53,7 @@ func (p *Probe) TrackThreads(tids []int, phase uint32, follow bool) error {
 func threadsOf(pid int) ([]int, error) {
 	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
-		return nil, fmt.Errorf("pid %d: %w", pid, unwrapPath(err))
+		return nil, fmt.Errorf("pid %d: %w", pid, errtext.Cause(err))
 	}
 	var out []int
 	for _, e := range entries {
@@ -58,13 +62,6 @@ func threadsOf(pid int) ([]int, error) {
 		}
 	}
 	return out, nil
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // CgroupID is the id of a cgroup v2 directory: its inode number, which is
@@ -77,11 +74,11 @@ func CgroupID(path string) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		path = root + "/" + path
+		path = filepath.Join(root, path)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return 0, fmt.Errorf("--cgroup %s: %w", path, unwrapPath(err))
+		return 0, fmt.Errorf("--cgroup %s: %w", path, errtext.Cause(err))
 	}
 	if !fi.IsDir() {
 		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", path)
@@ -114,15 +111,13 @@ func KnownClass(name string) bool {
 }
 
 func cgroup2Root() (string, error) {
-	b, err := os.ReadFile("/proc/self/mountinfo")
+	mounts, err := preflight.Mounts()
 	if err != nil {
 		return "", err
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		pre, post, ok := strings.Cut(line, " - ")
-		f := strings.Fields(pre)
-		if ok && len(f) > 4 && strings.HasPrefix(post, "cgroup2 ") {
-			return f[4], nil
+	for _, m := range mounts {
+		if m.FSType == "cgroup2" {
+			return m.Point, nil
 		}
 	}
 	return "", fmt.Errorf("no cgroup2 filesystem is mounted")

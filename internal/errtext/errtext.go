@@ -17,10 +17,14 @@ func FirstLine(s string) string {
 
 // Reason is err without the operation and path of an *os.PathError, for
 // a message that names the path itself.
-func Reason(err error) string {
+func Reason(err error) string { return Cause(err).Error() }
+
+// Cause is err without the operation and path of an *os.PathError, still
+// an error, so that a message wrapping it keeps errors.Is.
+func Cause(err error) error {
 	var pe *os.PathError
 	if errors.As(err, &pe) {
-		return pe.Err.Error()
+		return pe.Err
 	}
-	return err.Error()
+	return err
 }
