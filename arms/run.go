@@ -98,21 +98,18 @@ func (p *Plan) Cases() []Case {
 }
 
 // Groups splits the indexes of Cases into the groups a lab's ratios
-// compare: same lab, runtime, dir and parameter.
+// compare: the peers results pairs (same lab, runtime, dir and parameter).
 func (p *Plan) Groups() [][]int {
-	var out [][]int
-	at := map[string]int{}
-	for i, c := range p.Cases() {
-		k := fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", c.Arm.Lab, c.Runtime.Name, c.Dir, c.Payload, c.Size)
-		j, ok := at[k]
-		if !ok {
-			j = len(out)
-			at[k] = j
-			out = append(out, nil)
-		}
-		out[j] = append(out[j], i)
+	cases := p.Cases()
+	idx := make([]int, len(cases))
+	for i := range idx {
+		idx[i] = i
 	}
-	return out
+	return results.GroupInOrder(idx, func(i int) string {
+		c := cases[i]
+		peer := results.ArmResult{Lab: c.Arm.Lab, Runtime: c.Runtime.Name, Dir: c.Dir, PayloadBytes: c.Payload, SizeBytes: c.Size}
+		return peer.PeerKey()
+	})
 }
 
 // RoundsFor is how many measured rounds a case of lab runs.
