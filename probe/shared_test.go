@@ -16,7 +16,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // cEnum is a C enum of the compiled object, enumerator → value.
@@ -103,8 +102,8 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 		if len(pseudoClassNames) != len(classes) {
 			t.Errorf("pseudoClassNames has %d names, enum pseudo_class %d", len(pseudoClassNames), len(classes))
 		}
-		if got := ClassName(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.RegionClass {
-			t.Errorf("CLASS_REGION is %q, results.RegionClass %q", got, results.RegionClass)
+		if got := ClassName(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.ClassRegion {
+			t.Errorf("CLASS_REGION is %q, results.ClassRegion %q", got, results.ClassRegion)
 		}
 	})
 	t.Run("syscall numbers", func(t *testing.T) {
@@ -141,11 +140,11 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 			}
 		}
 		want := map[string]bool{}
-		for _, l := range render.OffLabels {
+		for _, l := range results.OffLabels {
 			want[l] = true
 		}
 		if !maps.Equal(got, want) {
-			t.Errorf("the probe's labels %v are not render.OffLabels %v", slices.Sorted(maps.Keys(got)), render.OffLabels)
+			t.Errorf("the probe's labels %v are not results.OffLabels %v", slices.Sorted(maps.Keys(got)), results.OffLabels)
 		}
 	})
 	t.Run("drop reasons", func(t *testing.T) {
