@@ -55,8 +55,8 @@ test:
 
 # Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
 # other, with tmpprobe as /init's workload and checks the kprobe, fentry and
-# tracepoint backends against each other on each (vmtest/; 3-4 min). The
-# kernel packages are fetched once into /var/cache/tmpprobe-vmtest. Without
+# tracepoint backends against each other on each, and the BPF histogram
+# slots against results' (vmtest/; 3-4 min). The kernel packages are fetched once into /var/cache/tmpprobe-vmtest. Without
 # qemu or a kernel it skips, or fails when CI is set.
 vmtest:
 	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 20m ./vmtest/

@@ -500,7 +500,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 	var regions []uint32
 	for ph, recs := range r.Records {
 		for _, rec := range recs {
-			if rec.Class != results.RegionClass {
+			if rec.Class != results.ClassRegion {
 				all = results.MergeRecords(all, []results.ClassRecord{rec})
 			}
 		}
@@ -515,7 +515,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		var recs []results.ClassRecord
 		var entries, inside uint64
 		for _, rec := range r.Records[ph] {
-			if rec.Class == results.RegionClass {
+			if rec.Class == results.ClassRegion {
 				entries, inside = rec.Calls, rec.TotalNs
 				continue
 			}
@@ -544,7 +544,7 @@ func (r *Result) regionRounds(ph uint32) []results.Batch {
 	for _, s := range r.Samples {
 		var entries, inside uint64
 		for _, rec := range s[ph] {
-			if rec.Class == results.RegionClass {
+			if rec.Class == results.ClassRegion {
 				entries, inside = rec.Calls, rec.TotalNs
 				continue
 			}

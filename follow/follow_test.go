@@ -28,7 +28,7 @@ func TestResultArms(t *testing.T) {
 	region := uint32(7) | probe.RegionFlag
 	r := &Result{Wall: time.Second, Records: map[uint32][]results.ClassRecord{
 		Phase:  {{Class: "write", Calls: 10, TotalNs: 1000}},
-		region: {{Class: results.RegionClass, Calls: 3, TotalNs: 900}, {Class: "fsync", Calls: 3, TotalNs: 600}},
+		region: {{Class: results.ClassRegion, Calls: 3, TotalNs: 900}, {Class: "fsync", Calls: 3, TotalNs: 600}},
 	}}
 	arms := r.Arms("app")
 	if len(arms) != 2 {

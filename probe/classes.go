@@ -11,12 +11,13 @@ import (
 )
 
 // pseudoClassNames are how reports and CSVs show bpf/tmpprobe.h's pseudo
-// classes; every other class is a syscall number.
+// classes; every other class is a syscall number. The names are results',
+// which keys on them.
 var pseudoClassNames = map[tmpprobePseudoClass]string{
-	tmpprobePseudoClassCLASS_OPENAT_TMPFILE: "openat[tmpfile]",
-	tmpprobePseudoClassCLASS_OPENAT_CREATE:  "openat[create]",
-	tmpprobePseudoClassCLASS_USER:           "user",
-	tmpprobePseudoClassCLASS_REGION:         results.RegionClass,
+	tmpprobePseudoClassCLASS_OPENAT_TMPFILE: results.ClassOpenatTmpfile,
+	tmpprobePseudoClassCLASS_OPENAT_CREATE:  results.ClassOpenatCreate,
+	tmpprobePseudoClassCLASS_USER:           results.ClassUser,
+	tmpprobePseudoClassCLASS_REGION:         results.ClassRegion,
 }
 
 // ClassName names a syscall class the way reports and CSVs show it.

@@ -16,7 +16,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // cEnum is a C enum of the compiled object, enumerator → value.
@@ -103,8 +102,8 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 		if len(pseudoClassNames) != len(classes) {
 			t.Errorf("pseudoClassNames has %d names, enum pseudo_class %d", len(pseudoClassNames), len(classes))
 		}
-		if got := ClassName(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.RegionClass {
-			t.Errorf("CLASS_REGION is %q, results.RegionClass %q", got, results.RegionClass)
+		if got := ClassName(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.ClassRegion {
+			t.Errorf("CLASS_REGION is %q, results.ClassRegion %q", got, results.ClassRegion)
 		}
 	})
 	t.Run("syscall numbers", func(t *testing.T) {
@@ -140,12 +139,47 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 				}
 			}
 		}
-		want := map[string]bool{}
-		for _, l := range render.OffLabels {
-			want[l] = true
+		for _, l := range results.OffLabels {
+			if !got[l] {
+				t.Errorf("results.OffLabels has %q, which is no label of the probe's (%s)", l, strings.Join(slices.Sorted(maps.Keys(got)), " "))
+			}
 		}
-		if !maps.Equal(got, want) {
-			t.Errorf("the probe's labels %v are not render.OffLabels %v", slices.Sorted(maps.Keys(got)), render.OffLabels)
+		for l := range got {
+			if !slices.Contains(results.OffLabels, l) {
+				t.Errorf("the probe's label %q is not in results.OffLabels", l)
+			}
+		}
+	})
+	// results keys on classes and stages by name (it cannot import probe):
+	// a name the probe never gives matches no record, and what it explains
+	// goes silently unexplained.
+	t.Run("results names", func(t *testing.T) {
+		stages := map[string]bool{}
+		for name, v := range cEnum(t, "stage") {
+			// Neither the syscall itself nor its errnos are a named stage.
+			if name != "STAGE_SYSCALL" && name != "STAGE_ERRNO" {
+				stages[stageName(tmpprobeStage(v))] = true
+			}
+		}
+		for _, s := range results.StageNames {
+			if !stages[s] {
+				t.Errorf("results.StageNames has %q, which is no stage of enum stage (the probe's stages: %s)", s, strings.Join(slices.Sorted(maps.Keys(stages)), " "))
+			}
+		}
+		if !slices.ContainsFunc(slices.Collect(maps.Keys(stages)), func(s string) bool { return strings.HasPrefix(s, results.DevStagePrefix) }) {
+			t.Errorf("no stage of enum stage starts with results.DevStagePrefix %q", results.DevStagePrefix)
+		}
+		classes := map[string]bool{}
+		for _, v := range cEnum(t, "pseudo_class") {
+			classes[ClassName(uint16(v))] = true
+		}
+		for _, n := range syscallNames {
+			classes[n] = true
+		}
+		for _, c := range results.ClassNames {
+			if !classes[c] {
+				t.Errorf("results.ClassNames has %q, which is neither a syscall nor a class of enum pseudo_class", c)
+			}
 		}
 	})
 	t.Run("drop reasons", func(t *testing.T) {

@@ -6,7 +6,7 @@ import "strings"
 // by thread: device requests and journal commits that happened while the
 // thread was inside it, issued by a kworker, the jbd2 thread or an irq.
 func timeMatched(stage string) bool {
-	return strings.HasPrefix(stage, "dev_") || stage == "jbd2_commit"
+	return strings.HasPrefix(stage, DevStagePrefix) || stage == StageJBD2Commit
 }
 
 // waitsForIO are the syscalls that can wait for a block device: they read

@@ -1,9 +1,5 @@
 package results
 
-// RegionClass is the pseudo class under which the probe counts a marked
-// region's entries (calls) and the time spent inside it (total_ns).
-const RegionClass = "region"
-
 // MergeRecords adds recs into into, matching by class and stage; counts,
 // times, off-CPU labels and histograms all add.
 func MergeRecords(into, recs []ClassRecord) []ClassRecord {

@@ -71,7 +71,7 @@ type ClassSummary struct {
 
 // IsSyscall reports whether the row is a syscall's own time (not a stage,
 // an event, or user space).
-func (c *ClassSummary) IsSyscall() bool { return c.Stage == "" && c.Class != "user" }
+func (c *ClassSummary) IsSyscall() bool { return c.Stage == "" && c.Class != ClassUser }
 
 // Unit names what one "op" is: a round trip of the buffers lab, a whole
 // traced run, an entry into a region a traced program marked, or a lab op.
@@ -175,7 +175,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			OffNsPerOp: float64(r.OffCPUNs) / ops,
 			ErrPerOp:   float64(r.Errors) / ops,
 			BytesPerOp: float64(r.Bytes) / ops,
-			Beside:     r.Stage != "" && r.Class != "user" && !canWaitFor(r.Class, r.Stage),
+			Beside:     r.Stage != "" && r.Class != ClassUser && !canWaitFor(r.Class, r.Stage),
 		}
 		c.P50, c.P95, c.P99 = r.percentiles()
 		if len(r.OffNs) > 0 {
@@ -204,7 +204,7 @@ func roundTerms(b *Batch, ops float64) map[string]float64 {
 	t := map[string]float64{"wall": float64(b.WallNs) / ops}
 	var kernel float64
 	for _, r := range b.Records {
-		if r.Stage == "" && r.Class != "user" {
+		if r.Stage == "" && r.Class != ClassUser {
 			t[r.Class] += float64(r.TotalNs) / ops
 			kernel += float64(r.TotalNs)
 		}

@@ -130,7 +130,7 @@ func checkKprobeMulti(t *testing.T, c *Console, fprobe bool) {
 }
 
 // checkProbeTests wants probe's TestBackendsCountExactly to have passed in
-// the guest for every backend, none skipped.
+// the guest for every backend, and TestHistSlotMatchesBPF, none skipped.
 func checkProbeTests(t *testing.T, c *Console) {
 	out := c.Output["probe tests"]
 	for _, line := range strings.Split(out, "\n") {
@@ -145,6 +145,9 @@ func checkProbeTests(t *testing.T, c *Console) {
 		if !strings.Contains(out, "--- PASS: TestBackendsCountExactly/"+b+" ") {
 			t.Errorf("probe test of %s did not pass in the guest:\n%s", b, out)
 		}
+	}
+	if !strings.Contains(out, "--- PASS: TestHistSlotMatchesBPF ") {
+		t.Errorf("TestHistSlotMatchesBPF did not pass in the guest:\n%s", out)
 	}
 }
 

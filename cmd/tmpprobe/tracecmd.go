@@ -62,7 +62,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.follow, "follow", false, "also trace child processes (threads are always followed)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: when the target ends, or Ctrl-C)")
 	fs.DurationVar(&f.interval, "interval", 0, "print a summary of each interval this long")
-	fs.StringSliceVar(&f.syscalls, "syscall", nil, "show only these syscalls (openat covers openat[tmpfile] and openat[create])")
+	fs.StringSliceVar(&f.syscalls, "syscall", nil, "show only these syscalls (openat covers "+results.ClassOpenatTmpfile+" and "+results.ClassOpenatCreate+")")
 	fs.BoolVar(&f.errors, "errors", false, "count failed calls by errno")
 	fs.IntVar(&f.top, "top", 20, "show the N syscalls with the most time (0: all)")
 	f.outputs.flags(fs)
@@ -78,7 +78,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, name := range f.syscalls {
 		if !probe.KnownClass(name) {
-			return usagef("--syscall %s: not a syscall name (e.g. openat, fsync, openat[create])", name)
+			return usagef("--syscall %s: not a syscall name (e.g. openat, fsync, %s)", name, results.ClassOpenatCreate)
 		}
 	}
 	if err := f.check(); err != nil {

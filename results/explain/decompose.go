@@ -87,7 +87,7 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 		add(n, n, n)
 	}
 	user := Term{Name: results.UserTerm, Old: results.NsPerOp(prev.UserNsPerOp), New: results.NsPerOp(cur.UserNsPerOp),
-		Noise: termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun), Details: stages.details("user", "user")}
+		Noise: termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun), Details: stages.details(results.ClassUser, results.ClassUser)}
 	user.Delta = user.New - user.Old
 	d.Terms = append(d.Terms, user)
 	sort.SliceStable(d.Terms, func(i, j int) bool {

@@ -100,8 +100,8 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 
 // inodeMove notes when inode eviction moved into or out of this class.
 func inodeMove(a, b *results.Summary, class string) string {
-	ea := a.Stage(class, "ext4_evict_inode").CallsPerOp
-	eb := b.Stage(class, "ext4_evict_inode").CallsPerOp
+	ea := a.Stage(class, results.StageExt4EvictInode).CallsPerOp
+	eb := b.Stage(class, results.StageExt4EvictInode).CallsPerOp
 	switch {
 	case ea > 0.5 && eb < 0.5:
 		return "the inode is evicted here instead"
@@ -113,27 +113,27 @@ func inodeMove(a, b *results.Summary, class string) string {
 
 // offReason turns the dominant off-CPU label into words.
 var offReason = map[string]string{
-	"preempted":       "preempted (run-queue wait)",
-	"blocked/jbd2":    "waiting for the journal commit",
-	"blocked/irq":     "waiting for the device (woken from irq)",
-	"blocked/kworker": "waiting for writeback (woken by a kworker)",
-	"blocked/other":   "blocked",
-	"blocked":         "blocked",
-	"sleep/jbd2":      "sleeping until the journal commit",
-	"sleep/irq":       "sleeping until the device answered",
-	"sleep/kworker":   "sleeping until a kworker woke it",
-	"sleep/other":     "sleeping",
-	"sleep":           "sleeping",
+	results.OffPreempted:      "preempted (run-queue wait)",
+	results.OffBlockedJBD2:    "waiting for the journal commit",
+	results.OffBlockedIRQ:     "waiting for the device (woken from irq)",
+	results.OffBlockedKworker: "waiting for writeback (woken by a kworker)",
+	results.OffBlockedOther:   "blocked",
+	results.OffBlocked:        "blocked",
+	results.OffSleepJBD2:      "sleeping until the journal commit",
+	results.OffSleepIRQ:       "sleeping until the device answered",
+	results.OffSleepKworker:   "sleeping until a kworker woke it",
+	results.OffSleepOther:     "sleeping",
+	results.OffSleep:          "sleeping",
 }
 
 // ioStages are the stages that explain a syscall's time, in the order
 // sentences name them, with what they count.
 var ioStages = []struct{ stage, what string }{
-	{"jbd2_commit", "journal commits"},
-	{"dev_flush", "cache flushes"},
-	{"dev_write", "device writes"},
-	{"dev_discard", "discards"},
-	{"ext4_free_inode", "inodes freed"},
+	{results.StageJBD2Commit, "journal commits"},
+	{results.StageDevFlush, "cache flushes"},
+	{results.StageDevWrite, "device writes"},
+	{results.StageDevDiscard, "discards"},
+	{results.StageExt4FreeInode, "inodes freed"},
 }
 
 // classMechanism describes one class of one arm from its measurements:
@@ -149,7 +149,7 @@ func classMechanism(s, base *results.Summary, class string) string {
 		label, ns := dominant(c.OffByLabel)
 		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), results.Micros(ns)))
 	}
-	if a := s.Stage(class, "ext4_new_inode"); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
+	if a := s.Stage(class, results.StageExt4NewInode); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
 		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s µs (%.0f%%)", results.Micros(a.NsPerOp), 100*a.NsPerOp/c.NsPerOp))
 	}
 	for _, io := range ioStages {
@@ -172,9 +172,9 @@ func classMechanism(s, base *results.Summary, class string) string {
 			p = fmt.Sprintf("%s/%s %s → %s", io.what, s.Unit(), calls1(was), calls1(st.CallsPerOp))
 		}
 		switch {
-		case io.stage == "jbd2_commit" && st.CallsPerOp > 0:
+		case io.stage == results.StageJBD2Commit && st.CallsPerOp > 0:
 			p += fmt.Sprintf(" (%s µs each)", results.Micros(st.NsPerOp/st.CallsPerOp))
-		case strings.HasPrefix(io.stage, "dev_") && st.NsPerOp > 0:
+		case strings.HasPrefix(io.stage, results.DevStagePrefix) && st.NsPerOp > 0:
 			p += fmt.Sprintf(" (device %s µs/%s)", results.Micros(st.NsPerOp), s.Unit())
 		}
 		parts = append(parts, p)
@@ -200,16 +200,17 @@ func dominant(m map[string]float64) (string, float64) {
 }
 
 func userMechanism(a, b *results.Summary) string {
-	pa, pb := a.Stage("user", "page_fault").CallsPerOp, b.Stage("user", "page_fault").CallsPerOp
-	oa, ob := a.Class("user").OffNsPerOp, b.Class("user").OffNsPerOp
+	pa := a.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
+	pb := b.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
+	oa, ob := a.Class(results.ClassUser).OffNsPerOp, b.Class(results.ClassUser).OffNsPerOp
 	var parts []string
 	if a.Runtime == "python" {
 		parts = append(parts, "the interpreter running tempfile's Python code between syscalls")
 	}
 	if math.Abs(oa-ob) >= 50 {
-		label, _ := dominant(a.Class("user").OffByLabel)
+		label, _ := dominant(a.Class(results.ClassUser).OffByLabel)
 		if oa < ob {
-			label, _ = dominant(b.Class("user").OffByLabel)
+			label, _ = dominant(b.Class(results.ClassUser).OffByLabel)
 		}
 		parts = append(parts, fmt.Sprintf("off-CPU between syscalls %s → %s µs, mostly %s", results.Micros(ob), results.Micros(oa), offPhrase(label)))
 	}
@@ -426,8 +427,7 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 		if s.Lab != sp.Lab || s.Arm != sp.Arm || s.Runtime != runtime || s.Dir != dir || s.Traced == nil {
 			continue
 		}
-		opened := s.Class("openat[tmpfile]").CallsPerOp + s.Class("openat[create]").CallsPerOp
-		if opened > 0 {
+		if fileOpens(s) > 0 {
 			above = append(above, s)
 		} else {
 			below = append(below, s)
@@ -446,7 +446,7 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 	if len(below) > 0 {
 		last := below[len(below)-1]
 		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
-			results.Bytes(int64(last.SizeBytes)), calls1(last.Class("write").CallsPerOp))
+			results.Bytes(int64(last.SizeBytes)), calls1(last.Class(results.ClassWrite).CallsPerOp))
 	}
 	if len(above) > 0 {
 		first := above[0]
@@ -454,18 +454,24 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
-			results.Bytes(int64(first.SizeBytes)), calls1(first.Class("openat[tmpfile]").CallsPerOp+first.Class("openat[create]").CallsPerOp),
-			calls1(first.Class("write").CallsPerOp))
+			results.Bytes(int64(first.SizeBytes)), calls1(fileOpens(first)),
+			calls1(first.Class(results.ClassWrite).CallsPerOp))
 		for _, s := range sums {
 			if s.Arm == sp.Versus && s.PeerKey() == first.PeerKey() && s.Traced != nil {
 				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; %s makes %s)",
-					sp.Versus, calls1(s.Class("write").CallsPerOp))
+					sp.Versus, calls1(s.Class(results.ClassWrite).CallsPerOp))
 			}
 		}
 	} else {
 		b.WriteString("; it never rolled over")
 	}
 	return b.String() + "."
+}
+
+// fileOpens is how many new files per op s opened, either way: openat
+// with O_TMPFILE or with O_CREAT|O_EXCL.
+func fileOpens(s *results.Summary) float64 {
+	return s.Class(results.ClassOpenatTmpfile).CallsPerOp + s.Class(results.ClassOpenatCreate).CallsPerOp
 }
 
 // SpillSentences says, per spilling arm, runtime and dir, where the arm

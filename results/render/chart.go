@@ -199,7 +199,7 @@ func newPanel(g []*results.Summary) *chartPanel {
 		userOff := 0.0
 		for _, c := range s.Classes {
 			switch {
-			case c.Class == "user" && c.Stage == "":
+			case c.Class == results.ClassUser && c.Stage == "":
 				userOff = c.OffNsPerOp // preempted or blocked between syscalls
 			case !c.IsSyscall():
 			case inNamed[c.Class]:

@@ -23,15 +23,8 @@ var SyscallColumns = []string{
 	"ratio", "ratio_lo", "ratio_hi", "observer", "observer_lo", "observer_hi",
 }
 
-// OffLabels are the probe's off-CPU labels: how the thread left the CPU
-// (preempted, sleep = interruptible, blocked = uninterruptible) and, when
-// it slept, who woke it. Each is a CSV column offcpu_<label>_ns.
-var OffLabels = []string{
-	"preempted", "sleep", "sleep/jbd2", "sleep/irq", "sleep/kworker", "sleep/other",
-	"blocked", "blocked/jbd2", "blocked/irq", "blocked/kworker", "blocked/other",
-}
-
-// OffLabelColumn names the CSV column of an off-CPU label.
+// OffLabelColumn names the CSV column of an off-CPU label: each of
+// results.OffLabels is one, offcpu_<label>_ns.
 func OffLabelColumn(label string) string {
 	return "offcpu_" + strings.ReplaceAll(label, "/", "_") + "_ns"
 }
@@ -43,7 +36,7 @@ const RowsColumn = "rows"
 
 func syscallHeader() []string {
 	h := append([]string(nil), SyscallColumns...)
-	for _, l := range OffLabels {
+	for _, l := range results.OffLabels {
 		h = append(h, OffLabelColumn(l))
 	}
 	return append(h, RowsColumn)
@@ -79,7 +72,7 @@ func WriteSyscallCSV(w io.Writer, run *results.Run, sums []*results.Summary) err
 			row = append(row, estimateCells(s.OpsPerS)[1:]...)
 			row = append(row, estimateCells(s.Ratio)...)
 			row = append(row, estimateCells(s.Observer)...)
-			for _, l := range OffLabels {
+			for _, l := range results.OffLabels {
 				row = append(row, utoa(r.OffNs[l]))
 			}
 			rows = append(rows, row)

@@ -71,7 +71,7 @@ func WritePprof(w io.Writer, run *results.Run, sums []*results.Summary) error {
 			}
 			// Off the CPU between syscalls ("user") is no syscall's time.
 			inSyscall := int64(1)
-			if r.Class == "user" {
+			if r.Class == results.ClassUser {
 				inSyscall = 0
 			}
 			var labelled uint64

@@ -75,7 +75,7 @@ func writeBreakdown(w io.Writer, s *results.Summary) {
 		}
 		parent = c.Class
 		switch {
-		case c.Class == "user" && c.Stage == "":
+		case c.Class == results.ClassUser && c.Stage == "":
 			// Off the CPU between syscalls: part of user time, not work.
 			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))
 		case c.Stage != "" && c.NsPerOp == 0:

@@ -78,7 +78,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 			Bytes:     uint64(row.int("bytes", math.MaxInt64)),
 			Quantiles: []uint64{uint64(row.int("p50_ns", math.MaxInt64)), uint64(row.int("p95_ns", math.MaxInt64)), uint64(row.int("p99_ns", math.MaxInt64))},
 		}
-		for _, l := range render.OffLabels {
+		for _, l := range results.OffLabels {
 			if v := uint64(row.int(render.OffLabelColumn(l), math.MaxInt64)); v > 0 {
 				if rec2.OffNs == nil {
 					rec2.OffNs = map[string]uint64{}

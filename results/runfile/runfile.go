@@ -201,7 +201,7 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 		case float64(r.TotalNs) > wall*maxThreads || float64(r.OffCPUNs) > wall*maxThreads:
 			return fmt.Errorf("%s %s: total_ns %d, offcpu_ns %d in a batch of wall_ns %d", r.Class, r.Stage, r.TotalNs, r.OffCPUNs, b.WallNs)
 		}
-		if r.Stage == "" && r.Class != "user" {
+		if r.Stage == "" && r.Class != results.ClassUser {
 			kernel += float64(r.TotalNs)
 		}
 	}

@@ -1,10 +1,10 @@
 //go:build linux
 
 // Command init is /init of the vmtest guest: it mounts what tmpprobe needs,
-// runs 'tmpprobe check', the probe package's backend test and one run per
-// backend, prints everything on the console between VMTEST lines the host
-// parses (vmtest/console.go), checks that no BPF program, map, link or
-// kprobe is left, and powers off.
+// runs 'tmpprobe check', the probe package's backend and histogram tests
+// and one run per backend, prints everything on the console between VMTEST
+// lines the host parses (vmtest/console.go), checks that no BPF program,
+// map, link or kprobe is left, and powers off.
 package main
 
 import (
@@ -36,7 +36,10 @@ func main() {
 	console()
 	fmt.Printf("VMTEST boot %s\n", uptime())
 	runCmd("check", tmpprobe, "check")
-	runCmd("probe tests", "/probe.test", "-test.v", "-test.count=1", "-test.run", "^TestBackendsCountExactly$")
+	// TestHistSlotMatchesBPF runs the BPF hist_slot in this kernel: the
+	// histogram geometry results reads must be what every supported
+	// kernel's BPF computes, not only the host's.
+	runCmd("probe tests", "/probe.test", "-test.v", "-test.count=1", "-test.run", "^(TestBackendsCountExactly|TestHistSlotMatchesBPF)$")
 	for _, b := range backends() {
 		csv := "/tmp/" + b + ".csv"
 		args := append(append([]string{}, runArgs...), "--attach", b, "--csv", csv)
