@@ -381,15 +381,15 @@ func TestCalibration(t *testing.T) {
 		for ; i < len(a.Batches) && a.Batches[i].Kind == results.BatchCalibrate; i++ {
 			cal = append(cal, a.Batches[i])
 		}
-		if len(cal) == 0 || i == len(a.Batches) {
-			t.Fatalf("%s: %d calibration batches of %d", a.Arm, len(cal), len(a.Batches))
+		if len(cal) < 2 || i == len(a.Batches) {
+			t.Fatalf("%s: %d calibration batches of %d, want at least two (the first is cold)", a.Arm, len(cal), len(a.Batches))
 		}
 		last := cal[len(cal)-1]
 		if time.Duration(last.WallNs) < min || last.Ops != a.Ops {
 			t.Errorf("%s: calibration ended at %d ops in %v, the run uses %d ops; want ≥ %v at the run's size",
 				a.Arm, last.Ops, time.Duration(last.WallNs), a.Ops, min)
 		}
-		for _, b := range cal[:len(cal)-1] {
+		for _, b := range cal[1 : len(cal)-1] {
 			if time.Duration(b.WallNs) >= min {
 				t.Errorf("%s: calibration went on after %d ops took %v", a.Arm, b.Ops, time.Duration(b.WallNs))
 			}
@@ -408,6 +408,28 @@ func TestCalibration(t *testing.T) {
 		untraced, traced := measured(a)
 		if len(untraced) != 2 || len(traced) != 2 {
 			t.Errorf("%s: rounds untraced %v traced %v, want 1 and 2 of each", a.Arm, untraced, traced)
+		}
+	}
+}
+
+// A first batch that already lasts --min-batch does not end calibration
+// (the first ops of a case are cold): with a goal every batch meets, the
+// case calibrates at one op, then two, and runs two a batch.
+func TestCalibrationSkipsTheColdFirstBatch(t *testing.T) {
+	p := openProbe(t)
+	sel, _ := arms.Select([]string{"TemporaryFile"}, nil)
+	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{t.TempDir()},
+		Payloads: []int{400}, Chunk: chunk, SpoolMax: spoolMax,
+		Rounds: 1, MinBatch: time.Nanosecond, Seed: 3, Baseline: true, BatchTimeout: time.Minute}
+	for _, a := range runPlan(t, p, plan) {
+		var cal []int
+		for _, b := range a.Batches {
+			if b.Kind == results.BatchCalibrate {
+				cal = append(cal, b.Ops)
+			}
+		}
+		if fmt.Sprint(cal) != "[1 2]" || a.Ops != 2 {
+			t.Errorf("%s: calibration batches of %v ops, run at %d; want [1 2] and 2", a.Arm, cal, a.Ops)
 		}
 	}
 }

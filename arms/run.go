@@ -399,6 +399,13 @@ func (r *Runner) refresh(ctx context.Context, p *Plan, runs []*caseRun) error {
 // ×100, until one lasts at least --min-batch; then one warm-up batch of
 // that size. Both kinds are kept in the run and left out of the figures.
 // With --ops the size is given and only the warm-up runs.
+//
+// Unlike testing.B, the first batch never ends calibration, however long
+// it took: a case's first ops are cold. A BytesIO round trip of 16 MiB
+// took 10.0 ms as the first batch (glibc had just moved such blocks from
+// mmap to a heap that must fault its pages in) and 2.4 ms after; sized by
+// that first batch, the case ran one op a batch, each paying what a batch
+// of one pays, and its ratio came out twice another run's.
 func (r *Runner) calibrate(ctx context.Context, p *Plan, cr *caseRun) error {
 	if cr.dead {
 		return nil
@@ -408,7 +415,7 @@ func (r *Runner) calibrate(ctx context.Context, p *Plan, cr *caseRun) error {
 		try := 1
 		if k := len(cr.res.Batches); k > 0 {
 			last := cr.res.Batches[k-1]
-			if time.Duration(last.WallNs) >= p.MinBatch || last.Ops >= maxBatchOps {
+			if k > 1 && time.Duration(last.WallNs) >= p.MinBatch || last.Ops >= maxBatchOps {
 				n = last.Ops
 				break
 			}
