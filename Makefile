@@ -44,8 +44,9 @@ check-generated: generate
 # Tests load real BPF, so their binaries run as root; the build does not
 # need to. Run as a user, go test builds with that user's Go and runs each
 # test binary through sudo, keeping the user's PATH (sudo's secure_path has
-# no Go, and tests run go tool pprof and python3). As root, no sudo.
-ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH)")
+# no Go, and tests run go tool pprof and python3) plus the sbin directories
+# a user's PATH lacks and root's has (mkfs.ext4, losetup). As root, no sudo.
+ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH):/usr/local/sbin:/usr/sbin:/sbin")
 
 # The whole suite.
 test:

@@ -72,6 +72,14 @@ type counts map[string]int
 // batch; they are reported but have no fixed count per op.
 var memoryClasses = map[string]bool{"mmap": true, "munmap": true, "mremap": true, "brk": true, "madvise": true}
 
+// goSchedulerFutexes is how many futex calls a Go worker's batch may make
+// that are not the arm's: on a loaded machine the Go scheduler now and then
+// parks or wakes a thread around sysmon's 10 ms preemption even with one P
+// (seen once in a CI run while another tmpprobe ran beside it). They are a
+// few a batch, never one per op, so the arm's counts stay exact; more than
+// this fails.
+const goSchedulerFutexes = 2
+
 // pythonTempfile is what CPython 3.11's tempfile wrapper adds around the fd:
 // io.open's fstat, the FIOCLEX and TCGETS ioctls, BufferedRandom's tells.
 func pythonWrapped(extra counts, lseeks int) counts {
@@ -215,9 +223,14 @@ func checkExact(t *testing.T, res []results.ArmResult, wantCases int) {
 			}
 			var extra []string
 			for class, n := range got {
-				if _, ok := want[class]; !ok && !memoryClasses[class] {
-					extra = append(extra, fmt.Sprintf("%s=%d", class, n))
+				if _, ok := want[class]; ok || memoryClasses[class] {
+					continue
 				}
+				if class == "futex" && a.Runtime == "go" && n <= goSchedulerFutexes {
+					t.Logf("%s batch %d: the Go scheduler's futex=%d (%d ops)", name, b.Phase, n, b.Ops)
+					continue
+				}
+				extra = append(extra, fmt.Sprintf("%s=%d", class, n))
 			}
 			if len(extra) > 0 {
 				sort.Strings(extra)

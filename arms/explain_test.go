@@ -5,49 +5,17 @@ package arms_test
 import (
 	"math"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/loopext4"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
-
-// journaledExt4 makes a journaled ext4 on a loop device for the test and
-// returns its mount point; everything is undone in cleanup.
-func journaledExt4(t *testing.T) string {
-	t.Helper()
-	for _, tool := range []string{"mkfs.ext4", "mount", "umount"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s not found (package e2fsprogs / mount)", tool)
-		}
-	}
-	dir := t.TempDir()
-	img, mnt := filepath.Join(dir, "fs.img"), filepath.Join(dir, "mnt")
-	run := func(name string, args ...string) {
-		t.Helper()
-		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-		}
-	}
-	run("truncate", "-s", "256M", img)
-	run("mkfs.ext4", "-q", "-F", "-O", "has_journal,^fast_commit", img)
-	if err := os.Mkdir(mnt, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	run("mount", "-o", "loop", img, mnt)
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v\n%s", mnt, err, out)
-		}
-	})
-	return mnt
-}
 
 func runArms(t *testing.T, p *probe.Probe, dir string, rt arms.Runtime, names ...string) []*results.Summary {
 	t.Helper()
@@ -88,7 +56,7 @@ func find(t *testing.T, sums []*results.Summary, arm string) *results.Summary {
 // cache flush, off the CPU; on tmpfs the same arm does no block I/O at all.
 func TestFsyncWaitsForJournalAndFlush(t *testing.T) {
 	p := openProbe(t)
-	ext4 := journaledExt4(t)
+	ext4 := loopext4.Journaled(t, "256M")
 	facts, _, err := preflight.Dir(ext4)
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +138,7 @@ func TestNamedVsTemporaryIsDecomposed(t *testing.T) {
 // stage of the openat that made it; on tmpfs there is none.
 func TestInodeAllocationStage(t *testing.T) {
 	p := openProbe(t)
-	ext4 := journaledExt4(t)
+	ext4 := loopext4.Journaled(t, "256M")
 	s := find(t, runArms(t, p, ext4, arms.Runtime{Name: "go"}, "TemporaryFile", "NamedTemporaryFile"), "NamedTemporaryFile")
 	create, alloc := s.Class("openat[create]"), s.Stage("openat[create]", "ext4_new_inode")
 	if create.Calls == 0 || alloc.Calls != create.Calls || alloc.NsPerOp <= 0 || alloc.NsPerOp > create.NsPerOp {

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/loopext4"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
@@ -40,7 +41,7 @@ func BenchmarkRepeatability(b *testing.B) {
 	}
 	bin := buildTmpprobe(b)
 	worst := map[string]float64{}
-	for _, dir := range []string{os.TempDir(), journaledExt4(b)} {
+	for _, dir := range []string{os.TempDir(), loopext4.Journaled(b, "1G")} {
 		for _, protocol := range []string{results.ProtocolRounds, results.ProtocolSeed} {
 			for _, lab := range arms.Labs {
 				ratios := map[string][]float64{}
@@ -93,22 +94,7 @@ func BenchmarkRepeatability(b *testing.B) {
 	}
 }
 
-// journaledExt4 mounts a fresh journaled ext4 on a loop device for the
-// benchmark; cleanup unmounts it.
-func journaledExt4(b *testing.B) string {
-	dir := b.TempDir()
-	img, mnt := filepath.Join(dir, "img"), filepath.Join(dir, "mnt")
-	for _, c := range [][]string{{"truncate", "-s", "1G", img}, {"mkfs.ext4", "-q", "-O", "has_journal", img}, {"mkdir", mnt},
-		{"mount", "-o", "loop", img, mnt}} {
-		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
-			b.Fatalf("%v: %v\n%s", c, err, out)
-		}
-	}
-	b.Cleanup(func() { exec.Command("umount", mnt).Run() })
-	return mnt
-}
-
-// spreadTarget is the bound on a ratio's spread across runs, 0
+// spreadTarget is the README's bound on a ratio's spread across runs, 0
 // where it sets none (SpooledTemporaryFile above max_size, NamedTemporaryFile
 // in the buffers lab).
 func spreadTarget(lab, key string) float64 {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/loopext4"
 )
 
 // A directory that is not on cgroup2 is not a cgroup, whatever its inode
@@ -192,7 +194,10 @@ func TestReportUnreadableDir(t *testing.T) {
 func TestTraceLoopDeviceCountedOnce(t *testing.T) {
 	needRoot(t)
 	py := realPython(t)
-	mnt := journaledExt4(t, "64M")
+	if isTmpfs(t, os.TempDir()) {
+		t.Skip("needs the loop device's backing file on a block device, to see the layer below")
+	}
+	mnt := loopext4.Journaled(t, "64M")
 	src, _ := exec.Command("findmnt", "-no", "SOURCE", mnt).Output()
 	loop := filepath.Base(strings.TrimSpace(string(src)))
 	before := diskstats(t, loop)
@@ -209,32 +214,6 @@ func TestTraceLoopDeviceCountedOnce(t *testing.T) {
 	if counted == 0 || counted > done {
 		t.Errorf("the trace counted %d device writes and flushes; %s completed %d", counted, loop, done)
 	}
-}
-
-// journaledExt4 mounts a fresh journaled ext4 of size on a loop device,
-// its backing file on a block device, for the test; cleanup unmounts it.
-func journaledExt4(t *testing.T, size string) string {
-	t.Helper()
-	if _, err := exec.LookPath("mkfs.ext4"); err != nil {
-		t.Skip("mkfs.ext4 not found")
-	}
-	dir := t.TempDir()
-	if isTmpfs(t, dir) {
-		t.Skip("needs the backing file on a block device")
-	}
-	img, mnt := filepath.Join(dir, "img"), filepath.Join(dir, "mnt")
-	os.Mkdir(mnt, 0o755)
-	if b, err := exec.Command("truncate", "-s", size, img).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, b)
-	}
-	if b, err := exec.Command("mkfs.ext4", "-q", "-O", "has_journal", img).CombinedOutput(); err != nil {
-		t.Fatalf("%v: %s", err, b)
-	}
-	if b, err := exec.Command("mount", "-o", "loop", img, mnt).CombinedOutput(); err != nil {
-		t.Skipf("no loop mount here: %v: %s", err, b)
-	}
-	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
-	return mnt
 }
 
 func diskstats(t *testing.T, dev string) []uint64 {
