@@ -380,6 +380,13 @@ func ReadProc(pid int) (Proc, error) {
 
 // launch starts "tmpprobe __launch CMD…", which blocks until release is
 // written, so the probe tracks its pid before the command's first syscall.
+//
+// It returns only once the launcher says it runs. cmd.Start returns when
+// the launcher's exec has woken the vfork parent and closed the CLOEXEC
+// pipe, both early in execve, before the kernel fires sched_process_exec
+// for it; a pid tracked in that window sees the launcher's own exec, takes
+// it for the command's, and counts the launcher's Go runtime start-up
+// (clone3, sigaltstack, futex…) as the command's, as CI saw once.
 func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	if _, err := exec.LookPath(command[0]); err != nil {
 		return nil, nil, notRunnable(command[0], err)
@@ -388,30 +395,55 @@ func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, w, err := os.Pipe()
+	gateR, gateW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
 	}
+	startedR, startedW, err := os.Pipe()
+	if err != nil {
+		gateR.Close()
+		gateW.Close()
+		return nil, nil, err
+	}
+	defer startedR.Close()
 	cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = []*os.File{gateR, startedW}
 	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
+	err = startLaunched(cmd)
+	gateR.Close()
+	startedW.Close()
+	if err != nil {
+		gateW.Close()
+		return nil, nil, err
+	}
+	// Read outside launched's lock, so that Abort can still kill it.
+	var b [1]byte
+	if n, _ := startedR.Read(b[:]); n != 1 {
+		gateW.Close()
+		err := cmd.Wait()
+		forget(cmd.Process)
+		return nil, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
+	}
+	return cmd, gateW, nil
+}
+
+// startLaunched starts cmd and records it for Abort, unless Abort came
+// first.
+func startLaunched(cmd *exec.Cmd) error {
 	launched.Lock()
 	defer launched.Unlock()
 	if launched.aborted {
-		return nil, nil, errors.New("interrupted")
+		return errors.New("interrupted")
 	}
 	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		return nil, nil, err
+		return err
 	}
-	r.Close()
 	if launched.procs == nil {
 		launched.procs = map[*os.Process]bool{}
 	}
 	launched.procs[cmd.Process] = true
-	return cmd, w, nil
+	return nil
 }
 
 // notRunnable says why LookPath refused a command.
@@ -425,9 +457,12 @@ func notRunnable(name string, err error) error {
 	return fmt.Errorf("%s: command not found", name)
 }
 
-// RunLauncher is the body of "__launch": wait for the go byte on fd 3,
-// then become the command.
+// RunLauncher is the body of "__launch": say it runs on fd 4, wait for
+// the go byte on fd 3, then become the command.
 func RunLauncher(command []string) error {
+	started := os.NewFile(4, "started")
+	started.Write([]byte{1})
+	started.Close()
 	gate := os.NewFile(3, "gate")
 	var b [1]byte
 	if n, _ := gate.Read(b[:]); n != 1 {
