@@ -569,10 +569,28 @@ static __always_inline struct thread_state *current_state(void)
 	return bpf_map_lookup_elem(&threads, &tid);
 }
 
-static __always_inline int on_exec(void)
+static __always_inline int on_exec(__u32 old_tid)
 {
-	struct thread_state *st = current_state();
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
 
+	/* A thread other than the leader exec'd: de_thread() killed the
+	 * leader (whose exit removed the leader's tid here) and gave this
+	 * thread the leader's tid, so its state is still under the tid it had.
+	 * Move it, or the program it became goes untraced and a later thread
+	 * that reuses the old tid inherits it. A Go launcher execs from
+	 * whichever thread its main goroutine was last scheduled on. */
+	if (!st && old_tid != tid) {
+		st = bpf_map_lookup_elem(&threads, &old_tid);
+		if (!st)
+			return 0;
+		if (bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST)) {
+			count_drop(DROP_THREADS_FULL);
+			return 0;
+		}
+		bpf_map_delete_elem(&threads, &old_tid);
+		st = bpf_map_lookup_elem(&threads, &tid);
+	}
 	if (st && config.launch_phase && st->base_phase == config.launch_phase)
 		st->phase = st->base_phase = config.trace_phase;
 	return 0;
@@ -740,7 +758,7 @@ SEC(#kind "/sched_process_fork")                                               \
 int kind##_sched_process_fork(__u64 *ctx)                                      \
 { return on_fork((struct task_struct *)ctx[0], (struct task_struct *)ctx[1]); } \
 SEC(#kind "/sched_process_exec")                                               \
-int kind##_sched_process_exec(__u64 *ctx) { return on_exec(); }               \
+int kind##_sched_process_exec(__u64 *ctx) { return on_exec((__u32)ctx[1]); }   \
 SEC(#kind "/sched_process_exit")                                               \
 int kind##_sched_process_exit(__u64 *ctx)                                      \
 { return on_task_exit(); }                                                     \

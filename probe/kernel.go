@@ -52,6 +52,7 @@ var tpArgs = []tpArg{
 	{"block_rq_issue", 0, "struct request *", "rq", "v5.11, commit a54895fa057c dropped the request_queue before it"},
 	{"block_rq_complete", 0, "struct request *", "rq", ""},
 	{"block_bio_queue", 0, "struct bio *", "bio", "v5.11, when the request_queue before it was dropped"},
+	{"sched_process_exec", 1, "int", "old_pid", ""},
 }
 
 // checkTracepointArgs says what is wrong with hook's arguments on this

@@ -110,6 +110,25 @@ func TestTraceStartsAtExec(t *testing.T) {
 	}
 }
 
+// A thread other than the leader that execs takes the leader's tid
+// (de_thread); the trace follows it there. Without that, the program it
+// became went untraced (and so, now and then, did a launched command: the
+// launcher execs from whichever thread its main goroutine last ran on).
+func TestTraceExecFromAThread(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	prog := "import os, threading\n" +
+		"t = threading.Thread(target=lambda: os.execv('/bin/true', ['true']))\nt.start()\nt.join()\n"
+	c := whole(func() map[string]map[string]uint64 { calls, _ := traceCSV(t, "--", py, "-c", prog); return calls }())
+	// One execve is the launcher becoming python, one the thread becoming
+	// true (counted at its exit, on the leader's tid), and each program's
+	// libc start-up calls set_tid_address once. exit_group never returns,
+	// so it is never counted.
+	if c["execve/"] != 2 || c["set_tid_address/"] != 2 {
+		t.Errorf("execve = %d, set_tid_address = %d; want 2 and 2: the thread that exec'd was lost (%v)", c["execve/"], c["set_tid_address/"], c)
+	}
+}
+
 // A command's status passes through (128 + signal when a signal ended it),
 // and --duration stops it with everything it started.
 func TestTraceExitAndStop(t *testing.T) {
