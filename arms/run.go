@@ -401,11 +401,10 @@ func (r *Runner) refresh(ctx context.Context, p *Plan, runs []*caseRun) error {
 // With --ops the size is given and only the warm-up runs.
 //
 // Unlike testing.B, the first batch never ends calibration, however long
-// it took: a case's first ops are cold. A BytesIO round trip of 16 MiB
-// took 10.0 ms as the first batch (glibc had just moved such blocks from
-// mmap to a heap that must fault its pages in) and 2.4 ms after; sized by
-// that first batch, the case ran one op a batch, each paying what a batch
-// of one pays, and its ratio came out twice another run's.
+// it took: a case's first ops can be cold. A BytesIO round trip of 16 MiB
+// took 10.0 ms as the first batch and 2.4 ms after; sized by that first
+// batch, the case ran one op a batch, each paying what a batch of one
+// pays, and its ratio came out twice another run's.
 func (r *Runner) calibrate(ctx context.Context, p *Plan, cr *caseRun) error {
 	if cr.dead {
 		return nil
