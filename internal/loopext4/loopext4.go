@@ -15,8 +15,9 @@ import (
 // e.g. "256M") on a loop device, its image in tb's temp dir, and returns
 // the mount point. A missing tool or a refused mount fails tb rather than
 // skipping it: CI installs e2fsprogs, and a journal test that skips
-// quietly proves nothing. Fast commits are off so every fsync is a full
-// jbd2 commit, as on the labs' ext4.
+// quietly proves nothing. Fast commits are off (mke2fs's default, pinned
+// against a mke2fs.conf that turns them on), so every fsync is a full jbd2
+// commit, which the journal tests count.
 func Journaled(tb testing.TB, size string) string {
 	tb.Helper()
 	for _, tool := range []string{"truncate", "mkfs.ext4", "mount", "umount"} {
