@@ -3,38 +3,20 @@
 package probe
 
 import (
-	"errors"
 	"os"
 	"runtime"
 	"testing"
 
-	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// openProbe skips only when the kernel or privileges rule BPF out; any other
-// failure is a test failure.
-func openProbe(t *testing.T) *Probe {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF")
-	}
-	p, err := Open(Options{Attach: BackendTracepoint})
-	if errors.Is(err, ebpf.ErrNotSupported) {
-		t.Skipf("BPF not supported: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	if err := p.Attach(); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// CheckMarkedRegion is checkMarkedRegion for the tests of package
+// probe_test, which open the probe through probetest like every other
+// package's tests.
+var CheckMarkedRegion = checkMarkedRegion
 
 func byClass(recs []results.ClassRecord) map[string]results.ClassRecord {
 	m := map[string]results.ClassRecord{}
@@ -44,12 +26,6 @@ func byClass(recs []results.ClassRecord) map[string]results.ClassRecord {
 		}
 	}
 	return m
-}
-
-// A marked region counts exactly the syscalls the thread made inside it and
-// nothing outside it or from a marker with another cookie.
-func TestMarkedRegionCountsExactly(t *testing.T) {
-	checkMarkedRegion(t, openProbe(t))
 }
 
 // The raw_tp family (kernels without BTF for tracepoints) loads, passes
@@ -119,24 +95,5 @@ func checkMarkedRegion(t *testing.T, p *Probe) {
 	again, _ := p.Collect()
 	if len(again) != 0 {
 		t.Errorf("Collect did not clear the map: %v", again)
-	}
-}
-
-// Calibration traces its own loop and leaves no record behind.
-func TestCalibrate(t *testing.T) {
-	p := openProbe(t)
-	c, err := p.Calibrate(20000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("getppid: %+v", c)
-	if c.Detached <= 0 || c.Inactive <= 0 || c.Active <= 0 {
-		t.Errorf("calibration gave %+v", c)
-	}
-	if !p.Attached() {
-		t.Error("Calibrate left the probe detached")
-	}
-	if left, _ := p.Collect(); len(left) != 0 {
-		t.Errorf("Calibrate left records: %v", left)
 	}
 }
