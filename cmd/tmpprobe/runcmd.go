@@ -71,7 +71,8 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs := pflag.NewFlagSet(cmd, pflag.ContinueOnError)
 	fs.SortFlags = false
 	fs.StringSliceVar(&f.labs, "lab", nil, "labs to run: modes, buffers (default all)")
-	fs.IntVar(&f.rounds, "rounds", 0, "measured rounds (default 10; --protocol seed: 5 modes, 7 buffers)")
+	fs.IntVar(&f.rounds, "rounds", 0, fmt.Sprintf("measured rounds (default %d; --protocol seed: %d modes, %d buffers)",
+		arms.DefaultRounds, arms.SeedBatchesModes, arms.SeedRoundsBuffers))
 	fs.IntVar(&f.workerRounds, "worker-rounds", arms.DefaultWorkerRounds, "rounds a worker process serves before a fresh one takes over (0: the whole run)")
 	fs.IntVar(&f.repeats, "repeats", 0, "")
 	fs.MarkDeprecated("repeats", "use --rounds")
