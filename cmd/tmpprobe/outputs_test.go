@@ -313,10 +313,16 @@ func TestOutputsAreSyncedBeforeRename(t *testing.T) {
 	firstRename := func(lines []string, name string) int {
 		return slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "rename") && strings.Contains(l, `"`+name+`"`) })
 	}
+	// count counts the calls that returned 0. When another thread's
+	// event comes between a call's start and its return, strace splits it
+	// into "call(… <unfinished ...>" and "<... call resumed>) = 0"; the
+	// second line carries its result.
 	count := func(lines []string, call string) int {
 		n := 0
 		for _, l := range lines {
-			if strings.Contains(l, " "+call+"(") && strings.Contains(l, "= 0") {
+			whole := strings.Contains(l, " "+call+"(") && !strings.Contains(l, "<unfinished")
+			resumed := strings.Contains(l, "<... "+call+" resumed>")
+			if (whole || resumed) && strings.Contains(l, "= 0") {
 				n++
 			}
 		}
