@@ -4,7 +4,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -121,7 +120,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 	meta.BackendDetail = p.Describe()
 	meta.MissingHooks = append([]string(nil), p.Missing...)
 	for _, s := range p.Skipped {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("%s backend skipped: %s: %s", s.Backend, s.Class, s.Reason))
+		meta.Notes = append(meta.Notes, render.BackendSkippedNote(string(s.Backend), string(s.Class), s.Reason))
 	}
 	return p, nil
 }

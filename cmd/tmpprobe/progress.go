@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // progressMeter shows where a run is: on a terminal one line, rewritten
@@ -33,15 +34,24 @@ type progressMeter struct {
 
 func newProgress(w io.Writer) *progressMeter {
 	m := &progressMeter{w: w, start: time.Now(), since: time.Now(), stop: make(chan struct{})}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		m.tty = true
-		m.width = 80
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			m.width = cols
-		}
+	if width, tty := termWidth(w); tty {
+		m.tty, m.width = true, width
 		go m.tick()
 	}
 	return m
+}
+
+// termWidth is the width of w when it is a terminal, else the report's
+// default width.
+func termWidth(w io.Writer) (width int, tty bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return render.DefaultWidth, false
+	}
+	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+		return cols, true
+	}
+	return render.DefaultWidth, true
 }
 
 func (m *progressMeter) update(p arms.Progress) {

@@ -38,6 +38,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	format := fs.String("format", "text", "text, markdown, json, pprof (a profile) or benchfmt (benchstat's input)")
 	chart := fs.String("chart", "", "also draw the chart to `FILE` (.svg or .png)")
 	hist := fs.Bool("hist", false, "print log2 latency histograms (text)")
+	verbose := fs.BoolP("verbose", "v", false, "also the notes every run repeats (why a backend was skipped; text)")
 	if err := parseCommand(fs, args, reportUsage, stdout); err != nil {
 		return err
 	}
@@ -59,7 +60,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	sums := results.SummarizeAll(run, labs.Baselines)
 	switch *format {
 	case "text":
-		render.WriteTextReport(stdout, run, sums, labs, *hist)
+		width, _ := termWidth(stdout)
+		render.WriteTextReport(stdout, run, sums, labs, render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose})
 	case "markdown", "md":
 		render.WriteMarkdown(stdout, run, sums, labs)
 	case "json":

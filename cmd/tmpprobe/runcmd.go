@@ -49,6 +49,7 @@ type runFlags struct {
 	noBaseline bool
 	armTimeout time.Duration
 	quiet      bool
+	verbose    bool
 	hist       bool
 }
 
@@ -94,6 +95,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also the notes every run repeats (why a backend was skipped)")
 	return fs, f
 }
 
@@ -183,7 +185,8 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
-	render.WriteTextReport(stdout, run, sums, labs, f.hist)
+	width, _ := termWidth(stdout)
+	render.WriteTextReport(stdout, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet})
 	if err := f.save(run, sums); err != nil {
 		return err
 	}

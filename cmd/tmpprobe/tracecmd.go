@@ -126,7 +126,8 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run, nil)
-	render.WriteTraceReport(stdout, run, sums, view, f.hist)
+	width, _ := termWidth(stdout)
+	render.WriteTraceReport(stdout, run, sums, view, render.TextOptions{Width: width, Hist: f.hist})
 	if err := f.save(run, sums); err != nil {
 		return err
 	}

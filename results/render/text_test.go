@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
 func TestWrap(t *testing.T) {
@@ -13,6 +15,26 @@ func TestWrap(t *testing.T) {
 		}
 		if strings.HasPrefix(strings.TrimSpace(line), "µs") {
 			t.Errorf("a unit starts a line: %q", line)
+		}
+	}
+}
+
+// Why a backend was skipped is the same on every run of a machine: the
+// terminal says it with -v only (report.md and run.json keep it).
+func TestBackendSkippedNotesOnRequest(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	note := BackendSkippedNote("fentry", "permission refused", "load program: operation not permitted")
+	run.Meta.Notes = []string{note, "vfs_fsync_range: inlined, no stage row"}
+	sums := resultstest.Sums(run)
+	for _, verbose := range []bool{false, true} {
+		var b strings.Builder
+		WriteTextReport(&b, run, sums, resultstest.Labs, TextOptions{Verbose: verbose})
+		unwrapped := strings.ReplaceAll(b.String(), "\n  ", " ")
+		if got := strings.Contains(unwrapped, "note: "+note); got != verbose {
+			t.Errorf("verbose %v: the backend note printed: %v", verbose, got)
+		}
+		if !strings.Contains(unwrapped, "note: vfs_fsync_range") {
+			t.Errorf("verbose %v: another note is gone", verbose)
 		}
 	}
 }

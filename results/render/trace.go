@@ -13,6 +13,7 @@ import (
 type TraceView struct {
 	Top      int      // syscall classes shown, largest time first; 0 = all
 	Syscalls []string // only these classes (a name matches its [variants])
+	Width    int      // columns the WHY sentences wrap at; 0 = DefaultWidth
 }
 
 // Filter keeps the classes the view asks for: the top N syscalls by time
@@ -73,6 +74,6 @@ func WriteTrace(w io.Writer, sums []*results.Summary, v TraceView) {
 	}
 	fmt.Fprintln(w, "\nWHY")
 	for _, s := range shown {
-		bullet(w, "  ", explain.ArmSentence(s))
+		bullet(w, "  ", explain.ArmSentence(s), widthOr(v.Width))
 	}
 }
