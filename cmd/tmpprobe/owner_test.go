@@ -95,3 +95,47 @@ func TestOutputsBelongToTheSudoUser(t *testing.T) {
 		t.Errorf("left after the user's rm -rf: %s", strings.Join(names, " "))
 	}
 }
+
+// trace runs the command as --user, and under sudo as the user who ran
+// it unless --user says otherwise; the report says as whom.
+func TestTraceUser(t *testing.T) {
+	u, env := sudoUser(t)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		sudo      bool
+		uid, home string
+	}{
+		{"--user", []string{"--user", u.Username}, false, u.Uid, u.HomeDir},
+		{"under sudo", nil, true, u.Uid, u.HomeDir},
+		{"--user root under sudo", []string{"--user", "root"}, true, "0", os.Getenv("HOME")},
+		{"as root", nil, false, "0", os.Getenv("HOME")},
+	} {
+		args := append(append([]string{"trace"}, tc.args...), "--", "sh", "-c", `echo "ran as $(id -u) home $HOME"`)
+		cmd := tmpprobe(args...)
+		cmd.Dir = "/"
+		if tc.sudo {
+			cmd.Env = append(cmd.Env, env...)
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Errorf("%s: %v\n%s%s", tc.name, err, out, stderr.String())
+			continue
+		}
+		if want := "ran as " + tc.uid + " home " + tc.home + "\n"; !strings.HasPrefix(string(out), want) {
+			t.Errorf("%s: the command printed %q, want %q first", tc.name, out, want)
+		}
+		if !strings.Contains(strings.ReplaceAll(string(out), "\n  ", " "), "note: the command ran as ") ||
+			!strings.Contains(string(out), "(uid "+tc.uid) || !strings.Contains(stderr.String(), "(uid "+tc.uid) {
+			t.Errorf("%s: the report does not say it ran as uid %s:\n%s%s", tc.name, tc.uid, out, stderr.String())
+		}
+	}
+	if code, _, stderr := inProcess("trace", "--user", "no-such-user-21", "--", "true"); code != exitUsage || !strings.Contains(stderr, "no such user") {
+		t.Errorf("--user no-such-user-21: exit %d, %q", code, stderr)
+	}
+	if code, _, _ := inProcess("trace", "--user", "root", "--pid", "1", "--duration", "1ms"); code != exitUsage {
+		t.Errorf("--user with --pid: exit %d, want 2", code)
+	}
+}

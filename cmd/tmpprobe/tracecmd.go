@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -27,6 +29,10 @@ class calls, time, off-CPU time and why, percentiles, block I/O and journal
 work, and explanations. A launched command gets TMPPROBE_COOKIE in its
 environment; a region it marks with lseek(-1, cookie, phase<<1 | begin)
 (begin 1, end 0) is reported separately, per entry (see the README).
+
+A command runs as --user, which under sudo is the user who ran sudo (as
+strace -u, with their uid, groups and HOME), so it runs as it would
+without sudo; --user root keeps root.
 
 Examples:
   sudo tmpprobe trace -- python3 upload.py
@@ -50,6 +56,7 @@ type traceFlags struct {
 	outputs
 	hist   bool
 	attach string
+	user   string
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
@@ -59,6 +66,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.pids, "pid", nil, "trace these running processes (all their threads)")
 	fs.StringSliceVar(&f.tids, "tid", nil, "trace just these threads")
 	fs.StringVar(&f.cgroup, "cgroup", "", "trace every process of this cgroup v2, not of its child cgroups (path, absolute or under the cgroup2 mount)")
+	fs.StringVarP(&f.user, "user", "u", "", "run the command as this user: uid, groups, HOME (default: under sudo, the user who ran it)")
 	fs.BoolVar(&f.follow, "follow", false, "also trace child processes (threads are always followed)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: when the target ends, or Ctrl-C)")
 	fs.DurationVar(&f.interval, "interval", 0, "print a summary of each interval this long")
@@ -74,6 +82,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	spec, err := f.spec(fs.Args(), fs.ArgsLenAtDash())
 	if err != nil {
+		return err
+	}
+	if spec.As, err = f.runAs(fs.Changed("user"), len(spec.Command) > 0); err != nil {
 		return err
 	}
 	for _, name := range f.syscalls {
@@ -104,6 +115,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	ctx, intr, stop := watchInterrupts(follow.Abort)
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
+	if len(spec.Command) > 0 {
+		run.Meta.Notes = append(run.Meta.Notes, "the command ran as "+asWho(spec.As))
+	}
 	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
 		return err
@@ -111,7 +125,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	defer p.Close()
 	view := render.TraceView{Top: f.top, Syscalls: f.syscalls}
 	ready := func() {
-		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), follow.CookieEnv, p.Cookie)
+		as := ""
+		if len(spec.Command) > 0 {
+			as = " as " + asWho(spec.As)
+		}
+		fmt.Fprintf(stderr, "tmpprobe: tracing %s%s (markers: %s=%d)\n", spec.Label(), as, follow.CookieEnv, p.Cookie)
 	}
 	every := func(iv follow.Interval) {
 		a := follow.Result{Wall: iv.Length, Records: iv.Records}
@@ -138,6 +156,61 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return exitError{res.ExitCode, ""}
 	}
 	return nil
+}
+
+// runAs is who a launched command runs as: --user, or under sudo the user
+// who ran it; nil for tmpprobe's own user.
+func (f *traceFlags) runAs(set, command bool) (*follow.User, error) {
+	name := f.user
+	if !set {
+		if _, _, ok := safefs.Invoker(); !ok || !command {
+			return nil, nil
+		}
+		name = os.Getenv("SUDO_USER")
+	}
+	if !command {
+		return nil, usagef("--user goes with -- COMMAND: a running process already has its user")
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		if u, err = user.LookupId(name); err != nil {
+			return nil, usagef("--user %s: no such user", name)
+		}
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, usagef("--user %s: uid %s, gid %s", name, u.Uid, u.Gid)
+	}
+	as := &follow.User{Name: u.Username, UID: uint32(uid), GID: uint32(gid), Home: u.HomeDir}
+	if uint32(uid) == uint32(os.Geteuid()) {
+		return nil, nil // already that user
+	}
+	if os.Geteuid() != 0 {
+		return nil, usagef("--user %s: only root can run a command as another user", name)
+	}
+	ids, err := u.GroupIds()
+	if err != nil {
+		return nil, usagef("--user %s: its groups: %v", name, err)
+	}
+	for _, id := range ids {
+		if g, err := strconv.ParseUint(id, 10, 32); err == nil {
+			as.Groups = append(as.Groups, uint32(g))
+		}
+	}
+	return as, nil
+}
+
+// asWho names who a command ran as, for the report.
+func asWho(as *follow.User) string {
+	if as == nil {
+		name := strconv.Itoa(os.Geteuid())
+		if u, err := user.LookupId(name); err == nil {
+			name = u.Username
+		}
+		return fmt.Sprintf("%s (uid %d)", name, os.Geteuid())
+	}
+	return fmt.Sprintf("%s (uid %d, gid %d)", as.Name, as.UID, as.GID)
 }
 
 // spec checks that exactly one target was named.
