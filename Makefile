@@ -1,7 +1,13 @@
 # tmpprobe — see README.md.
-GO ?= go
+# go from PATH, else where Go's own tarball installs it: sudo's secure_path
+# has no Go, and a make that tmpprobe trace runs as you under sudo still
+# finds it.
+GO ?= $(or $(shell command -v go 2>/dev/null),/usr/local/go/bin/go)
+# sudo make install: to /usr/local/bin, which sudo's secure_path has.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 
-.PHONY: all build generate check-generated test bench vmtest clean
+.PHONY: all build install uninstall generate check-generated test bench vmtest clean
 
 all: build
 
@@ -64,6 +70,15 @@ vmtest:
 
 bench:
 	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./bench/
+
+# Installs the tmpprobe that make built as you; it builds nothing, so root
+# needs no Go and writes nothing in your clone.
+install:
+	@test -x tmpprobe || { echo "make install: no ./tmpprobe: run make first (as you), then sudo make install" >&2; exit 1; }
+	install -D -m 0755 tmpprobe $(DESTDIR)$(BINDIR)/tmpprobe
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tmpprobe
 
 clean:
 	rm -f tmpprobe
