@@ -54,11 +54,13 @@ check-generated: generate
 # a user's PATH lacks and root's has (mkfs.ext4, losetup). As root, no sudo.
 ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH):/usr/local/sbin:/usr/sbin:/sbin")
 
-# The whole suite.
+# The whole suite, a line per test as it ends (gotestsum, a tool of this
+# module: go test alone prints nothing until a package is done, minutes
+# here); its last line is its summary, DONE n tests, or the failures.
 test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	$(GO) test $(ASROOT) -count=1 -p 1 -timeout 60m ./...
+	$(GO) tool gotestsum --format testname -- $(ASROOT) -count=1 -p 1 -timeout 60m ./...
 
 # Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
 # other, with tmpprobe as /init's workload and checks the kprobe, fentry and
