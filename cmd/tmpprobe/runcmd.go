@@ -121,6 +121,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return usagef("'all' takes no arms (did you mean 'tmpprobe run %s'?)", strings.Join(names, " "))
 	}
 	if cmd == "run" && len(names) == 0 {
+		if _, err := arms.Select(nil, f.labs); err != nil {
+			return usageError{err.Error()} // an unknown --lab is the mistake to name
+		}
 		return usagef("'run' needs at least one arm (see 'tmpprobe list')")
 	}
 	backend, err := attachFlag(f.attach)
