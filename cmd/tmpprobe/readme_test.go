@@ -68,12 +68,12 @@ var readmeNotRun = map[string]string{
 	"make vmtest":                 ".ci/run runs it after the suite (QEMU, and Debian's kernels downloaded)",
 	"make bench":                  "its own ~12 minutes of runs",
 	"sudo tmpprobe all -q":        ".ci/run runs it as the sudo user after sudo make install; it is the run sudo ./tmpprobe all is",
-	"sudo ./tmpprobe trace --cgroup system.slice/app.service --duration 30s": "a systemd service's cgroup, which CI has not (TestTraceCgroup makes one)",
-	"./tmpprobe diff k6.1/ k6.12/ k6.18/ --format markdown":                  "runs saved on three kernels; a machine has one",
-	"./tmpprobe diff baseline/ current/ --threshold 10":                      "a CI job's own saved runs",
-	"./tmpprobe diff baseline/ current/ --format markdown > diff.md":         "a CI job's own saved runs",
+	"sudo ./tmpprobe trace --cgroup system.slice/app.service --duration 30s":                                         "a systemd service's cgroup, which CI has not (TestTraceCgroup makes one)",
+	"./tmpprobe diff k6.1/ k6.12/ k6.18/ --format markdown":                                                          "runs saved on three kernels; a machine has one",
+	"./tmpprobe diff baseline/ current/ --threshold 10":                                                              "a CI job's own saved runs",
+	"./tmpprobe diff baseline/ current/ --format markdown > diff.md":                                                 "a CI job's own saved runs",
 	`./tmpprobe diff baseline/run.json current/run.json --format json | jq '.arms[] | select(.status=="regressed")'`: "a CI job's own saved runs",
-	"sudo ./tmpprobe run TemporaryFile --attach kprobe": "shows the refusal of a kernel without kprobes; on one with them it runs",
+	"sudo ./tmpprobe run TemporaryFile --attach kprobe":                                                              "shows the refusal of a kernel without kprobes; on one with them it runs",
 }
 
 // readmeOutputVaries: "$ " commands whose output is this build's or
