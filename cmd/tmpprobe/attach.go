@@ -35,9 +35,13 @@ func attachFlag(s string) (probe.Backend, error) {
 // terminal report: --csv, --pprof, --benchfmt and the --out directory.
 type outputs struct {
 	csv, pprof, benchfmt, out string
+	// The report itself: to -o FILE instead of stdout, as text or JSON.
+	output, format string
 }
 
 func (o *outputs) flags(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of stdout (as strace -o)")
+	fs.StringVar(&o.format, "format", "text", "the report: text, or json (per-op figures and intervals, integer ns, as report --format json)")
 	fs.StringVar(&o.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&o.pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
 	fs.StringVar(&o.benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
@@ -61,6 +65,14 @@ func (o *outputs) files(run *results.Run, sums []*results.Summary) []outputFile 
 // the run they would cost its results (exit 1); found now they are bad
 // input (exit 2).
 func (o *outputs) check() error {
+	if o.format != "text" && o.format != "json" {
+		return usagef("--format %q: want text or json", o.format)
+	}
+	if o.output != "" {
+		if err := runfile.CheckOutputFile(o.output); err != nil {
+			return usagef("-o %s: %s", o.output, errtext.FirstLine(err.Error()))
+		}
+	}
 	for _, f := range o.files(nil, nil) {
 		if f.path == "" {
 			continue
@@ -79,6 +91,26 @@ func (o *outputs) check() error {
 		if err := runfile.CheckRunDir(o.out); err != nil {
 			return usagef("--out %s: %s", o.out, errtext.FirstLine(err.Error()))
 		}
+	}
+	return nil
+}
+
+// report writes the report, text (by text, at the width of where it goes)
+// or JSON, to stdout or -o FILE.
+func (o *outputs) report(stdout io.Writer, run *results.Run, sums []*results.Summary, text func(io.Writer, int)) error {
+	write := func(w io.Writer) error {
+		if o.format == "json" {
+			return render.WriteSummaryJSON(w, run, sums)
+		}
+		width, _ := termWidth(w)
+		text(w, width)
+		return nil
+	}
+	if o.output == "" {
+		return write(stdout)
+	}
+	if err := runfile.WriteFileAtomic(o.output, write); err != nil {
+		return exitError{exitArmFailed, "writing -o " + o.output + ": " + errtext.FirstLine(err.Error())}
 	}
 	return nil
 }

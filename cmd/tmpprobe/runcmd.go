@@ -188,8 +188,11 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
-	width, _ := termWidth(stdout)
-	render.WriteTextReport(stdout, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet})
+	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
+		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet})
+	}); err != nil {
+		return err
+	}
 	if err := f.save(run, sums); err != nil {
 		return err
 	}

@@ -57,6 +57,7 @@ type traceFlags struct {
 	hist   bool
 	attach string
 	user   string
+	quiet  bool
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
@@ -76,6 +77,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	f.outputs.flags(fs)
 	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no 'tracing …' line on stderr")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
 	if err := parseCommand(fs, args, traceUsage, stdout); err != nil {
 		return err
@@ -125,16 +127,25 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	defer p.Close()
 	view := render.TraceView{Top: f.top, Syscalls: f.syscalls}
 	ready := func() {
+		if f.quiet {
+			return
+		}
 		as := ""
 		if len(spec.Command) > 0 {
 			as = " as " + asWho(spec.As)
 		}
 		fmt.Fprintf(stderr, "tmpprobe: tracing %s%s (markers: %s=%d)\n", spec.Label(), as, follow.CookieEnv, p.Cookie)
 	}
+	// Interval summaries are text: beside a report that goes elsewhere or
+	// is JSON, they go to stderr.
+	intervals := stdout
+	if f.output != "" || f.format != "text" {
+		intervals = stderr
+	}
 	every := func(iv follow.Interval) {
 		a := follow.Result{Wall: iv.Length, Records: iv.Records}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
-		render.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
+		render.WriteTrace(intervals, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
 	res, err := follow.Run(ctx, p, p.Cookie, spec, ready, every)
 	if err != nil {
@@ -144,8 +155,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
 	sums := results.SummarizeAll(run, nil)
-	width, _ := termWidth(stdout)
-	render.WriteTraceReport(stdout, run, sums, view, render.TextOptions{Width: width, Hist: f.hist})
+	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
+		view.Width = width
+		render.WriteTraceReport(w, run, sums, view, render.TextOptions{Width: width, Hist: f.hist})
+	}); err != nil {
+		return err
+	}
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
