@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -37,4 +38,27 @@ func TestBackendSkippedNotesOnRequest(t *testing.T) {
 			t.Errorf("verbose %v: another note is gone", verbose)
 		}
 	}
+}
+
+// A table in ms or s shows a thousandth of its unit at least, never
+// 0.0000364 (#21).
+func TestTimeScaleSmallValues(t *testing.T) {
+	for _, s := range []struct {
+		scale results.TimeScale
+		ns    float64
+		want  string
+	}{
+		{secondScale(), 36_400, "<0.001"},
+		{secondScale(), 1_500_000, "0.0015"},
+		{secondScale(), 2.5e9, "2.50"},
+	} {
+		if got := s.scale.Of(s.ns); got != s.want {
+			t.Errorf("%v ns in %s: %q, want %q", s.ns, s.scale.Unit, got, s.want)
+		}
+	}
+}
+
+func secondScale() results.TimeScale {
+	s := results.Summary{ArmResult: &results.ArmResult{Lab: results.LabTrace, Arm: "sleep 2"}, WallNsPerOp: 2e9}
+	return s.TimeScale()
 }
