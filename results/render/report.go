@@ -39,8 +39,11 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 	}
 	traced := anyTraced(sums)
 	gaps := explain.Comparisons(sums, labs.Pairs)
-	for _, g := range results.PeerGroups(sums) {
+	for i, g := range results.PeerGroups(sums) {
 		writeGroupTable(w, g)
+		if i == 0 && traced && g[0].Traced != nil {
+			fmt.Fprintln(w, wrap(tableLegend, width, ""))
+		}
 		if traced && g[0].Traced != nil {
 			has := false
 			for _, gap := range gaps {
@@ -87,6 +90,13 @@ func WriteTraceReport(w io.Writer, run *results.Run, sums []*results.Summary, v 
 	}
 	writeFooter(w, run, o)
 }
+
+// tableLegend says, once, why a row's ops/s, µs/op and TRACED do not
+// multiply out: they are different statistics of different batches.
+const tableLegend = "(ops/s and RATIO: median of the rounds' untraced batches; µs/op and KERNEL (µs/op too): " +
+	"all traced batches pooled, Σ time ÷ Σ ops, so slow rounds weigh more; " +
+	"TRACED: traced ÷ untraced ops/s, median of the rounds. 1e6 ÷ µs/op is " +
+	"ops/s × TRACED only when every round ran at the same speed.)"
 
 func isTrace(run *results.Run) bool {
 	return len(run.Arms) > 0 && run.Arms[0].Lab == results.LabTrace
