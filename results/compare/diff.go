@@ -420,6 +420,10 @@ func (rep *DiffReport) Groups() [][]*ArmDiff {
 // GroupTitle names the arm's group: "modes lab · go · /tmp · payload
 // 400B", with both work dirs when they differ.
 func (d *ArmDiff) GroupTitle() string {
+	if d.Lab == results.LabTrace {
+		// A trace has no runtime, dir or payload: name what was traced.
+		return "trace · " + d.Arm
+	}
 	dirs := d.OldDir
 	switch {
 	case d.OldDir == "":

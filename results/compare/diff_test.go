@@ -208,3 +208,12 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 		t.Errorf("changed %d, gated %v: the baseline moved, not the arms", len(rep.Changed()), rep.Gated)
 	}
 }
+
+// A diff of traces heads each group with what was traced, not a lab
+// header with an empty runtime, dir and payload (#21).
+func TestTraceGroupTitle(t *testing.T) {
+	d := compare.ArmDiff{Lab: results.LabTrace, Arm: "make -j2", Runtime: "-", Param: "payload=0"}
+	if got := d.GroupTitle(); got != "trace · make -j2" {
+		t.Errorf("GroupTitle %q", got)
+	}
+}
