@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -35,12 +36,14 @@ func attachFlag(s string) (probe.Backend, error) {
 // terminal report: --csv, --pprof, --benchfmt and the --out directory.
 type outputs struct {
 	csv, pprof, benchfmt, out string
-	// The report itself: to -o FILE instead of stdout, as text or JSON.
-	output, format string
+	// The report itself: to -o FILE instead of stdout, as text or JSON,
+	// its breakdowns in the order of sort.
+	output, format, sort string
 }
 
 func (o *outputs) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of stdout (as strace -o)")
+	fs.StringVar(&o.sort, "sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (per op; name: alphabetical)")
 	fs.StringVar(&o.format, "format", "text", "the report: text, or json (per-op figures and intervals, integer ns, as report --format json)")
 	fs.StringVar(&o.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&o.pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
@@ -65,6 +68,9 @@ func (o *outputs) files(run *results.Run, sums []*results.Summary) []outputFile 
 // the run they would cost its results (exit 1); found now they are bad
 // input (exit 2).
 func (o *outputs) check() error {
+	if err := sortFlag(o.sort); err != nil {
+		return err
+	}
 	if o.format != "text" && o.format != "json" {
 		return usagef("--format %q: want text or json", o.format)
 	}
@@ -91,6 +97,13 @@ func (o *outputs) check() error {
 		if err := runfile.CheckRunDir(o.out); err != nil {
 			return usagef("--out %s: %s", o.out, errtext.FirstLine(err.Error()))
 		}
+	}
+	return nil
+}
+
+func sortFlag(by string) error {
+	if !slices.Contains(results.SortKeys, by) {
+		return usagef("--sort %q: want %s", by, strings.Join(results.SortKeys, ", "))
 	}
 	return nil
 }

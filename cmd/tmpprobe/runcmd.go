@@ -189,7 +189,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
-		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet})
+		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort})
 	}); err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
-	view := render.TraceView{Top: f.top, Syscalls: f.syscalls}
+	view := render.TraceView{Top: f.top, Syscalls: f.syscalls, Sort: f.sort}
 	ready := func() {
 		if f.quiet {
 			return

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
@@ -17,6 +18,19 @@ type TextOptions struct {
 	Width   int  // columns prose wraps at (tables are 79 wide); 0 = DefaultWidth
 	Hist    bool // log2 latency histograms of each syscall class
 	Verbose bool // also the notes every run repeats (why a backend was skipped)
+	Sort    string // the breakdown's order, one of results.SortKeys; "" = time
+}
+
+// sortedBy is s with its breakdown in the order by names ("" or "time":
+// as summarized); s itself is not changed.
+func sortedBy(s *results.Summary, by string) *results.Summary {
+	if by == "" || by == "time" {
+		return s
+	}
+	f := *s
+	f.Classes = slices.Clone(s.Classes)
+	results.SortClasses(f.Classes, by)
+	return &f
 }
 
 func widthOr(w int) int {
@@ -67,8 +81,11 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 				if s.Traced == nil {
 					continue
 				}
+				// The arm's sentence starts with its time split, the
+				// header a breakdown has elsewhere.
+				fmt.Fprintln(w)
 				bullet(w, "  ", explain.ArmSentence(s), width)
-				writeBreakdown(w, s)
+				writeClassTable(w, sortedBy(s, o.Sort))
 			}
 		}
 	}
@@ -83,6 +100,9 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 func WriteTraceReport(w io.Writer, run *results.Run, sums []*results.Summary, v TraceView, o TextOptions) {
 	if v.Width == 0 {
 		v.Width = widthOr(o.Width)
+	}
+	if v.Sort == "" {
+		v.Sort = o.Sort
 	}
 	WriteTrace(w, sums, v)
 	if o.Hist {

@@ -66,8 +66,14 @@ func writeBreakdown(w io.Writer, s *results.Summary) {
 	if s.Traced == nil {
 		return
 	}
-	unit, t := s.Unit(), s.TimeScale()
 	fmt.Fprintf(w, "\n  %s\n", strings.TrimSuffix(explain.TimeSplit(s), "."))
+	writeClassTable(w, s)
+}
+
+// writeClassTable is the breakdown's table: a row per syscall class, its
+// stages under it.
+func writeClassTable(w io.Writer, s *results.Summary) {
+	unit, t := s.Unit(), s.TimeScale()
 	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, t.Unit+"/"+unit, "OFFCPU "+t.Unit, "p50 µs", "p99 µs")
 	parent, beside := "", false
 	for _, c := range s.Classes {

@@ -62,3 +62,26 @@ func secondScale() results.TimeScale {
 	s := results.Summary{ArmResult: &results.ArmResult{Lab: results.LabTrace, Arm: "sleep 2"}, WallNsPerOp: 2e9}
 	return s.TimeScale()
 }
+
+// --sort orders the breakdown, stages staying under their syscall; the
+// summary itself keeps its order (#21).
+func TestBreakdownSort(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	sums := resultstest.Sums(run)
+	firstRow := func(by string) string {
+		var b strings.Builder
+		WriteTextReport(&b, run, sums, resultstest.Labs, TextOptions{Sort: by})
+		_, after, _ := strings.Cut(b.String(), "    SYSCALL ")
+		_, row, _ := strings.Cut(after, "\n")
+		return strings.Fields(row)[0]
+	}
+	if got := firstRow(""); got != "openat[tmpfile]" {
+		t.Errorf("by time: first %q", got)
+	}
+	if got := firstRow("name"); got != "close" {
+		t.Errorf("by name: first %q", got)
+	}
+	if got := firstRow(""); got != "openat[tmpfile]" {
+		t.Errorf("sorting changed the summary: by time, first %q", got)
+	}
+}
