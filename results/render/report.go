@@ -15,9 +15,9 @@ const DefaultWidth = 80
 
 // TextOptions lay out the terminal report.
 type TextOptions struct {
-	Width   int  // columns prose wraps at (tables are 79 wide); 0 = DefaultWidth
-	Hist    bool // log2 latency histograms of each syscall class
-	Verbose bool // also the notes every run repeats (why a backend was skipped)
+	Width   int    // columns prose wraps at (tables are 79 wide); 0 = DefaultWidth
+	Hist    bool   // log2 latency histograms of each syscall class
+	Verbose bool   // also the notes every run repeats (why a backend was skipped)
 	Sort    string // the breakdown's order, one of results.SortKeys; "" = time
 }
 
