@@ -217,3 +217,25 @@ func TestTraceGroupTitle(t *testing.T) {
 		t.Errorf("GroupTitle %q", got)
 	}
 }
+
+// A diff of three runs in different dirs heads a group with the dir of
+// each run, not "dir 1" (#21).
+func TestMatrixNamesDirsByRun(t *testing.T) {
+	moved := func(run *results.Run, dir string) *results.Run {
+		for i := range run.Arms {
+			run.Arms[i].Dir = dir
+		}
+		return run
+	}
+	rep := compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{resultstest.FixtureRun(false),
+		moved(resultstest.FixtureRun(false), "/dev/shm"), moved(resultstest.FixtureRun(false), "/mnt")},
+		resultstest.Labs.Baselines, compare.DefaultMinEffectPct)
+	if len(rep.Groups) == 0 {
+		t.Fatal("no groups")
+	}
+	for _, g := range rep.Groups {
+		if !strings.Contains(g.Title, "/tmp → /dev/shm → /mnt") {
+			t.Errorf("group %q", g.Title)
+		}
+	}
+}
