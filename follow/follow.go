@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -46,6 +47,11 @@ type Spec struct {
 	Follow   bool
 	Duration time.Duration // 0: until the target ends or an interrupt
 	Interval time.Duration // 0: no periodic summaries
+	// Stdin, Stdout and Stderr of a launched command: all nil is
+	// tmpprobe's own (trace); once one is set, the nil ones are /dev/null,
+	// as os/exec has them.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
 }
 
 // Label names the target in reports.
@@ -114,7 +120,7 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 	case len(spec.Command) > 0:
 		var release *os.File
 		var err error
-		if cmd, release, err = launch(spec.Command, cookie); err != nil {
+		if cmd, release, err = launch(spec, cookie); err != nil {
 			return nil, err
 		}
 		defer forget(cmd.Process)
@@ -194,7 +200,7 @@ loop:
 			break loop
 		case err := <-exited:
 			cmdDone = true
-			res.ExitCode = exitCode(err, cmd)
+			res.ExitCode = ExitStatus(err, cmd)
 			break loop
 		case <-poll.C:
 			if watched := append(spec.PIDs, spec.TIDs...); len(watched) > 0 && !anyAlive(watched) {
@@ -387,9 +393,10 @@ func ReadProc(pid int) (Proc, error) {
 // for it; a pid tracked in that window sees the launcher's own exec, takes
 // it for the command's, and counts the launcher's Go runtime start-up
 // (clone3, sigaltstack, futex…) as the command's, as CI saw once.
-func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
-	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, notRunnable(command[0], err)
+func launch(spec *Spec, cookie uint64) (*exec.Cmd, *os.File, error) {
+	command := spec.Command
+	if err := Runnable(command[0]); err != nil {
+		return nil, nil, err
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -408,6 +415,9 @@ func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	defer startedR.Close()
 	cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if spec.Stdin != nil || spec.Stdout != nil || spec.Stderr != nil {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+	}
 	cmd.ExtraFiles = []*os.File{gateR, startedW}
 	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
 	err = startLaunched(cmd)
@@ -446,6 +456,14 @@ func startLaunched(cmd *exec.Cmd) error {
 	return nil
 }
 
+// Runnable says why a command cannot be run, in one line, or nil.
+func Runnable(name string) error {
+	if _, err := exec.LookPath(name); err != nil {
+		return notRunnable(name, err)
+	}
+	return nil
+}
+
 // notRunnable says why LookPath refused a command.
 func notRunnable(name string, err error) error {
 	switch {
@@ -479,9 +497,9 @@ func RunLauncher(command []string) error {
 	return syscall.Exec(path, command, os.Environ())
 }
 
-// exitCode is the command's status the way a shell reports it: its exit
-// code, or 128 + the signal that ended it.
-func exitCode(err error, cmd *exec.Cmd) int {
+// ExitStatus is a command's status the way a shell reports it: its exit
+// code, or 128 + the signal that ended it; err is what cmd.Wait returned.
+func ExitStatus(err error, cmd *exec.Cmd) int {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		return 0

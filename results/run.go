@@ -81,6 +81,16 @@ func (a *ArmResult) PeerKey() string {
 // target marked itself (one op = one entry into it, see RegionArm).
 const LabTrace = "trace"
 
+// LabCompare is the lab of what 'tmpprobe compare' measured: one arm per
+// command, named as the user named it, one op = one whole run of it (its
+// process tree), and its ratios taken to the first command.
+const LabCompare = "compare"
+
+// OfCommand reports whether the arm measured a user's command (trace or
+// compare) rather than a lab's op: one op is a whole run, or an entry into
+// a region it marked, of a program of many threads and processes.
+func (a *ArmResult) OfCommand() bool { return a.Lab == LabTrace || a.Lab == LabCompare }
+
 // RegionArm names the arm of a marked region by its number (the phase the
 // target passed, without the probe's region flag).
 func RegionArm(region uint32) string { return fmt.Sprintf("region %d", region) }

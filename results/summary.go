@@ -81,7 +81,7 @@ func (s *Summary) Unit() string {
 		return "round"
 	case s.IsRegion():
 		return "entry"
-	case s.Lab == LabTrace:
+	case s.OfCommand():
 		return "run"
 	}
 	return "op"

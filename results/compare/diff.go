@@ -97,7 +97,7 @@ const defaultParam = "payload=400"
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
 // "NamedTemporaryFile (python, 16M)".
 func (d *ArmDiff) Label() string {
-	if d.Lab == results.LabTrace {
+	if d.Lab == results.LabTrace || d.Lab == results.LabCompare {
 		return d.Arm
 	}
 	l := d.Arm + " (" + d.Runtime
