@@ -67,6 +67,21 @@ type ClassSummary struct {
 	// syscall cannot have waited for (see waitsForIO): shown apart,
 	// never explained as its cause.
 	Beside bool
+	// Overlapped marks a command's time waiting for its own children
+	// (see WaitsForChildren): shown, but in no sum and no term.
+	Overlapped bool
+}
+
+// WaitsForChildren are the syscalls in which a process of a compared
+// command waits for a child that compare also follows: the shell's wait4
+// while its child runs, vfork until the child execs. That time is the
+// child's, already counted in the child's own syscalls and user time, so
+// adding it too would count the child twice and leave user space (wall −
+// Σ syscalls) negative by as much.
+var WaitsForChildren = map[string]bool{"wait4": true, "waitid": true, "vfork": true}
+
+func (a *ArmResult) overlapped(class, stage string) bool {
+	return a.Lab == LabCompare && stage == "" && WaitsForChildren[class]
 }
 
 // IsSyscall reports whether the row is a syscall's own time (not a stage,
@@ -133,7 +148,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			continue
 		}
 		r.TracedOpsPerS = a.opsPerS(b)
-		r.Terms = roundTerms(b, float64(a.batchOps(b)))
+		r.Terms = a.roundTerms(b, float64(a.batchOps(b)))
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
@@ -176,6 +191,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			ErrPerOp:   float64(r.Errors) / ops,
 			BytesPerOp: float64(r.Bytes) / ops,
 			Beside:     r.Stage != "" && r.Class != ClassUser && !canWaitFor(r.Class, r.Stage),
+			Overlapped: a.overlapped(r.Class, r.Stage),
 		}
 		c.P50, c.P95, c.P99 = r.percentiles()
 		if len(r.OffNs) > 0 {
@@ -184,7 +200,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 				c.OffByLabel[k] = float64(v) / ops
 			}
 		}
-		if c.IsSyscall() {
+		if c.IsSyscall() && !c.Overlapped {
 			s.KernelNsPerOp += c.NsPerOp
 		}
 		s.Classes = append(s.Classes, c)
@@ -200,11 +216,11 @@ const UserTerm = "user space"
 
 // roundTerms is one traced batch's additive terms per op: each syscall
 // class, user space and the wall time.
-func roundTerms(b *Batch, ops float64) map[string]float64 {
+func (a *ArmResult) roundTerms(b *Batch, ops float64) map[string]float64 {
 	t := map[string]float64{"wall": float64(b.WallNs) / ops}
 	var kernel float64
 	for _, r := range b.Records {
-		if r.Stage == "" && r.Class != ClassUser {
+		if r.Stage == "" && r.Class != ClassUser && !a.overlapped(r.Class, r.Stage) {
 			t[r.Class] += float64(r.TotalNs) / ops
 			kernel += float64(r.TotalNs)
 		}

@@ -359,7 +359,7 @@ func ArmSentence(s *results.Summary) string {
 	overlapped := s.UserNsPerOp < 0
 	var parts []string
 	for _, c := range s.Classes {
-		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
+		if !c.IsSyscall() || c.Overlapped || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
 			continue
 		}
 		t := s.TimeScale()
