@@ -25,7 +25,11 @@ import (
 // summaries (as report computes them) and the terminal report.
 func compared(t *testing.T, args ...string) (*results.Run, []*results.Summary, string) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "run")
+	return comparedTo(t, filepath.Join(t.TempDir(), "run"), args...)
+}
+
+func comparedTo(t *testing.T, dir string, args ...string) (*results.Run, []*results.Summary, string) {
+	t.Helper()
 	cmd := tmpprobe(append([]string{"compare", "-q", "--out", dir}, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -251,4 +255,74 @@ func straceCalls(t *testing.T, path string) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// A command that fails stops the comparison with its status and the tail
+// of its stderr, unless --ignore-failure; bad input is exit 2.
+func TestCompareFailureAndUsage(t *testing.T) {
+	needRoot(t)
+	fail := "echo first line >&2; echo the reason >&2; exit 3"
+	cmd := tmpprobe("compare", "-q", "--rounds", "2", "true", fail)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), "FAILED") ||
+		!strings.Contains(string(out), "| the reason") || !strings.Contains(string(out), "exited with status 3") {
+		t.Errorf("a failing command: exit %d (%v), want 3, FAILED and its stderr tail:\n%s", code, err, out)
+	}
+	cmd = tmpprobe("compare", "-q", "--rounds", "2", "--ignore-failure", "true", fail)
+	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "FAILED") {
+		t.Errorf("--ignore-failure: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"compare", "true"},
+		{"compare", "--names", "a", "true", "false"},
+		{"compare", "--no-shell", "no-such-command-here", "true"},
+		{"compare", "--rounds", "0", "true", "true"},
+		{"compare", "--out", "/proc/self/nope/x", "true", "true"},
+	} {
+		cmd := tmpprobe(args...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != exitUsage || strings.Count(strings.TrimSpace(string(out)), "\n") != 1 {
+			t.Errorf("%q: exit %d, want 2 and one line and a hint:\n%s", args, code, out)
+		}
+	}
+}
+
+// A saved comparison is a run like any other: report renders it in every
+// format, diff compares two, and the exports are written.
+func TestCompareSavedRun(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	csv, prof, bench := filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "b.txt")
+	cmds := []string{"--rounds", "6", "--names", "one,two", "--csv", csv, "--pprof", prof, "--benchfmt", bench,
+		"ls / > /dev/null", "ls -l /usr/bin > /dev/null"}
+	saved := filepath.Join(dir, "run")
+	run, sums, out := comparedTo(t, saved, cmds...)
+	if !run.Complete || len(run.Arms) != 2 || run.Arms[0].Lab != results.LabCompare {
+		t.Fatalf("saved run: complete %v, %d arms", run.Complete, len(run.Arms))
+	}
+	// The CSV carries the breakdown's calls, over the six traced runs.
+	calls, _ := csvCalls(t, csv)
+	if n := sums[1].Class("statx").Calls; n == 0 || calls["two"]["statx/"] != n {
+		t.Errorf("CSV: %d statx for two, the breakdown %d", calls["two"]["statx/"], n)
+	}
+	for _, f := range []string{prof, bench} {
+		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, args := range [][]string{
+		{"report", saved}, {"report", saved, "--format", "json"}, {"report", saved, "--format", "markdown"},
+		{"diff", saved, saved},
+	} {
+		b, err := tmpprobe(args...).CombinedOutput()
+		if err != nil {
+			t.Errorf("%q: %v\n%s", args, err, b)
+		}
+		if args[0] == "report" && len(args) == 2 && !strings.Contains(string(b), "× FIRST") {
+			t.Errorf("report of a comparison has no comparison table:\n%s", b)
+		}
+	}
+	if !strings.Contains(out, "WHY") {
+		t.Errorf("no WHY:\n%s", out)
+	}
 }
