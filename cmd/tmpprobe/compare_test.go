@@ -326,3 +326,36 @@ func TestCompareSavedRun(t *testing.T) {
 		t.Errorf("no WHY:\n%s", out)
 	}
 }
+
+// --warmup, --prepare and --min-time do what they say, and --seed replays
+// the order of the runs (each command logs itself).
+func TestCompareProtocol(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	log, prep := filepath.Join(dir, "log"), filepath.Join(dir, "prep")
+	order := func(seed string) string {
+		os.Remove(log)
+		compared(t, "--seed", seed, "--rounds", "4", "echo a >> "+log, "echo b >> "+log, "echo c >> "+log)
+		b, _ := os.ReadFile(log)
+		return strings.Join(strings.Fields(string(b)), "")
+	}
+	first, again, other := order("42"), order("42"), order("43")
+	if len(first) != 4*2*3 || first != again || first == other {
+		t.Errorf("runs in order %q, replayed %q, another seed %q: want 24 runs, the same order again, another with another seed", first, again, other)
+	}
+	run, _, _ := compared(t, "--warmup", "2", "--rounds", "6", "--min-time", "300ms", "--prepare", "echo p >> "+prep, "true", "sleep 0.01")
+	b, _ := os.ReadFile(prep)
+	warm := 0
+	for _, bt := range run.Arms[0].Batches {
+		if bt.Kind == results.BatchWarmup {
+			warm++
+		}
+	}
+	runs := 2*2 + run.Protocol.Rounds*2*2
+	if warm != 2 || run.Protocol.Rounds < 6 || strings.Count(string(b), "p") != runs {
+		t.Errorf("%d warm-up runs, %d rounds, --prepare ran %d times: want 2, ≥ 6, %d", warm, run.Protocol.Rounds, strings.Count(string(b), "p"), runs)
+	}
+	if len(run.Meta.Dirs) != 1 {
+		t.Errorf("run.json names %d dirs, want the one the commands ran in", len(run.Meta.Dirs))
+	}
+}

@@ -114,6 +114,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	ctx, intr, stop := watchInterrupts(follow.Abort)
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
+	// The file system the commands start in, as a lab run records its
+	// work dirs: whether it journals decides what a sync costs.
+	if cwd, err := os.Getwd(); err == nil {
+		if m, _, err := preflight.Facts([]string{cwd}, ""); err == nil {
+			run.Meta = m
+		}
+	}
 	p, err := openProbe(probe.Options{Attach: backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true},
 		nil, &run.Meta, false)
 	if err != nil {
