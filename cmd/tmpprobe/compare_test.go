@@ -359,3 +359,11 @@ func TestCompareProtocol(t *testing.T) {
 		t.Errorf("run.json names %d dirs, want the one the commands ran in", len(run.Meta.Dirs))
 	}
 }
+
+// --help prints the usage once, every verb filled (the text has "95%").
+func TestCompareHelp(t *testing.T) {
+	code, stdout, _ := inProcess("compare", "--help")
+	if code != 0 || strings.Count(stdout, "Usage:") != 1 || strings.Contains(stdout, "%!") || !strings.Contains(stdout, "--ignore-failure") {
+		t.Errorf("compare --help: exit %d:\n%s", code, stdout)
+	}
+}

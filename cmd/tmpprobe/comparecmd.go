@@ -26,7 +26,7 @@ const compareUsage = `Usage: tmpprobe compare [flags] 'COMMAND A' 'COMMAND B' [.
 Times commands as hyperfine does and explains the difference as the labs
 do. Each round runs every command once untraced (its wall time) and once
 traced over its whole process tree, in a fresh random order (--seed
-replays it). Reported: the median wall time per run with its 95%
+replays it). Reported: the median wall time per run with its 95%%
 interval, each command's time ÷ the first's paired per round, what
 tracing cost, each command's syscalls, off-CPU time and stages per run,
 and WHY each command differs from the first. Commands run with sh -c
