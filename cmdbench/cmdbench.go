@@ -70,13 +70,12 @@ func Commands(lines, names []string, shell bool) ([]Command, error) {
 
 // Tracer is the probe as compare uses it: follow's tracer, attached for
 // the traced half of a round and detached for the untraced half (so
-// untraced runs pay for no hook), its records cleared before each traced
-// run and its threads forgotten after.
+// untraced runs pay for no hook), its threads forgotten after each traced
+// run (a straggler the run left is not the next run's).
 type Tracer interface {
 	follow.Tracer
 	Attach() error
 	Detach()
-	Collect() (map[uint32][]results.ClassRecord, error)
 	ForgetThreads()
 }
 
@@ -278,9 +277,12 @@ func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
 // traced runs the command under the probe, from its execve on, with every
 // process it starts, and returns what they did summed over the tree.
 func (r *runner) traced(ctx context.Context, c Command) (time.Duration, int, string, []results.ClassRecord, error) {
-	// What an earlier run left (its launcher's phase, a straggler's last
-	// calls) is not this run's.
-	if _, err := r.o.Tracer.Collect(); err != nil {
+	// The probe's totals run on across runs, as during a trace: this
+	// run's are the difference of two snapshots. Clearing them instead
+	// would have the next run's first records allocated anew, some in
+	// irq context (block completions), where an allocation can fail.
+	before, err := r.o.Tracer.Snapshot()
+	if err != nil {
 		return 0, 0, "", nil, err
 	}
 	defer r.o.Tracer.ForgetThreads()
@@ -289,6 +291,9 @@ func (r *runner) traced(ctx context.Context, c Command) (time.Duration, int, str
 	res, err := follow.Run(ctx, r.o.Tracer, r.o.Cookie, spec, nil, nil)
 	if err != nil {
 		return 0, 0, "", nil, err
+	}
+	for ph, recs := range res.Records {
+		res.Records[ph] = results.SubtractRecords(recs, before[ph])
 	}
 	whole := res.Arms(c.Name)[0].Batches[0]
 	return res.Wall, res.ExitCode, t.String(), whole.Records, nil
