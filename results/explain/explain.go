@@ -79,7 +79,13 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 	case cb.Calls == 0 && ca.Calls > 0:
 		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Calls(ca.CallsPerOp), a.Unit()))
 	case ca.Calls == 0 && cb.Calls > 0:
-		parts = append(parts, fmt.Sprintf("not made, was %s/%s", results.Calls(cb.CallsPerOp), a.Unit()))
+		// What the calls no longer made did is the culprit of this term:
+		// say it, as for a new syscall.
+		p := fmt.Sprintf("not made, was %s/%s", results.Calls(cb.CallsPerOp), a.Unit())
+		if m := classMechanism(b, nil, class); m != "" {
+			p += ": " + m
+		}
+		parts = append(parts, p)
 	case math.Abs(ca.CallsPerOp-cb.CallsPerOp) > 0.005:
 		parts = append(parts, fmt.Sprintf("calls/%s %s → %s", a.Unit(), results.Calls(cb.CallsPerOp), results.Calls(ca.CallsPerOp)))
 	}
