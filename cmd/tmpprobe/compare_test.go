@@ -318,8 +318,13 @@ func TestCompareSavedRun(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: %v\n%s", args, err, b)
 		}
-		if args[0] == "report" && len(args) == 2 && !strings.Contains(string(b), "× FIRST") {
-			t.Errorf("report of a comparison has no comparison table:\n%s", b)
+		want := map[string]string{"text": "× FIRST", "json": `"lab": "compare"`, "markdown": "## Commands compared", "diff": "compared commands, per run"}
+		kind := args[len(args)-1]
+		if args[0] == "diff" || len(args) == 2 {
+			kind = map[bool]string{true: "diff", false: "text"}[args[0] == "diff"]
+		}
+		if !strings.Contains(string(b), want[kind]) {
+			t.Errorf("%q: no %q:\n%s", args, want[kind], b)
 		}
 	}
 	if !strings.Contains(out, "WHY") {

@@ -420,6 +420,9 @@ func (rep *DiffReport) Groups() [][]*ArmDiff {
 // GroupTitle names the arm's group: "modes lab · go · /tmp · payload
 // 400B", with both work dirs when they differ.
 func (d *ArmDiff) GroupTitle() string {
+	if d.Lab == results.LabCompare {
+		return "compared commands, per run"
+	}
 	dirs := d.OldDir
 	switch {
 	case d.OldDir == "":

@@ -79,3 +79,31 @@ func durationCell(e results.Estimate) string {
 	t := (&results.Summary{ArmResult: &results.ArmResult{Lab: results.LabCompare}, WallNsPerOp: e.Center}).TimeScale()
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s", t.Of(e.Center), t.Unit, pctCell(e)))
 }
+
+// writeMarkdownCommands is WriteCommandsReport in markdown: the table,
+// the verdicts, the WHY and each command's breakdown.
+func writeMarkdownCommands(w io.Writer, sums []*results.Summary, gaps []explain.Gap) {
+	fmt.Fprintln(w, "\n## Commands compared")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| command | wall/run (median) | 95% CI | × first [95% CI] | traced ÷ untraced |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|")
+	for _, s := range sums {
+		wall := s.WallNsPerRun()
+		ci := ""
+		if wall.Bounded() {
+			ci = fmt.Sprintf("%s–%s ms", results.Micros(wall.Lo/1e3), results.Micros(wall.Hi/1e3))
+		}
+		fmt.Fprintf(w, "| %s | %s ms | %s | %s | %s |\n", mdCell(s.Arm), results.Micros(wall.Center/1e3), ci,
+			results.RatioText(s.TimeRatio()), results.RatioText(s.ObserverCost()))
+	}
+	if len(sums) > 1 {
+		fmt.Fprintln(w)
+		for _, s := range sums[1:] {
+			fmt.Fprintf(w, "- %s\n", mdCell(CommandVerdict(s, sums[0])))
+		}
+	}
+	writeMarkdownWhy(w, sums, gaps)
+	for _, s := range sums {
+		writeMarkdownBreakdown(w, s, "run")
+	}
+}
