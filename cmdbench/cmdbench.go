@@ -191,7 +191,10 @@ func (r *runner) run(ctx context.Context, proto *results.Protocol) error {
 			if err := r.setTraced(slot.Traced); err != nil {
 				return err
 			}
-			b := results.Batch{Round: ri + 1, Ops: 1, Traced: slot.Traced}
+			// Every run is a fresh process tree: no state of a worker
+			// carries from one round to the next, so each round is its
+			// own generation, the unit results' intervals count.
+			b := results.Batch{Round: ri + 1, Generation: ri + 1, Ops: 1, Traced: slot.Traced}
 			if err := r.once(ctx, slot.Case, &b); err != nil {
 				return err
 			}

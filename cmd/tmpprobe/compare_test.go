@@ -352,8 +352,12 @@ func TestCompareProtocol(t *testing.T) {
 	b, _ := os.ReadFile(prep)
 	warm := 0
 	for _, bt := range run.Arms[0].Batches {
-		if bt.Kind == results.BatchWarmup {
+		switch {
+		case bt.Kind == results.BatchWarmup:
 			warm++
+		case bt.Generation != bt.Round:
+			// Each run is a fresh process tree: a round is its own unit.
+			t.Errorf("round %d recorded as generation %d", bt.Round, bt.Generation)
 		}
 	}
 	runs := 2*2 + run.Protocol.Rounds*2*2
