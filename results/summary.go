@@ -84,6 +84,18 @@ func (a *ArmResult) overlapped(class, stage string) bool {
 	return a.Lab == LabCompare && stage == "" && WaitsForChildren[class]
 }
 
+// foldWaits takes a compared command's waits for its children out of a
+// round's terms, as out of its sums: user space (wall − Σ syscalls) gets
+// back what they had taken from it.
+func (a *ArmResult) foldWaits(terms map[string]float64) {
+	for class := range WaitsForChildren {
+		if v, ok := terms[class]; ok && a.overlapped(class, "") {
+			terms[UserTerm] += v
+			delete(terms, class)
+		}
+	}
+}
+
 // IsSyscall reports whether the row is a syscall's own time (not a stage,
 // an event, or user space).
 func (c *ClassSummary) IsSyscall() bool { return c.Stage == "" && c.Class != ClassUser }
@@ -148,7 +160,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			continue
 		}
 		r.TracedOpsPerS = a.opsPerS(b)
-		r.Terms = a.roundTerms(b, float64(a.batchOps(b)))
+		r.Terms = roundTerms(b, float64(a.batchOps(b)))
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
@@ -179,6 +191,9 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		return s
 	}
 	s.Traced = &pooled
+	for i := range s.Rounds {
+		a.foldWaits(s.Rounds[i].Terms)
+	}
 	ops := float64(pooled.Ops)
 	s.TracedOpsPerS = a.opsPerS(&pooled)
 	s.WallNsPerOp = float64(pooled.WallNs) / ops
@@ -216,11 +231,11 @@ const UserTerm = "user space"
 
 // roundTerms is one traced batch's additive terms per op: each syscall
 // class, user space and the wall time.
-func (a *ArmResult) roundTerms(b *Batch, ops float64) map[string]float64 {
+func roundTerms(b *Batch, ops float64) map[string]float64 {
 	t := map[string]float64{"wall": float64(b.WallNs) / ops}
 	var kernel float64
 	for _, r := range b.Records {
-		if r.Stage == "" && r.Class != ClassUser && !a.overlapped(r.Class, r.Stage) {
+		if r.Stage == "" && r.Class != ClassUser {
 			t[r.Class] += float64(r.TotalNs) / ops
 			kernel += float64(r.TotalNs)
 		}
