@@ -44,3 +44,22 @@ func Differs(ratio Estimate, minEffectPct float64) int {
 	}
 	return -1
 }
+
+// CommandBaseline adds to a lab → baseline arm map what a compare run says
+// of itself: its first command is the one its ratios are taken to. The
+// map given is not changed.
+func CommandBaseline(run *Run, baseline map[string]string) map[string]string {
+	if _, ok := baseline[LabCompare]; ok {
+		return baseline
+	}
+	for _, a := range run.Arms {
+		if a.Lab == LabCompare {
+			out := map[string]string{LabCompare: a.Arm}
+			for lab, arm := range baseline {
+				out[lab] = arm
+			}
+			return out
+		}
+	}
+	return baseline
+}

@@ -293,6 +293,7 @@ func (s *Summary) Class(name string) ClassSummary { return s.Stage(name, "") }
 // batches ran in the same minute of the machine), with the seed protocol
 // the ratio of the two medians, as the labs compute it.
 func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
+	baseline = CommandBaseline(run, baseline)
 	out := make([]*Summary, len(run.Arms))
 	base := map[string]*Summary{}
 	for i := range run.Arms {

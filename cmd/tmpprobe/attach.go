@@ -95,7 +95,7 @@ func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 		}
 	}
 	if o.out != "" {
-		if err := runfile.WriteRunDir(o.out, run, sums, arms.Knowledge().WithCommands(run)); err != nil {
+		if err := runfile.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
 			return exitError{exitArmFailed, "--out " + o.out + ": " + errtext.FirstLine(err.Error())}
 		}
 	}

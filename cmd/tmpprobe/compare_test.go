@@ -41,7 +41,7 @@ func comparedTo(t *testing.T, dir string, args ...string) (*results.Run, []*resu
 	if err != nil {
 		t.Fatal(err)
 	}
-	labs := arms.Knowledge().WithCommands(run)
+	labs := arms.Knowledge()
 	return run, results.SummarizeAll(run, labs.Baselines), string(out)
 }
 

@@ -138,7 +138,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
 	run.Complete = runErr == nil
 	run.Drops, _ = p.Drops()
-	labs := arms.Knowledge().WithCommands(run)
+	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	render.WriteTextReport(stdout, run, sums, labs, f.hist)
 	if err := f.save(run, sums); err != nil {

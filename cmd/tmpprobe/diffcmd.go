@@ -81,7 +81,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		runs = append(runs, run)
 	}
 	if len(runs) > 2 {
-		rep := compare.DiffMany(fs.Args(), runs, arms.Knowledge().WithCommands(runs...).Baselines, *minEffect)
+		rep := compare.DiffMany(fs.Args(), runs, arms.Knowledge().Baselines, *minEffect)
 		switch *format {
 		case "json":
 			if err := render.WriteMatrixJSON(stdout, rep); err != nil {
@@ -94,7 +94,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	rep := compare.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().WithCommands(runs...).Baselines, *minEffect, *threshold)
+	rep := compare.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, *minEffect, *threshold)
 	switch *format {
 	case "json":
 		if err := render.WriteDiffJSON(stdout, rep); err != nil {

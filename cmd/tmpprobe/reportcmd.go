@@ -55,7 +55,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	labs := arms.Knowledge().WithCommands(run)
+	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	switch *format {
 	case "text":

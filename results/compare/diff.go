@@ -127,6 +127,7 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, ThresholdPct: thresholdPct}
 	rep.Preflight = factChanges(prev, cur)
 	rep.Problems = comparability(prev, cur)
+	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[string]*results.Summary{}

@@ -403,6 +403,7 @@ type Spill struct{ Lab, Arm, Versus string }
 // Comparisons lists, group by group, the gap of each pair whose arms both
 // were traced in that peer group, in the order of pairs.
 func Comparisons(sums []*results.Summary, pairs []Pair) []Gap {
+	pairs = append(pairs[:len(pairs):len(pairs)], commandPairs(sums)...)
 	var out []Gap
 	for _, g := range results.PeerGroups(sums) {
 		find := func(arm string) *results.Summary {
@@ -493,38 +494,6 @@ func SpillSentences(sums []*results.Summary, spills []Spill) []string {
 				if line := SpillSentence(sums, sp, s.Runtime, s.Dir); line != "" {
 					out = append(out, line)
 				}
-			}
-		}
-	}
-	return out
-}
-
-// WithCommands adds to k what compare runs say of themselves, as the arms
-// catalogue says it of the labs: a run's first command is the baseline its
-// ratios are taken to, and each other command is explained against it.
-// The first run that names a baseline keeps it.
-func (k LabKnowledge) WithCommands(runs ...*results.Run) LabKnowledge {
-	out := LabKnowledge{Baselines: map[string]string{}, Pairs: append([]Pair(nil), k.Pairs...), Spills: k.Spills}
-	for lab, arm := range k.Baselines {
-		out.Baselines[lab] = arm
-	}
-	seen := map[Pair]bool{}
-	for _, run := range runs {
-		first := ""
-		for _, a := range run.Arms {
-			if a.Lab != results.LabCompare {
-				continue
-			}
-			if first == "" {
-				first = a.Arm
-				if _, ok := out.Baselines[results.LabCompare]; !ok {
-					out.Baselines[results.LabCompare] = first
-				}
-				continue
-			}
-			if p := (Pair{results.LabCompare, a.Arm, first}); !seen[p] {
-				seen[p] = true
-				out.Pairs = append(out.Pairs, p)
 			}
 		}
 	}
