@@ -40,18 +40,19 @@ const CookieEnv = "TMPPROBE_COOKIE"
 
 // Spec says what to trace and for how long.
 type Spec struct {
-	Command  []string
+	Command []string
+	// Stdin, Stdout and Stderr of a launched command: all nil is
+	// tmpprobe's own (trace); once one is set, the nil ones are /dev/null,
+	// as os/exec has them (compare).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
 	PIDs     []int
 	TIDs     []int
 	Cgroup   string
 	Follow   bool
 	Duration time.Duration // 0: until the target ends or an interrupt
 	Interval time.Duration // 0: no periodic summaries
-	// Stdin, Stdout and Stderr of a launched command: all nil is
-	// tmpprobe's own (trace); once one is set, the nil ones are /dev/null,
-	// as os/exec has them.
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
 }
 
 // Label names the target in reports.
@@ -200,7 +201,7 @@ loop:
 			break loop
 		case err := <-exited:
 			cmdDone = true
-			res.ExitCode = ExitStatus(err, cmd)
+			res.ExitCode = exitCode(err, cmd)
 			break loop
 		case <-poll.C:
 			if watched := append(spec.PIDs, spec.TIDs...); len(watched) > 0 && !anyAlive(watched) {
@@ -395,8 +396,8 @@ func ReadProc(pid int) (Proc, error) {
 // (clone3, sigaltstack, futex…) as the command's, as CI saw once.
 func launch(spec *Spec, cookie uint64) (*exec.Cmd, *os.File, error) {
 	command := spec.Command
-	if err := Runnable(command[0]); err != nil {
-		return nil, nil, err
+	if _, err := exec.LookPath(command[0]); err != nil {
+		return nil, nil, notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -464,6 +465,10 @@ func Runnable(name string) error {
 	return nil
 }
 
+// ExitStatus is a command's status as trace reports it (exitCode), for
+// commands run beside a trace; err is what cmd.Wait returned.
+func ExitStatus(err error, cmd *exec.Cmd) int { return exitCode(err, cmd) }
+
 // notRunnable says why LookPath refused a command.
 func notRunnable(name string, err error) error {
 	switch {
@@ -497,9 +502,9 @@ func RunLauncher(command []string) error {
 	return syscall.Exec(path, command, os.Environ())
 }
 
-// ExitStatus is a command's status the way a shell reports it: its exit
-// code, or 128 + the signal that ended it; err is what cmd.Wait returned.
-func ExitStatus(err error, cmd *exec.Cmd) int {
+// exitCode is the command's status the way a shell reports it: its exit
+// code, or 128 + the signal that ended it.
+func exitCode(err error, cmd *exec.Cmd) int {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) {
 		return 0

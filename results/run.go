@@ -69,6 +69,9 @@ func (a *ArmResult) Param() string {
 // ParamTitle names the arm's parameter in a heading: "payload 400B",
 // "size 1MB".
 func (a *ArmResult) ParamTitle() string {
+	if a.Lab == LabCompare {
+		return "per run" // a command has no parameter: its op is a run
+	}
 	if a.SizeBytes > 0 {
 		return "size " + Bytes(int64(a.SizeBytes)) + "B"
 	}

@@ -24,11 +24,7 @@ func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKno
 		if g[0].Traced == nil {
 			continue
 		}
-		if g[0].Lab == results.LabCompare {
-			fmt.Fprintf(w, "\nper run of each command, over its process tree, traced\n")
-		} else {
-			fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", g[0].Lab, g[0].Runtime, g[0].Dir, g[0].ParamTitle())
-		}
+		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", g[0].Lab, g[0].Runtime, g[0].Dir, g[0].ParamTitle())
 		for _, s := range g {
 			if s.Traced != nil {
 				bullet(w, "  ", explain.ArmSentence(s))
