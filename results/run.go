@@ -60,6 +60,9 @@ func (a *ArmResult) Key() string {
 
 // Param names the arm's parameter: payload for modes, size for buffers.
 func (a *ArmResult) Param() string {
+	if a.Lab == LabCompare {
+		return "op=run"
+	}
 	if a.SizeBytes > 0 {
 		return "size=" + Bytes(int64(a.SizeBytes))
 	}
