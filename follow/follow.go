@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -39,7 +40,13 @@ const CookieEnv = "TMPPROBE_COOKIE"
 
 // Spec says what to trace and for how long.
 type Spec struct {
-	Command  []string
+	Command []string
+	// Stdin, Stdout and Stderr of a launched command: all nil is
+	// tmpprobe's own (trace); once one is set, the nil ones are /dev/null,
+	// as os/exec has them (compare).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
 	PIDs     []int
 	TIDs     []int
 	Cgroup   string
@@ -114,7 +121,7 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 	case len(spec.Command) > 0:
 		var release *os.File
 		var err error
-		if cmd, release, err = launch(spec.Command, cookie); err != nil {
+		if cmd, release, err = launch(spec, cookie); err != nil {
 			return nil, err
 		}
 		defer forget(cmd.Process)
@@ -387,7 +394,8 @@ func ReadProc(pid int) (Proc, error) {
 // for it; a pid tracked in that window sees the launcher's own exec, takes
 // it for the command's, and counts the launcher's Go runtime start-up
 // (clone3, sigaltstack, futex…) as the command's, as CI saw once.
-func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
+func launch(spec *Spec, cookie uint64) (*exec.Cmd, *os.File, error) {
+	command := spec.Command
 	if _, err := exec.LookPath(command[0]); err != nil {
 		return nil, nil, notRunnable(command[0], err)
 	}
@@ -408,6 +416,9 @@ func launch(command []string, cookie uint64) (*exec.Cmd, *os.File, error) {
 	defer startedR.Close()
 	cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if spec.Stdin != nil || spec.Stdout != nil || spec.Stderr != nil {
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+	}
 	cmd.ExtraFiles = []*os.File{gateR, startedW}
 	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
 	err = startLaunched(cmd)
@@ -445,6 +456,18 @@ func startLaunched(cmd *exec.Cmd) error {
 	launched.procs[cmd.Process] = true
 	return nil
 }
+
+// Runnable says why a command cannot be run, in one line, or nil.
+func Runnable(name string) error {
+	if _, err := exec.LookPath(name); err != nil {
+		return notRunnable(name, err)
+	}
+	return nil
+}
+
+// ExitStatus is a command's status as trace reports it (exitCode), for
+// commands run beside a trace; err is what cmd.Wait returned.
+func ExitStatus(err error, cmd *exec.Cmd) int { return exitCode(err, cmd) }
 
 // notRunnable says why LookPath refused a command.
 func notRunnable(name string, err error) error {

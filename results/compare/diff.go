@@ -97,7 +97,7 @@ const defaultParam = "payload=400"
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
 // "NamedTemporaryFile (python, 16M)".
 func (d *ArmDiff) Label() string {
-	if d.Lab == results.LabTrace {
+	if d.Lab == results.LabTrace || d.Lab == results.LabCompare {
 		return d.Arm
 	}
 	l := d.Arm + " (" + d.Runtime
@@ -127,6 +127,7 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, ThresholdPct: thresholdPct}
 	rep.Preflight = factChanges(prev, cur)
 	rep.Problems = comparability(prev, cur)
+	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[string]*results.Summary{}
@@ -420,6 +421,9 @@ func (rep *DiffReport) Groups() [][]*ArmDiff {
 // GroupTitle names the arm's group: "modes lab · go · /tmp · payload
 // 400B", with both work dirs when they differ.
 func (d *ArmDiff) GroupTitle() string {
+	if d.Lab == results.LabCompare {
+		return "compared commands, per run"
+	}
 	dirs := d.OldDir
 	switch {
 	case d.OldDir == "":

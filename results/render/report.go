@@ -15,6 +15,10 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 		WriteTraceReport(w, run, sums, TraceView{Top: 20}, hist)
 		return
 	}
+	if len(run.Arms) > 0 && run.Arms[0].Lab == results.LabCompare {
+		WriteCommandsReport(w, run, sums, labs, hist)
+		return
+	}
 	WriteTable(w, sums)
 	if hist {
 		WriteHistograms(w, sums)

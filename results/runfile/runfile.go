@@ -207,8 +207,9 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 	}
 	// A lab batch is one thread between its markers, timed by that thread
 	// on the same clock as the probe: its syscalls fit inside its wall time
-	// (with slack for the per-op rounding of a CSV). A trace sums threads.
-	if a.Lab != results.LabTrace && kernel > wall+wall/100+float64(a.Ops) {
+	// (with slack for the per-op rounding of a CSV). A trace or a compare
+	// sums threads.
+	if !a.OfCommand() && kernel > wall+wall/100+float64(a.Ops) {
 		return fmt.Errorf("kernel time %.0f ns above wall time %d ns: one thread cannot spend longer in syscalls than the batch took", kernel, b.WallNs)
 	}
 	return nil
