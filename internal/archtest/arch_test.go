@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -296,6 +297,58 @@ func TestImportLayers(t *testing.T) {
 	for i, e := range exceptions {
 		if !used[i] {
 			t.Errorf("exception %s → %s (%s) no longer occurs: remove it from exceptions (and from ARCHITECTURE.md)", e.from, e.to, e.issue)
+		}
+	}
+}
+
+// ARCHITECTURE.md states the rules above as a list under "## Import
+// invariants", in the words of each rule's says; the two must not drift.
+func TestArchitectureListsTheRules(t *testing.T) {
+	doc, err := os.ReadFile("../../ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Import invariants\n")
+	if !ok {
+		t.Fatal(`ARCHITECTURE.md has no "## Import invariants" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var listed []string
+	for _, line := range strings.Split(section, "\n") {
+		if item, ok := strings.CutPrefix(line, "- "); ok {
+			listed = append(listed, item)
+		}
+	}
+	var says []string
+	for _, r := range rules {
+		if !slices.Contains(says, r.says) {
+			says = append(says, r.says)
+		}
+	}
+	for _, s := range says {
+		if !slices.Contains(listed, s) {
+			t.Errorf("ARCHITECTURE.md does not list the rule %q", s)
+		}
+	}
+	for _, l := range listed {
+		if !slices.Contains(says, l) {
+			t.Errorf("ARCHITECTURE.md lists %q, which no rule of TestImportLayers checks", l)
+		}
+	}
+}
+
+// Every package of the module has its place in ARCHITECTURE.md's code map,
+// named in backquotes: a new package comes with its line there.
+func TestArchitectureMapsEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile("../../ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := loadGraph(t)
+	for _, p := range g.own {
+		rel := g.rel(p)
+		if !bytes.Contains(doc, []byte("`"+rel+"`")) && !bytes.Contains(doc, []byte("`"+rel+"/`")) {
+			t.Errorf("ARCHITECTURE.md's code map does not name %s", rel)
 		}
 	}
 }
