@@ -20,6 +20,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -496,7 +498,9 @@ func exitCode(err error, cmd *exec.Cmd) int {
 func commandLabel(argv []string) string {
 	var parts []string
 	for _, a := range argv {
-		if strings.ContainsAny(a, " \t\n'\"") {
+		// Quoted, a control character (ESC, BEL), a bidi override or
+		// invalid UTF-8 is shown escaped, never sent to the terminal.
+		if strings.ContainsAny(a, " \t\n'\"") || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(a) {
 			a = strconv.Quote(a)
 		}
 		parts = append(parts, a)

@@ -23,6 +23,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
@@ -184,6 +185,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
+	runfile.EscapeRun(run)
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	render.WriteTextReport(stdout, run, sums, labs, f.hist)

@@ -17,6 +17,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -125,6 +126,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Complete, run.Finished, run.Arms = intr.code() == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
+	runfile.EscapeRun(run)
 	sums := results.SummarizeAll(run, nil)
 	render.WriteTraceReport(stdout, run, sums, view, f.hist)
 	if err := f.save(run, sums); err != nil {

@@ -238,6 +238,12 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 	return nil
 }
 
+// EscapeRun escapes a live run's strings as ReadRun escapes a saved
+// run's (see escapeStrings), before anything renders it: a traced
+// command's name, its arguments and a worker's stderr reach the terminal,
+// report.md, the CSVs and chart.svg from a live run too.
+func EscapeRun(run *results.Run) { escapeStrings(reflect.ValueOf(run).Elem(), false) }
+
 // escapeStrings replaces, in every string under v (fields, slices, map
 // keys and values), what a terminal would act on rather than print (C0
 // and C1 controls, DEL, bidirectional overrides, invalid UTF-8) with Go
