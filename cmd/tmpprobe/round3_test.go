@@ -278,3 +278,66 @@ func TestLiveOutputEscaped(t *testing.T) {
 		}
 	}
 }
+
+// The private work dir is renamed while workers run and a symlink to a
+// copy of its group dirs put at its name: no arm, Go or Python, does
+// anything in the copy (workers reach their group dir only through the fd
+// they were handed), and the run ends whole. They kept working in the copy.
+func TestWorkersStayInTheirDirFd(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	cmd := tmpprobe("run", "TemporaryFile", "NamedTemporaryFile", "mkstemp-close-unlink", "atomic-replace",
+		"--lab", "modes", "--runtime", "auto", "--ops", "300", "--rounds", "6", "--worker-rounds", "0", "--attach", "none", "-q", "--dir", dir)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var work string
+	var groups []string
+	for i := 0; i < 1000 && len(groups) == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+		if m, _ := filepath.Glob(filepath.Join(dir, "tmpprobe-*", "group-*")); len(m) > 0 {
+			work, groups = filepath.Dir(m[0]), m
+		}
+	}
+	if work == "" {
+		cmd.Process.Kill()
+		t.Fatal("no group dir appeared")
+	}
+	time.Sleep(300 * time.Millisecond) // the workers are at their ops
+	copyDir, long := filepath.Join(dir, "copy"), time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	os.Mkdir(copyDir, 0o700)
+	var planted []string
+	for _, g := range groups {
+		p := filepath.Join(copyDir, filepath.Base(g))
+		os.Mkdir(p, 0o700)
+		os.Chtimes(p, long, long)
+		planted = append(planted, p)
+	}
+	if err := os.Rename(work, filepath.Join(dir, "moved")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(copyDir, work)
+	select {
+	case err := <-done:
+		if code := exitStatus(t, err); code != 0 {
+			t.Errorf("exit %d: %s\n%s", code, stderr.String(), stdout.String())
+		}
+	case <-time.After(5 * time.Minute): // a guard against a hang, not a timing
+		cmd.Process.Kill()
+		t.Fatal("the run did not end")
+	}
+	if !strings.Contains(stdout.String(), "python") {
+		t.Log("no python3: the Go arms only")
+	}
+	for _, p := range planted {
+		st, err := os.Stat(p)
+		entries, _ := os.ReadDir(p)
+		if err != nil || !st.ModTime().Equal(long) || len(entries) > 0 {
+			t.Errorf("%s was worked in: modified %v, holds %v", p, st.ModTime(), entries)
+		}
+	}
+}
