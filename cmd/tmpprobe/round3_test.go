@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -338,6 +341,63 @@ func TestWorkersStayInTheirDirFd(t *testing.T) {
 		entries, _ := os.ReadDir(p)
 		if err != nil || !st.ModTime().Equal(long) || len(entries) > 0 {
 			t.Errorf("%s was worked in: modified %v, holds %v", p, st.ModTime(), entries)
+		}
+	}
+}
+
+// A double-forked, setsid'ed grandchild that ignores signals is killed
+// with the traced command's cgroup: after one SIGINT, and when the command
+// itself exits and leaves it behind. It was reparented to init and ran on.
+func TestTraceKillsDoubleForkedGrandchild(t *testing.T) {
+	needRoot(t)
+	if _, err := probe.Cgroup2Root(); err != nil {
+		t.Skip(err)
+	}
+	marker := "tmpprobe-test-grandchild-" + strconv.Itoa(os.Getpid())
+	defer killMarked(marker)
+	grandchild := `(setsid bash -c "exec -a ` + marker + `-g sleep 1005" &)`
+	for _, c := range []struct {
+		script string
+		sigint bool
+	}{
+		{`trap "" INT TERM HUP; ` + grandchild + `; exec -a ` + marker + `-c sleep 1005`, true},
+		{grandchild + `; sleep 0.3`, false},
+	} {
+		cmd := tmpprobe("trace", "--", "bash", "-c", c.script)
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(stderr)
+		if !waitFor(r, "tracing") {
+			t.Fatal("trace did not start")
+		}
+		go io.Copy(io.Discard, r)
+		for i := 0; i < 200 && len(marked(marker+"-g")) == 0; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(marked(marker+"-g")) == 0 {
+			t.Fatal("the grandchild did not start")
+		}
+		if c.sigint {
+			cmd.Process.Signal(syscall.SIGINT)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if code, want := exitStatus(t, err), map[bool]int{true: exitSIGINT, false: 0}[c.sigint]; code != want {
+				t.Errorf("%s: exit %d, want %d", c.script, code, want)
+			}
+		case <-time.After(time.Minute): // a guard against a hang, not a timing
+			cmd.Process.Kill()
+			t.Fatalf("%s: trace did not end", c.script)
+		}
+		for i := 0; i < 250 && len(marked(marker)) > 0; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if pids := marked(marker); len(pids) > 0 {
+			t.Errorf("%s: left running %v", c.script, pids)
 		}
 	}
 }

@@ -29,6 +29,14 @@ work, and explanations. A launched command gets TMPPROBE_COOKIE in its
 environment; a region it marks with lseek(-1, cookie, phase<<1 | begin)
 (begin 1, end 0) is reported separately, per entry (see the README).
 
+A launched command runs in a cgroup v2 of its own. When the trace ends
+(the command exits, --duration passes, or Ctrl-C: SIGTERM, then SIGKILL
+after 2 s; a second Ctrl-C kills at once), everything in that cgroup is
+killed: every process the command started, including ones that double-fork,
+call setsid or ignore signals. Not killed: what the command asked another
+service to start (a systemd unit, a job sent to a running server), and the
+processes of --pid, --tid and --cgroup, which trace only watches.
+
 Examples:
   sudo tmpprobe trace -- python3 upload.py
   sudo tmpprobe trace --follow --errors -- make -j2
