@@ -217,6 +217,7 @@ func TestTraceLoopDeviceCountedOnce(t *testing.T) {
 		if counted == 0 || counted > done {
 			t.Errorf("%s: the trace counted %d device writes and flushes; %s completed %d", mnt, counted, loop, done)
 		}
+		t.Logf("%s: counted %d device writes and flushes in fsync; %s completed %d", mnt, counted, loop, done)
 	}
 }
 
