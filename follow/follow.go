@@ -21,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -120,15 +122,19 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 	switch {
 	case len(spec.Command) > 0:
 		var release *os.File
+		var cg *commandCgroup
 		var err error
-		if cmd, release, err = launch(spec, cookie); err != nil {
+		if cmd, release, cg, err = launch(spec, cookie); err != nil {
 			return nil, err
 		}
 		defer forget(cmd.Process)
 		go func() { exited <- cmd.Wait() }()
 		defer func() {
 			if !cmdDone {
-				stopTree(cmd.Process.Pid, exited)
+				stopTree(cmd.Process.Pid, exited, cg)
+			}
+			if cg != nil {
+				cg.remove() // and whatever the command left running
 			}
 		}()
 		if err := p.TrackProcess(cmd.Process.Pid, LaunchPhase, spec.Follow); err != nil {
@@ -262,8 +268,20 @@ func (r *Result) addSample(now, last map[uint32][]results.ClassRecord) {
 }
 
 // stopTree ends a launched command that is still running, and whatever it
-// started: SIGTERM to the tree, then SIGKILL to what is left after a grace.
-func stopTree(pid int, exited <-chan error) {
+// started: SIGTERM to its cgroup (or, without one, its process tree), then
+// SIGKILL to what is left after a grace.
+func stopTree(pid int, exited <-chan error, cg *commandCgroup) {
+	if cg != nil {
+		cg.signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Second):
+			cg.kill()
+			<-exited
+		}
+		cg.kill()
+		return
+	}
 	tree := descendants(pid)
 	for _, p := range append(tree, pid) {
 		syscall.Kill(p, syscall.SIGTERM)
@@ -282,7 +300,7 @@ func stopTree(pid int, exited <-chan error) {
 // launched are the commands Run started, for Abort.
 var launched struct {
 	sync.Mutex
-	procs   map[*os.Process]bool
+	procs   map[*os.Process]*commandCgroup // nil: none
 	aborted bool
 }
 
@@ -303,7 +321,10 @@ func forget(p *os.Process) {
 func Abort() {
 	launched.Lock()
 	launched.aborted = true
-	for p := range launched.procs {
+	for p, cg := range launched.procs {
+		if cg != nil {
+			cg.remove()
+		}
 		killTree(p)
 	}
 }
@@ -394,39 +415,60 @@ func ReadProc(pid int) (Proc, error) {
 // for it; a pid tracked in that window sees the launcher's own exec, takes
 // it for the command's, and counts the launcher's Go runtime start-up
 // (clone3, sigaltstack, futex…) as the command's, as CI saw once.
-func launch(spec *Spec, cookie uint64) (*exec.Cmd, *os.File, error) {
+//
+// The launcher starts in a cgroup of its own (see commandCgroup) when one
+// can be made; cg is nil otherwise.
+func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, cg *commandCgroup, err error) {
 	command := spec.Command
 	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, notRunnable(command[0], err)
+		return nil, nil, nil, notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	startedR, startedW, err := os.Pipe()
 	if err != nil {
 		gateR.Close()
 		gateW.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer startedR.Close()
-	cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if spec.Stdin != nil || spec.Stdout != nil || spec.Stderr != nil {
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if spec.Stdin != nil || spec.Stdout != nil || spec.Stderr != nil {
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+		}
+		cmd.ExtraFiles = []*os.File{gateR, startedW}
+		cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
+		return cmd
 	}
-	cmd.ExtraFiles = []*os.File{gateR, startedW}
-	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
-	err = startLaunched(cmd)
+	cmd = newCmd()
+	if cg, _ = newCommandCgroup(); cg != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.dir.Fd())}
+	}
+	err = startLaunched(cmd, cg)
+	if err != nil && cg != nil && !errors.Is(err, errAborted) {
+		// A cgroup the kernel would not start a process in (a parent
+		// with controllers enabled for its children takes no process):
+		// the command runs where tmpprobe runs.
+		cg.remove()
+		cg, cmd = nil, newCmd()
+		err = startLaunched(cmd, nil)
+	}
 	gateR.Close()
 	startedW.Close()
 	if err != nil {
 		gateW.Close()
-		return nil, nil, err
+		if cg != nil {
+			cg.remove()
+		}
+		return nil, nil, nil, err
 	}
 	// Read outside launched's lock, so that Abort can still kill it.
 	var b [1]byte
@@ -434,26 +476,31 @@ func launch(spec *Spec, cookie uint64) (*exec.Cmd, *os.File, error) {
 		gateW.Close()
 		err := cmd.Wait()
 		forget(cmd.Process)
-		return nil, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
+		if cg != nil {
+			cg.remove()
+		}
+		return nil, nil, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
 	}
-	return cmd, gateW, nil
+	return cmd, gateW, cg, nil
 }
 
-// startLaunched starts cmd and records it for Abort, unless Abort came
-// first.
-func startLaunched(cmd *exec.Cmd) error {
+var errAborted = errors.New("interrupted")
+
+// startLaunched starts cmd and records it, with its cgroup, for Abort,
+// unless Abort came first.
+func startLaunched(cmd *exec.Cmd, cg *commandCgroup) error {
 	launched.Lock()
 	defer launched.Unlock()
 	if launched.aborted {
-		return errors.New("interrupted")
+		return errAborted
 	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	if launched.procs == nil {
-		launched.procs = map[*os.Process]bool{}
+		launched.procs = map[*os.Process]*commandCgroup{}
 	}
-	launched.procs[cmd.Process] = true
+	launched.procs[cmd.Process] = cg
 	return nil
 }
 
@@ -519,7 +566,9 @@ func exitCode(err error, cmd *exec.Cmd) int {
 func commandLabel(argv []string) string {
 	var parts []string
 	for _, a := range argv {
-		if strings.ContainsAny(a, " \t\n'\"") {
+		// Quoted, a control character (ESC, BEL), a bidi override or
+		// invalid UTF-8 is shown escaped, never sent to the terminal.
+		if strings.ContainsAny(a, " \t\n'\"") || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(a) {
 			a = strconv.Quote(a)
 		}
 		parts = append(parts, a)
