@@ -13,7 +13,19 @@ import time
 
 cfg = json.loads(sys.stdin.readline())
 cookie = cfg["cookie"]
-work = cfg["dir"]
+# The group directory comes open as fd dir_fd; every path goes through its
+# /proc/self/fd link, which the kernel follows to the directory the fd
+# holds, not by name: a rename of the work dir and a symlink at its name
+# cannot redirect an op. tempfile takes dir= as a path, and a path keeps
+# every syscall the one tempfile issues (openat, unlink, rename). The "/."
+# makes the link a component to pass through, not the last one: tempfile
+# opens O_TMPFILE with O_NOFOLLOW, which a last-component link fails.
+work_fd = cfg.get("dir_fd", 0)
+if work_fd > 0:
+    work = "/proc/self/fd/%d/." % work_fd
+else:
+    work = cfg["dir"]
+    work_fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 payload = b"x" * cfg.get("payload", 0)
 size = cfg.get("size", 0)
 chunk = b"y" * cfg.get("chunk", 65536)
@@ -96,7 +108,6 @@ def mkstemp_fdatasync():
 
 
 names = tempfile._get_candidate_names()
-work_fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
 @op

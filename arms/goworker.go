@@ -42,7 +42,7 @@ type goWorker struct {
 	payload  []byte
 	chunk    []byte
 	readBuf  []byte
-	path     []byte // dir + "/tmpXXXXXXXX\0"
+	path     []byte // dir + "/tmpXXXXXXXX\0"; dir is /proc/self/fd/N
 	nameOff  int
 	dest     []byte
 	procPath []byte
@@ -121,12 +121,24 @@ func marker(cookie uint64, phase uint32, begin bool) {
 
 func newGoWorker(cfg Config) (*goWorker, error) {
 	w := &goWorker{cfg: cfg, rng: uint64(time.Now().UnixNano()) | 1}
-	w.dir = cstr(cfg.Dir)
-	fd, err := unix.Open(cfg.Dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
+	// Every path is the handed dir fd's /proc/self/fd link (see
+	// Config.DirFile): the same syscalls as by name, and no lookup by
+	// the work dir's name. Without one (a worker started by hand), the
+	// name.
+	dir := cfg.Dir
+	if cfg.DirFd > 0 {
+		// "/.": the link is passed through, not opened last, which
+		// O_TMPFILE|O_NOFOLLOW would refuse (ENOTDIR), as in driver.py.
+		dir = "/proc/self/fd/" + strconv.Itoa(cfg.DirFd) + "/."
+		w.dirFd = uintptr(cfg.DirFd)
+	} else {
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil, err
+		}
+		w.dirFd = uintptr(fd)
 	}
-	w.dirFd = uintptr(fd)
+	w.dir = cstr(dir)
 	w.payload = bytes.Repeat([]byte("x"), cfg.Payload)
 	chunk := cfg.Chunk
 	if chunk <= 0 {
@@ -134,9 +146,9 @@ func newGoWorker(cfg Config) (*goWorker, error) {
 	}
 	w.chunk = bytes.Repeat([]byte("y"), chunk)
 	w.readBuf = make([]byte, chunk)
-	w.path = append([]byte(cfg.Dir+"/tmp"), "XXXXXXXX\x00"...)
-	w.nameOff = len(cfg.Dir) + 1
-	w.dest = cstr(cfg.Dir + "/destination")
+	w.path = append([]byte(dir+"/tmp"), "XXXXXXXX\x00"...)
+	w.nameOff = len(dir) + 1
+	w.dest = cstr(dir + "/destination")
 	return w, nil
 }
 

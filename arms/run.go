@@ -183,7 +183,7 @@ type caseRun struct {
 	Case
 	res  results.ArmResult
 	w    *Worker
-	dir  string
+	dir  groupDir
 	dead bool // failed: its error is in res, and it runs no more batches
 }
 
@@ -288,7 +288,7 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 	}
 	cfg := Config{
 		Lab: cr.Arm.Lab, Arm: cr.Arm.Name, PyFunc: cr.Arm.Python, GoSteps: cr.Arm.Go,
-		Dir: cr.dir, Payload: cr.Payload, Size: cr.Size,
+		Dir: cr.dir.path, DirFile: cr.dir.file, Payload: cr.Payload, Size: cr.Size,
 		Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
 	}
 	w, err := Start(ctx, cr.Runtime, cfg, p.BatchTimeout)

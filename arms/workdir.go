@@ -18,13 +18,22 @@ const workPrefix = "tmpprobe-"
 // workDir is the run's private directory under one --dir. --dir is opened
 // once and everything below it is made and removed relative to fds
 // (mkdirat, unlinkat): renaming the private directory, or planting a
-// symlink at its name, cannot move the work anywhere else. Workers still
-// get a path, checked to lead to the directory just made.
+// symlink at its name, cannot move the work anywhere else. Workers are
+// handed their group directory open (Config.DirFile) and reach it only
+// through that fd.
 type workDir struct {
-	path   string   // --dir/tmpprobe-…: what workers' paths start with
+	path   string   // --dir/tmpprobe-…: how messages name it
 	parent *os.File // --dir
 	name   string
-	dir    *os.File // the private directory, flock'ed while open
+	dir    *os.File   // the private directory, flock'ed while open
+	groups []*os.File // the group directories made, open until remove
+}
+
+// groupDir is a group's directory: its path, for messages, and the
+// directory itself, open, for its workers.
+type groupDir struct {
+	path string
+	file *os.File
 }
 
 // newWorkDir sweeps what killed runs left in dir and makes this run's
@@ -43,21 +52,22 @@ func newWorkDir(dir string) (*workDir, error) {
 	return &workDir{path: filepath.Join(dir, name), parent: parent, name: name, dir: d}, nil
 }
 
-// groupDir makes a fresh directory for the cases a ratio compares and
-// returns the path their workers are given. It goes with the private
-// directory.
-func (w *workDir) groupDir() (string, error) {
+// groupDir makes a fresh directory for the cases a ratio compares. It
+// goes with the private directory. A private directory whose path no
+// longer leads to it fails the cases from here on: something moved it.
+func (w *workDir) groupDir() (groupDir, error) {
 	name, d, err := safefs.MkdirOwned(w.dir, "group-")
 	if err != nil {
-		return "", err
+		return groupDir{}, err
 	}
-	defer d.Close()
 	path := filepath.Join(w.path, name)
 	if !safefs.SameFile(path, d) {
+		d.Close()
 		safefs.RemoveAllAt(w.dir, name)
-		return "", w.moved()
+		return groupDir{}, w.moved()
 	}
-	return path, nil
+	w.groups = append(w.groups, d)
+	return groupDir{path: path, file: d}, nil
 }
 
 // moved says whether the private directory's path still leads to it. A
@@ -78,6 +88,9 @@ func (w *workDir) remove() {
 	safefs.RemoveContents(w.dir)
 	if safefs.IsAt(w.parent, w.name, w.dir) {
 		safefs.RemoveAllAt(w.parent, w.name)
+	}
+	for _, g := range w.groups {
+		g.Close()
 	}
 	w.dir.Close()
 	w.parent.Close()

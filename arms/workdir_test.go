@@ -26,7 +26,7 @@ func TestWorkDirRenamedUnderTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(first, "tmpfile"), nil, 0o600)
+	os.WriteFile(filepath.Join(first.path, "tmpfile"), nil, 0o600)
 
 	moved := filepath.Join(dir, "moved")
 	if err := os.Rename(w.path, moved); err != nil {
@@ -35,8 +35,8 @@ func TestWorkDirRenamedUnderTheRun(t *testing.T) {
 	if err := os.Symlink(elsewhere, w.path); err != nil {
 		t.Fatal(err)
 	}
-	if path, err := w.groupDir(); err == nil || !strings.Contains(err.Error(), "moved or replaced") {
-		t.Errorf("groupDir after the rename: %q, %v; want an error", path, err)
+	if g, err := w.groupDir(); err == nil || !strings.Contains(err.Error(), "moved or replaced") {
+		t.Errorf("groupDir after the rename: %q, %v; want an error", g.path, err)
 	}
 	w.remove()
 	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {

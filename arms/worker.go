@@ -27,11 +27,20 @@ var driverSource string
 // as one JSON line. Each runtime runs what the catalogue names for it
 // (PyFunc, GoSteps); Lab and Arm only label its errors.
 type Config struct {
-	Lab      string   `json:"lab"`
-	Arm      string   `json:"arm"`
-	PyFunc   string   `json:"py_func"`
-	GoSteps  []goStep `json:"go_steps"`
-	Dir      string   `json:"dir"`
+	Lab     string   `json:"lab"`
+	Arm     string   `json:"arm"`
+	PyFunc  string   `json:"py_func"`
+	GoSteps []goStep `json:"go_steps"`
+	Dir     string   `json:"dir"` // for messages: the worker works in DirFile
+	// DirFile is the group directory, handed to the worker open as fd
+	// DirFd. The worker reaches it only through that fd, as
+	// /proc/self/fd/N/NAME: the kernel follows that link to the directory
+	// the fd holds, not by name, so renaming the work dir and planting a
+	// symlink at its name cannot send an op anywhere else. A path through
+	// /proc/self/fd, rather than *at calls, keeps every syscall the one
+	// tempfile issues (unlink, rename, openat of a path) in both runtimes.
+	DirFile  *os.File `json:"-"`
+	DirFd    int      `json:"dir_fd"`
 	Payload  int      `json:"payload"`
 	Size     int      `json:"size"`
 	Chunk    int      `json:"chunk"`
@@ -88,6 +97,10 @@ func Start(ctx context.Context, rt Runtime, cfg Config, timeout time.Duration) (
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	w := &Worker{cmd: cmd, stderr: &tail{max: 4096}, done: make(chan struct{})}
 	cmd.Stderr = w.stderr
+	if cfg.DirFile != nil {
+		cmd.ExtraFiles = []*os.File{cfg.DirFile}
+		cfg.DirFd = 3 // the first of ExtraFiles
+	}
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -58,7 +58,9 @@ struct thread_state {
 	enum off_state off_state; /* why it was switched out */
 	enum off_waker waker;     /* who woke it */
 	__u8 off_user;    /* switched out in user space, not in a syscall */
-	__u8 on_loop;     /* this syscall's I/O reached a loop device */
+	/* The first loop device this syscall's I/O reached (kernel dev_t), 0
+	 * for none: the top of its stack of loop devices. */
+	__u32 top_loop;
 	__u64 enter_ns;
 	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
 	__u64 window_ns[NR_EXT4_WINDOWS]; /* inside that ext4 stage since; 0 = not */
@@ -256,7 +258,7 @@ static __always_inline void begin_syscall(struct thread_state *st, __u32 tid, __
 	st->class = classify(nr, regs);
 	st->in_syscall = 1;
 	st->in_marker = 0; /* a marker's exit (if any) came before this enter */
-	st->on_loop = 0;
+	st->top_loop = 0;
 	st->enter_ns = bpf_ktime_get_ns();
 	set_window(tid);
 }
@@ -520,14 +522,17 @@ static __always_inline bool is_loop(dev_t dev)
  * (loop_queue_rq starts it, then queues the work), so once a syscall's
  * window has seen one, other devices' work in that syscall is the same
  * I/O again, one layer down: count each request once, on the device the
- * traced I/O was submitted to. */
+ * traced I/O was submitted to. A loop device whose backing file is on
+ * another loop device is a stack: only its top, the first loop device the
+ * syscall's I/O reached, counts, however deep the stack goes. */
 static __always_inline bool lower_layer(struct thread_state *st, dev_t dev)
 {
-	if (is_loop(dev)) {
-		st->on_loop = 1;
+	if (!st->top_loop) {
+		if (is_loop(dev))
+			st->top_loop = dev;
 		return false;
 	}
-	return st->on_loop;
+	return dev != st->top_loop;
 }
 
 /* 0 write, 1 read, 2 discard, 3 flush (added to a STAGE_BIO_ or STAGE_DEV_

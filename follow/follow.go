@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -39,7 +42,13 @@ const CookieEnv = "TMPPROBE_COOKIE"
 
 // Spec says what to trace and for how long.
 type Spec struct {
-	Command  []string
+	Command []string
+	// Stdin, Stdout and Stderr of a launched command: all nil is
+	// tmpprobe's own (trace); once one is set, the nil ones are /dev/null,
+	// as os/exec has them (compare).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
 	PIDs     []int
 	TIDs     []int
 	Cgroup   string
@@ -128,15 +137,19 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 	switch {
 	case len(spec.Command) > 0:
 		var release *os.File
+		var cg *commandCgroup
 		var err error
-		if cmd, release, err = launch(spec.Command, cookie, spec.As); err != nil {
+		if cmd, release, cg, err = launch(spec, cookie); err != nil {
 			return nil, err
 		}
 		defer forget(cmd.Process)
 		go func() { exited <- cmd.Wait() }()
 		defer func() {
 			if !cmdDone {
-				stopTree(cmd.Process.Pid, exited)
+				stopTree(cmd.Process.Pid, exited, cg)
+			}
+			if cg != nil {
+				cg.remove() // and whatever the command left running
 			}
 		}()
 		if err := p.TrackProcess(cmd.Process.Pid, LaunchPhase, spec.Follow); err != nil {
@@ -270,8 +283,20 @@ func (r *Result) addSample(now, last map[uint32][]results.ClassRecord) {
 }
 
 // stopTree ends a launched command that is still running, and whatever it
-// started: SIGTERM to the tree, then SIGKILL to what is left after a grace.
-func stopTree(pid int, exited <-chan error) {
+// started: SIGTERM to its cgroup (or, without one, its process tree), then
+// SIGKILL to what is left after a grace.
+func stopTree(pid int, exited <-chan error, cg *commandCgroup) {
+	if cg != nil {
+		cg.signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(2 * time.Second):
+			cg.kill()
+			<-exited
+		}
+		cg.kill()
+		return
+	}
 	tree := descendants(pid)
 	for _, p := range append(tree, pid) {
 		syscall.Kill(p, syscall.SIGTERM)
@@ -290,7 +315,7 @@ func stopTree(pid int, exited <-chan error) {
 // launched are the commands Run started, for Abort.
 var launched struct {
 	sync.Mutex
-	procs   map[*os.Process]bool
+	procs   map[*os.Process]*commandCgroup // nil: none
 	aborted bool
 }
 
@@ -311,7 +336,10 @@ func forget(p *os.Process) {
 func Abort() {
 	launched.Lock()
 	launched.aborted = true
-	for p := range launched.procs {
+	for p, cg := range launched.procs {
+		if cg != nil {
+			cg.remove()
+		}
 		killTree(p)
 	}
 }
@@ -402,45 +430,70 @@ func ReadProc(pid int) (Proc, error) {
 // for it; a pid tracked in that window sees the launcher's own exec, takes
 // it for the command's, and counts the launcher's Go runtime start-up
 // (clone3, sigaltstack, futex…) as the command's, as CI saw once.
-func launch(command []string, cookie uint64, as *User) (*exec.Cmd, *os.File, error) {
+//
+// The launcher starts in a cgroup of its own (see commandCgroup) when one
+// can be made; cg is nil otherwise.
+func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, cg *commandCgroup, err error) {
+	command := spec.Command
 	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, notRunnable(command[0], err)
+		return nil, nil, nil, notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	startedR, startedW, err := os.Pipe()
 	if err != nil {
 		gateR.Close()
 		gateW.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer startedR.Close()
-	cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.ExtraFiles = []*os.File{gateR, startedW}
-	cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
-	if as != nil {
-		// The user's identity, as login would set it; the rest of the
-		// environment is tmpprobe's (under sudo, what sudo kept).
-		groups := make([]string, len(as.Groups))
-		for i, g := range as.Groups {
-			groups[i] = strconv.FormatUint(uint64(g), 10)
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if spec.Stdin != nil || spec.Stdout != nil || spec.Stderr != nil {
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
 		}
-		cmd.Env = append(cmd.Env, "HOME="+as.Home, "USER="+as.Name, "LOGNAME="+as.Name,
-			fmt.Sprintf("%s=%d:%d:%s", launchAsEnv, as.UID, as.GID, strings.Join(groups, ",")))
+		cmd.ExtraFiles = []*os.File{gateR, startedW}
+		cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
+		if as := spec.As; as != nil {
+			// The user's identity, as login would set it; the rest of the
+			// environment is tmpprobe's (under sudo, what sudo kept).
+			groups := make([]string, len(as.Groups))
+			for i, g := range as.Groups {
+				groups[i] = strconv.FormatUint(uint64(g), 10)
+			}
+			cmd.Env = append(cmd.Env, "HOME="+as.Home, "USER="+as.Name, "LOGNAME="+as.Name,
+				fmt.Sprintf("%s=%d:%d:%s", launchAsEnv, as.UID, as.GID, strings.Join(groups, ",")))
+		}
+		return cmd
 	}
-	err = startLaunched(cmd)
+	cmd = newCmd()
+	if cg, _ = newCommandCgroup(); cg != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(cg.dir.Fd())}
+	}
+	err = startLaunched(cmd, cg)
+	if err != nil && cg != nil && !errors.Is(err, errAborted) {
+		// A cgroup the kernel would not start a process in (a parent
+		// with controllers enabled for its children takes no process):
+		// the command runs where tmpprobe runs.
+		cg.remove()
+		cg, cmd = nil, newCmd()
+		err = startLaunched(cmd, nil)
+	}
 	gateR.Close()
 	startedW.Close()
 	if err != nil {
 		gateW.Close()
-		return nil, nil, err
+		if cg != nil {
+			cg.remove()
+		}
+		return nil, nil, nil, err
 	}
 	// Read outside launched's lock, so that Abort can still kill it.
 	var b [1]byte
@@ -448,28 +501,45 @@ func launch(command []string, cookie uint64, as *User) (*exec.Cmd, *os.File, err
 		gateW.Close()
 		err := cmd.Wait()
 		forget(cmd.Process)
-		return nil, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
+		if cg != nil {
+			cg.remove()
+		}
+		return nil, nil, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
 	}
-	return cmd, gateW, nil
+	return cmd, gateW, cg, nil
 }
 
-// startLaunched starts cmd and records it for Abort, unless Abort came
-// first.
-func startLaunched(cmd *exec.Cmd) error {
+var errAborted = errors.New("interrupted")
+
+// startLaunched starts cmd and records it, with its cgroup, for Abort,
+// unless Abort came first.
+func startLaunched(cmd *exec.Cmd, cg *commandCgroup) error {
 	launched.Lock()
 	defer launched.Unlock()
 	if launched.aborted {
-		return errors.New("interrupted")
+		return errAborted
 	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	if launched.procs == nil {
-		launched.procs = map[*os.Process]bool{}
+		launched.procs = map[*os.Process]*commandCgroup{}
 	}
-	launched.procs[cmd.Process] = true
+	launched.procs[cmd.Process] = cg
 	return nil
 }
+
+// Runnable says why a command cannot be run, in one line, or nil.
+func Runnable(name string) error {
+	if _, err := exec.LookPath(name); err != nil {
+		return notRunnable(name, err)
+	}
+	return nil
+}
+
+// ExitStatus is a command's status as trace reports it (exitCode), for
+// commands run beside a trace; err is what cmd.Wait returned.
+func ExitStatus(err error, cmd *exec.Cmd) int { return exitCode(err, cmd) }
 
 // notRunnable says why LookPath refused a command.
 func notRunnable(name string, err error) error {
@@ -560,7 +630,9 @@ func exitCode(err error, cmd *exec.Cmd) int {
 func commandLabel(argv []string) string {
 	var parts []string
 	for _, a := range argv {
-		if strings.ContainsAny(a, " \t\n'\"") {
+		// Quoted, a control character (ESC, BEL), a bidi override or
+		// invalid UTF-8 is shown escaped, never sent to the terminal.
+		if strings.ContainsAny(a, " \t\n'\"") || strings.IndexFunc(a, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 || !utf8.ValidString(a) {
 			a = strconv.Quote(a)
 		}
 		parts = append(parts, a)

@@ -4,7 +4,8 @@ package probe
 
 import "fmt"
 
-// Backend is how the named syscalls are timed (DESIGN.md, "Attach backends").
+// Backend is how the named syscalls are timed (README.md, "Backends and
+// tmpprobe check"; ARCHITECTURE.md, probe/).
 type Backend string
 
 const (

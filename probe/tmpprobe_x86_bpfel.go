@@ -193,7 +193,9 @@ type tmpprobeThreadState struct {
 	OffState    tmpprobeOffState
 	Waker       tmpprobeOffWaker
 	OffUser     uint8
-	OnLoop      uint8
+	_           [1]byte
+	TopLoop     uint32
+	_           [4]byte
 	EnterNs     uint64
 	OffSince    uint64
 	WindowNs    [3]uint64

@@ -70,7 +70,7 @@ func threadsOf(pid int) ([]int, error) {
 // systems).
 func CgroupID(path string) (uint64, error) {
 	if !strings.HasPrefix(path, "/") {
-		root, err := cgroup2Root()
+		root, err := Cgroup2Root()
 		if err != nil {
 			return 0, err
 		}
@@ -110,7 +110,8 @@ func KnownClass(name string) bool {
 	return err == nil && n == 1 && ClassName(nr) == name
 }
 
-func cgroup2Root() (string, error) {
+// Cgroup2Root is where the cgroup2 filesystem is mounted.
+func Cgroup2Root() (string, error) {
 	mounts, err := preflight.Mounts()
 	if err != nil {
 		return "", err

@@ -1,6 +1,10 @@
 package results
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // timeMatched are the stages the probe matches to a syscall by time, not
 // by thread: device requests and journal commits that happened while the
@@ -28,6 +32,12 @@ func init() {
 		waitsForIO[f] = true
 	}
 }
+
+// IOWaitSyscalls are waitsForIO's names, sorted. results cannot import
+// probe, so probe's TestIOWaitSyscallsAreClasses holds each to a syscall
+// class the probe reports: a misspelt one would match no record and let
+// device time stand as that syscall's cause.
+func IOWaitSyscalls() []string { return slices.Sorted(maps.Keys(waitsForIO)) }
 
 // canWaitFor says whether the syscall class can wait for the I/O a
 // stage counts: always for the stages the thread did itself (bios it

@@ -35,14 +35,19 @@ const (
 // Batch is one timed batch: Ops ops (modes) or round trips (buffers).
 // WallNs is timed by the worker between its markers. Round is the
 // measured round it belongs to (1-based; 0 for calibration and warm-up).
+// Generation is the worker generation that ran it (1-based): the rounds
+// one set of worker processes and one group directory served, see
+// arms.Plan.WorkerRounds. Runs saved before it was recorded carry 0, and
+// readers count generations by their warm-up batches instead.
 type Batch struct {
-	Kind    string        `json:"kind,omitempty"`
-	Round   int           `json:"round,omitempty"`
-	Ops     int           `json:"ops"`
-	Phase   uint32        `json:"phase,omitempty"`
-	Traced  bool          `json:"traced"`
-	WallNs  int64         `json:"wall_ns"`
-	Records []ClassRecord `json:"records,omitempty"`
+	Kind       string        `json:"kind,omitempty"`
+	Round      int           `json:"round,omitempty"`
+	Generation int           `json:"generation,omitempty"`
+	Ops        int           `json:"ops"`
+	Phase      uint32        `json:"phase,omitempty"`
+	Traced     bool          `json:"traced"`
+	WallNs     int64         `json:"wall_ns"`
+	Records    []ClassRecord `json:"records,omitempty"`
 }
 
 // Measured reports whether the batch enters the figures.
@@ -55,6 +60,9 @@ func (a *ArmResult) Key() string {
 
 // Param names the arm's parameter: payload for modes, size for buffers.
 func (a *ArmResult) Param() string {
+	if a.Lab == LabCompare {
+		return "op=run"
+	}
 	if a.SizeBytes > 0 {
 		return "size=" + Bytes(int64(a.SizeBytes))
 	}
@@ -64,6 +72,9 @@ func (a *ArmResult) Param() string {
 // ParamTitle names the arm's parameter in a heading: "payload 400B",
 // "size 1MB".
 func (a *ArmResult) ParamTitle() string {
+	if a.Lab == LabCompare {
+		return "per run" // a command has no parameter: its op is a run
+	}
 	if a.SizeBytes > 0 {
 		return "size " + Bytes(int64(a.SizeBytes)) + "B"
 	}
@@ -80,6 +91,16 @@ func (a *ArmResult) PeerKey() string {
 // whole traced target (one op = the whole run), then one per region the
 // target marked itself (one op = one entry into it, see RegionArm).
 const LabTrace = "trace"
+
+// LabCompare is the lab of what 'tmpprobe compare' measured: one arm per
+// command, named as the user named it, one op = one whole run of it (its
+// process tree), and its ratios taken to the first command.
+const LabCompare = "compare"
+
+// OfCommand reports whether the arm measured a user's command (trace or
+// compare) rather than a lab's op: one op is a whole run, or an entry into
+// a region it marked, of a program of many threads and processes.
+func (a *ArmResult) OfCommand() bool { return a.Lab == LabTrace || a.Lab == LabCompare }
 
 // RegionArm names the arm of a marked region by its number (the phase the
 // target passed, without the probe's region flag).

@@ -67,6 +67,33 @@ type ClassSummary struct {
 	// syscall cannot have waited for (see waitsForIO): shown apart,
 	// never explained as its cause.
 	Beside bool
+	// Overlapped marks a command's time waiting for its own children
+	// (see WaitsForChildren): shown, but in no sum and no term.
+	Overlapped bool
+}
+
+// WaitsForChildren are the syscalls in which a process of a compared
+// command waits for a child that compare also follows: the shell's wait4
+// while its child runs, vfork until the child execs. That time is the
+// child's, already counted in the child's own syscalls and user time, so
+// adding it too would count the child twice and leave user space (wall −
+// Σ syscalls) negative by as much.
+var WaitsForChildren = map[string]bool{"wait4": true, "waitid": true, "vfork": true}
+
+func (a *ArmResult) overlapped(class, stage string) bool {
+	return a.Lab == LabCompare && stage == "" && WaitsForChildren[class]
+}
+
+// foldWaits takes a compared command's waits for its children out of a
+// round's terms, as out of its sums: user space (wall − Σ syscalls) gets
+// back what they had taken from it.
+func (a *ArmResult) foldWaits(terms map[string]float64) {
+	for class := range WaitsForChildren {
+		if v, ok := terms[class]; ok && a.overlapped(class, "") {
+			terms[UserTerm] += v
+			delete(terms, class)
+		}
+	}
 }
 
 // IsSyscall reports whether the row is a syscall's own time (not a stage,
@@ -81,7 +108,7 @@ func (s *Summary) Unit() string {
 		return "round"
 	case s.IsRegion():
 		return "entry"
-	case s.Lab == LabTrace:
+	case s.OfCommand():
 		return "run"
 	}
 	return "op"
@@ -164,6 +191,9 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		return s
 	}
 	s.Traced = &pooled
+	for i := range s.Rounds {
+		a.foldWaits(s.Rounds[i].Terms)
+	}
 	ops := float64(pooled.Ops)
 	s.TracedOpsPerS = a.opsPerS(&pooled)
 	s.WallNsPerOp = float64(pooled.WallNs) / ops
@@ -176,6 +206,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			ErrPerOp:   float64(r.Errors) / ops,
 			BytesPerOp: float64(r.Bytes) / ops,
 			Beside:     r.Stage != "" && r.Class != ClassUser && !canWaitFor(r.Class, r.Stage),
+			Overlapped: a.overlapped(r.Class, r.Stage),
 		}
 		c.P50, c.P95, c.P99 = r.percentiles()
 		if len(r.OffNs) > 0 {
@@ -184,7 +215,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 				c.OffByLabel[k] = float64(v) / ops
 			}
 		}
-		if c.IsSyscall() {
+		if c.IsSyscall() && !c.Overlapped {
 			s.KernelNsPerOp += c.NsPerOp
 		}
 		s.Classes = append(s.Classes, c)
@@ -278,6 +309,7 @@ func (s *Summary) Class(name string) ClassSummary { return s.Stage(name, "") }
 // batches ran in the same minute of the machine), with the seed protocol
 // the ratio of the two medians, as the labs compute it.
 func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
+	baseline = CommandBaseline(run, baseline)
 	out := make([]*Summary, len(run.Arms))
 	base := map[string]*Summary{}
 	for i := range run.Arms {

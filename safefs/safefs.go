@@ -358,3 +358,62 @@ func IsAt(parent *os.File, name string, f *os.File) bool {
 	return unix.Fstatat(int(parent.Fd()), name, &a, unix.AT_SYMLINK_NOFOLLOW) == nil &&
 		unix.Fstat(int(f.Fd()), &b) == nil && a.Dev == b.Dev && a.Ino == b.Ino
 }
+
+// Inode flags from linux/fs.h (FS_IOC_GETFLAGS), which x/sys/unix does not
+// name: chattr +i and chattr +a.
+const (
+	fsImmutableFl = 0x10
+	fsAppendFl    = 0x20
+)
+
+// CheckReplaceable refuses, in advance, a name that tmpprobe could create
+// but not rename over or remove: an immutable file or directory, a name in
+// an append-only or immutable directory (where a temp could be made and
+// then not renamed nor removed), or a mount point (rename(2) of a mount
+// point fails EBUSY, a bind-mounted file included). A missing name is
+// fine if its directory takes new names; name "" checks the directory
+// alone.
+func CheckReplaceable(dir *os.File, name string) error {
+	if err := checkFlags(int(dir.Fd()), ".", dir.Name()); err != nil || name == "" {
+		return err
+	}
+	var stx unix.Statx_t
+	err := unix.Statx(int(dir.Fd()), name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &stx)
+	if errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	path := join(dir.Name(), name)
+	if err != nil {
+		return &os.PathError{Op: "statx", Path: path, Err: err}
+	}
+	if stx.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && stx.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+		return fmt.Errorf("%s is a mount point, which cannot be replaced (rename: device or resource busy)", path)
+	}
+	kind := uint32(stx.Mode) & unix.S_IFMT
+	if kind != unix.S_IFREG && kind != unix.S_IFDIR {
+		return nil // not replaced: written as a stream or refused elsewhere
+	}
+	return checkFlags(int(dir.Fd()), name, path)
+}
+
+// checkFlags refuses an immutable or append-only file or directory.
+func checkFlags(dir int, name, path string) error {
+	// O_PATH cannot ioctl; O_RDONLY|O_NONBLOCK opens a regular file or a
+	// directory without side effects.
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)
+	if err != nil {
+		return nil // a filesystem without inode flags has neither
+	}
+	switch {
+	case flags&fsImmutableFl != 0:
+		return fmt.Errorf("%s is immutable (chattr +i): nothing in or of it can be replaced", path)
+	case flags&fsAppendFl != 0:
+		return fmt.Errorf("%s is append-only (chattr +a): nothing in or of it can be replaced or removed", path)
+	}
+	return nil
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 // attachFlag checks --attach; "none" (no probe) comes back as "".
@@ -66,7 +67,9 @@ func (o *outputs) files(run *results.Run, sums []*results.Summary) []outputFile 
 
 // check refuses, before the run, outputs it could not write: found after
 // the run they would cost its results (exit 1); found now they are bad
-// input (exit 2).
+// input (exit 2). Two outputs that would replace the same file, or a file
+// inside --out (which is replaced as a whole), are refused by their real
+// paths, every symlink followed.
 func (o *outputs) check() error {
 	if err := sortFlag(o.sort); err != nil {
 		return err
@@ -79,6 +82,15 @@ func (o *outputs) check() error {
 			return usagef("-o %s: %s", o.output, errtext.FirstLine(err.Error()))
 		}
 	}
+	var outReal string
+	if o.out != "" {
+		if err := runfile.CheckRunDir(o.out); err != nil {
+			return usagef("--out %s: %s", o.out, errtext.FirstLine(err.Error()))
+		}
+		abs, _ := filepath.Abs(o.out)
+		outReal, _ = safefs.Resolve(abs, false)
+	}
+	taken := map[string]string{}
 	for _, f := range o.files(nil, nil) {
 		if f.path == "" {
 			continue
@@ -86,17 +98,18 @@ func (o *outputs) check() error {
 		if err := runfile.CheckOutputFile(f.path); err != nil {
 			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
 		}
-		if o.out != "" {
-			c, _ := filepath.Abs(filepath.Dir(f.path))
-			if d, _ := filepath.Abs(o.out); c == d {
-				return usagef("%s %s is inside --out %s, which is replaced as a whole", f.flag, f.path, o.out)
-			}
+		real, err := runfile.OutputFile(f.path)
+		switch {
+		case err != nil:
+			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
+		case real == "":
+			continue // a stream or tmpprobe's own fd: nothing is replaced
+		case outReal != "" && (real == outReal || strings.HasPrefix(real, outReal+"/")):
+			return usagef("%s %s is --out %s or inside it, which is replaced as a whole", f.flag, f.path, o.out)
+		case taken[real] != "":
+			return usagef("%s %s is the file %s writes too: give each output its own file", f.flag, f.path, taken[real])
 		}
-	}
-	if o.out != "" {
-		if err := runfile.CheckRunDir(o.out); err != nil {
-			return usagef("--out %s: %s", o.out, errtext.FirstLine(err.Error()))
-		}
+		taken[real] = f.flag
 	}
 	return nil
 }
@@ -128,20 +141,26 @@ func (o *outputs) report(stdout io.Writer, run *results.Run, sums []*results.Sum
 	return nil
 }
 
-// save writes the files the user asked for.
+// save writes the files the user asked for, the run directory first: it
+// holds everything, and everything else can be rebuilt from it, so an
+// output that fails after the run never costs it.
 func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
+	var errs []string
+	if o.out != "" {
+		if err := runfile.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
+			errs = append(errs, "--out "+o.out+": "+errtext.FirstLine(err.Error()))
+		}
+	}
 	for _, f := range o.files(run, sums) {
 		if f.path == "" {
 			continue
 		}
 		if err := runfile.WriteFileAtomic(f.path, f.write); err != nil {
-			return exitError{exitArmFailed, "writing " + f.flag + " " + f.path + ": " + errtext.FirstLine(err.Error())}
+			errs = append(errs, "writing "+f.flag+" "+f.path+": "+errtext.FirstLine(err.Error()))
 		}
 	}
-	if o.out != "" {
-		if err := runfile.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
-			return exitError{exitArmFailed, "--out " + o.out + ": " + errtext.FirstLine(err.Error())}
-		}
+	if len(errs) > 0 {
+		return exitError{exitArmFailed, strings.Join(errs, "; ")}
 	}
 	return nil
 }

@@ -36,9 +36,10 @@ explain every change at once.
 With three or more runs, one table puts them side by side (a kernel,
 Python, filesystem or machine matrix), each compared with the first.
 
-Exit status: 0; 1 when --threshold is given and an arm regressed by at
-least that much, NEW is incomplete, or NEW lost an arm OLD had; 2 on bad
-input.
+Exit status: 0; 1 when --threshold is given (0 included) and an arm
+regressed by at least that much, NEW is incomplete or empty, NEW lost an
+arm OLD had, or an arm has too few rounds to judge (a trace, one run a
+side, is judged by its change as it is); 2 on bad input.
 
 Examples:
   tmpprobe diff runs/before runs/after
@@ -94,7 +95,11 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 		return nil
 	}
-	rep := compare.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, *minEffect, *threshold)
+	gate := compare.NoGate
+	if fs.Changed("threshold") {
+		gate = *threshold
+	}
+	rep := compare.Diff(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, *minEffect, gate)
 	switch *format {
 	case "json":
 		if err := render.WriteDiffJSON(stdout, rep); err != nil {

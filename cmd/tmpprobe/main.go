@@ -56,6 +56,7 @@ Usage:
   tmpprobe list                  list labs and arms
   tmpprobe trace -- CMD          the same breakdown for any command
   tmpprobe trace --pid PID       … or for running processes, or a cgroup
+  tmpprobe compare 'A' 'B'       time commands in rounds and explain why they differ
   tmpprobe diff OLD NEW          explain what changed between two saved runs
   tmpprobe report RUN            re-render a saved run (text, markdown, json, chart)
   tmpprobe check                 which hooks and attach backends work here
@@ -94,6 +95,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdList(rest, stdout)
 	case "trace":
 		err = cmdTrace(rest, stdout, stderr)
+	case "compare":
+		err = cmdCompare(rest, stdout, stderr)
 	case "diff":
 		err = cmdDiff(rest, stdout, stderr)
 	case "report":

@@ -71,7 +71,7 @@ func TestBadInputsExit2(t *testing.T) {
 }
 
 // --threshold gates: exit 1 when an arm fell by at least PCT, or when it
-// cannot judge (a CSV has one round, NEW was cut short).
+// cannot judge (a CSV has one round, NEW was cut short); 0 gates too.
 func TestDiffThreshold(t *testing.T) {
 	cut := filepath.Join(t.TempDir(), "cut.json")
 	saved, err := os.ReadFile(filepath.Join(goldenNew, "run.json"))
@@ -91,6 +91,9 @@ func TestDiffThreshold(t *testing.T) {
 		{[]string{"diff", goldenOld, goldenNew, "--threshold", "60"}, exitOK},
 		{[]string{"diff", goldenOld, cut, "--threshold", "60"}, exitRegressed},
 		{[]string{"diff", goldenOld, cut}, exitOK},
+		{[]string{"diff", goldenOld, goldenNew, "--threshold", "0"}, exitRegressed},
+		{[]string{"diff", goldenOld, cut, "--threshold", "0"}, exitRegressed},
+		{[]string{"diff", goldenOld, goldenOld, "--threshold", "0"}, exitOK},
 		{[]string{"diff", goldenNew, goldenOld, "--threshold", "10"}, exitOK},
 		{[]string{"diff", filepath.Join(goldenOld, "syscalls.csv"), filepath.Join(goldenNew, "run.json"), "--threshold", "10"}, exitRegressed},
 	} {

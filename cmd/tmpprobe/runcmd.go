@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
@@ -86,6 +88,8 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.chunk, "chunk", "64K", "write/read chunk (buffers lab)")
 	fs.StringVar(&f.spoolMax, "spool-max", "1M", "SpooledTemporaryFile max_size (buffers lab)")
 	fs.StringSliceVar(&f.dirs, "dir", []string{os.TempDir()}, "directories to run in, a list; a private 0700 dir is made in each")
+	dirFlag := fs.Lookup("dir")
+	dirFlag.Value = noControls{dirFlag.Value}
 	fs.StringVar(&f.runtime, "runtime", "auto", "python, go, or auto (both when python3 is found)")
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe, tracepoint, or none (throughput only)")
@@ -186,6 +190,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
+	runfile.EscapeRun(run)
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
@@ -233,6 +238,8 @@ func (f *runFlags) plan(names []string, fs *pflag.FlagSet) (*arms.Plan, error) {
 		return nil, usagef("--rounds %d: want 1..1000", f.rounds)
 	case f.minBatch < time.Millisecond || f.minBatch > 10*time.Second:
 		return nil, usagef("--min-batch %s: want 1ms..10s", f.minBatch)
+	case f.workerRounds < 0 || f.workerRounds > 1000:
+		return nil, usagef("--worker-rounds %d: want 0..1000 (0: the whole run)", f.workerRounds)
 	case f.armTimeout <= 0:
 		return nil, usagef("--arm-timeout must be positive")
 	case seedSet && f.protocol == results.ProtocolSeed:
@@ -338,6 +345,19 @@ func checkDirs(dirs []string) ([]string, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// noControls refuses a flag value holding a control character before the
+// flag parses it: a list flag reads its value as one CSV line, so a newline
+// in a --dir would silently cut the name there (and run in its first line),
+// and an escape code in one would reach the terminal and every report.
+type noControls struct{ pflag.Value }
+
+func (v noControls) Set(s string) error {
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		return fmt.Errorf("%q holds a control character (%q): name a directory without one", s, s[i:i+1])
+	}
+	return v.Value.Set(s)
 }
 
 // runtimes resolves --runtime and --python; auto takes both when Python 3

@@ -18,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
@@ -29,6 +30,14 @@ class calls, time, off-CPU time and why, percentiles, block I/O and journal
 work, and explanations. A launched command gets TMPPROBE_COOKIE in its
 environment; a region it marks with lseek(-1, cookie, phase<<1 | begin)
 (begin 1, end 0) is reported separately, per entry (see the README).
+
+A launched command runs in a cgroup v2 of its own. When the trace ends
+(the command exits, --duration passes, or Ctrl-C: SIGTERM, then SIGKILL
+after 2 s; a second Ctrl-C kills at once), everything in that cgroup is
+killed: every process the command started, including ones that double-fork,
+call setsid or ignore signals. Not killed: what the command asked another
+service to start (a systemd unit, a job sent to a running server), and the
+processes of --pid, --tid and --cgroup, which trace only watches.
 
 A command runs as --user, which under sudo is the user who ran sudo (as
 strace -u, with their uid, groups and HOME), so it runs as it would
@@ -154,6 +163,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Complete, run.Finished, run.Arms = intr.code() == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
+	runfile.EscapeRun(run)
 	sums := results.SummarizeAll(run, nil)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
 		view.Width = width

@@ -20,12 +20,18 @@ import (
 // commit, which the journal tests count.
 func Journaled(tb testing.TB, size string) string {
 	tb.Helper()
+	return JournaledIn(tb, tb.TempDir(), size)
+}
+
+// JournaledIn is Journaled with its image in dir: in another Journaled's
+// mount point, a loop device on a loop device.
+func JournaledIn(tb testing.TB, dir, size string) string {
+	tb.Helper()
 	for _, tool := range []string{"truncate", "mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			tb.Fatalf("%s not found (packages coreutils, e2fsprogs, mount; under sudo, keep /usr/sbin and /sbin on PATH)", tool)
 		}
 	}
-	dir := tb.TempDir()
 	img, mnt := filepath.Join(dir, "fs.img"), filepath.Join(dir, "mnt")
 	run := func(name string, args ...string) {
 		tb.Helper()

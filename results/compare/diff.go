@@ -42,7 +42,8 @@ type DiffReport struct {
 	Arms         []ArmDiff   `json:"arms"`
 	MinEffectPct float64     `json:"min_effect_pct"`
 	Alpha        float64     `json:"alpha"`
-	ThresholdPct float64     `json:"threshold_pct,omitempty"`
+	// ThresholdPct is --threshold, nil when the diff does not gate.
+	ThresholdPct *float64 `json:"threshold_pct,omitempty"`
 	// Gated is why --threshold fails: arms that regressed by it or more,
 	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
 	Gated []string `json:"gated,omitempty"`
@@ -97,7 +98,7 @@ const defaultParam = "payload=400"
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
 // "NamedTemporaryFile (python, 16M)".
 func (d *ArmDiff) Label() string {
-	if d.Lab == results.LabTrace {
+	if d.Lab == results.LabTrace || d.Lab == results.LabCompare {
 		return d.Arm
 	}
 	l := d.Arm + " (" + d.Runtime
@@ -120,13 +121,17 @@ func (d *ArmDiff) Judged() *results.Comparison {
 
 // Diff aligns the arms of two runs by lab, arm, runtime, parameter (and
 // work dir, when both runs used the same ones) and explains each change.
-// baseline names each lab's baseline arm. thresholdPct > 0 gates: arms
-// that regressed by more, an incomplete NEW and arms NEW lost are listed
-// in Gated.
+// baseline names each lab's baseline arm. A thresholdPct of 0 or more
+// gates (NoGate does not): arms that regressed by it or more, an
+// incomplete or empty NEW and arms NEW lost are listed in Gated.
 func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, minEffectPct, thresholdPct float64) *DiffReport {
-	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, ThresholdPct: thresholdPct}
+	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha}
+	if thresholdPct >= 0 {
+		rep.ThresholdPct = &thresholdPct
+	}
 	rep.Preflight = factChanges(prev, cur)
 	rep.Problems = comparability(prev, cur)
+	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[string]*results.Summary{}
@@ -180,11 +185,16 @@ func labsOf(run *results.Run) string {
 	return strings.Join(inOrder(run, func(a *results.ArmResult) string { return a.Lab }), ", ")
 }
 
+// NoGate is Diff's thresholdPct for a diff that does not gate. A
+// threshold of 0 gates: it fails on any regression the diff finds.
+const NoGate = -1.0
+
 // gate lists what fails --threshold.
 func (rep *DiffReport) gate(cur *results.Run) {
-	if rep.ThresholdPct <= 0 {
+	if rep.ThresholdPct == nil {
 		return
 	}
+	threshold := *rep.ThresholdPct
 	if !cur.Complete {
 		rep.Gated = append(rep.Gated, "NEW is incomplete")
 	}
@@ -198,13 +208,21 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" is missing from NEW")
 		case d.Lost:
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" failed in NEW")
-		case d.Status == StatusTooFew && d.Unit != "run":
+		case d.Status == StatusTooFew && d.Unit == "run" && d.OpsPerS.New.N == 0:
+			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has no throughput in NEW")
+		case d.Status == StatusTooFew && d.Unit == "run":
+			// A whole trace is one sample a side: no test can judge it,
+			// so the gate takes the change as it is.
+			if -d.ChangePct >= threshold {
+				rep.Gated = append(rep.Gated, fmt.Sprintf("%s/%s fell %s (one trace a side)", d.Lab, d.Label(), results.SignedPct(d.ChangePct)))
+			}
+		case d.Status == StatusTooFew:
 			// A gate that cannot judge must not pass as if it had.
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has too few rounds to judge")
 		}
 	}
 	for _, d := range rep.Changed() {
-		if d.Status == StatusRegressed && -d.ChangePct >= rep.ThresholdPct {
+		if d.Status == StatusRegressed && -d.ChangePct >= threshold {
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label())
 		}
 	}
@@ -423,6 +441,9 @@ func (d *ArmDiff) GroupTitle() string {
 	if d.Lab == results.LabTrace {
 		// A trace has no runtime, dir or payload: name what was traced.
 		return "trace · " + d.Arm
+	}
+	if d.Lab == results.LabCompare {
+		return "compared commands, per run"
 	}
 	dirs := d.OldDir
 	switch {

@@ -65,7 +65,7 @@ func TestDiffFindsTheCause(t *testing.T) {
 		t.Errorf("an improvement gated: %v", g)
 	}
 	// A change smaller than --min-effect is not one, significant or not.
-	if d := findArm(t, compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 60, 0), "mkstemp-fsync"); d.Status != compare.StatusNoise {
+	if d := findArm(t, compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 60, compare.NoGate), "mkstemp-fsync"); d.Status != compare.StatusNoise {
 		t.Errorf("a 57%% change with --min-effect 60: %s, want within noise", d.Status)
 	}
 }
@@ -115,7 +115,7 @@ func TestDiffIncomparable(t *testing.T) {
 	}
 	other := resultstest.FixtureRun(false)
 	other.Arms = other.Arms[3:]
-	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", other, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", other, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
 	if !strings.Contains(strings.Join(rep.Problems, "; "), "different labs (OLD: modes, buffers; NEW: buffers)") {
 		t.Errorf("problems %v: want the labs named", rep.Problems)
 	}
@@ -130,7 +130,7 @@ func TestDiffAlignment(t *testing.T) {
 	}
 	cur.Arms = cur.Arms[1:]
 	cur.Meta.Python, cur.Meta.CPUs = "3.12.1", 4
-	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusOnlyOld {
 		t.Errorf("TemporaryFile: %s, want %s", d.Status, compare.StatusOnlyOld)
 	}
@@ -174,7 +174,7 @@ func TestDiffCSVAgainstJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := compare.Diff("old.csv", old, "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	rep := compare.Diff("old.csv", old, "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
 	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
 		t.Errorf("preflight %v: want only the kernel", rep.Preflight)
 	}
@@ -236,6 +236,64 @@ func TestMatrixNamesDirsByRun(t *testing.T) {
 	for _, g := range rep.Groups {
 		if !strings.Contains(g.Title, "/tmp → /dev/shm → /mnt") {
 			t.Errorf("group %q", g.Title)
+		}
+	}
+}
+
+// --threshold 0 gates like any other threshold: a regression, an
+// incomplete or empty NEW and a lost arm fail it; an ungated diff does
+// not gate (#19: 0 passed a −12% regression).
+func TestDiffThresholdZeroGates(t *testing.T) {
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	if g := strings.Join(rep.Gated, "; "); g != "modes/mkstemp-fsync (go)" {
+		t.Errorf("gated %q at 0%%: want mkstemp-fsync", g)
+	}
+	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate).Gated; len(g) != 0 {
+		t.Errorf("an ungated diff gated %v", g)
+	}
+	cut := resultstest.FixtureRun(false)
+	cut.Complete = false
+	cut.Arms = cut.Arms[1:]
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", cut, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
+	if g := strings.Join(rep.Gated, "; "); g != "NEW is incomplete; modes/TemporaryFile (go) is missing from NEW" {
+		t.Errorf("gated %q at 0%%: want the incomplete NEW and its lost arm", g)
+	}
+	empty := resultstest.FixtureRun(false)
+	empty.Arms = nil
+	if g := strings.Join(compare.Diff("old", resultstest.FixtureRun(false), "new", empty, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0).Gated, "; "); !strings.HasPrefix(g, "NEW has no arms") {
+		t.Errorf("gated %q at 0%%: want the empty NEW", g)
+	}
+}
+
+// A trace is one sample a side, too few for a test: the gate takes its
+// change as it is, and a trace with no throughput in NEW fails it (#19:
+// 224 → 0 ops/s passed --threshold 10).
+func TestDiffThresholdGatesTraces(t *testing.T) {
+	trace := func(wall int64) *results.Run {
+		run := resultstest.FixtureRun(false)
+		a := results.ArmResult{Lab: results.LabTrace, Arm: "./app", Runtime: "-", Ops: 1}
+		if wall > 0 {
+			a.Batches = resultstest.Batches(1, []int64{wall}, func(int) []results.ClassRecord {
+				return []results.ClassRecord{resultstest.Rec("write", 10, 1_000, 0, "")}
+			})
+		}
+		run.Arms = []results.ArmResult{a}
+		return run
+	}
+	for _, tc := range []struct {
+		threshold float64
+		old, new  int64
+		gated     string
+	}{
+		{10, 4_464_000, 4_464_000, ""},
+		{10, 4_464_000, 4_700_000, ""},
+		{10, 4_464_000, 9_000_000, "trace/./app fell −50% (one trace a side)"},
+		{0, 4_464_000, 4_700_000, "trace/./app fell −5.0% (one trace a side)"},
+		{10, 4_464_000, 0, "trace/./app failed in NEW"},
+	} {
+		rep := compare.Diff("old", trace(tc.old), "new", trace(tc.new), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, tc.threshold)
+		if g := strings.Join(rep.Gated, "; "); g != tc.gated {
+			t.Errorf("%d → %d ns at %g%%: gated %q, want %q", tc.old, tc.new, tc.threshold, g, tc.gated)
 		}
 	}
 }

@@ -53,6 +53,7 @@ type MatrixCell struct {
 // DiffMany lines up any number of runs against the first.
 func DiffMany(names []string, runs []*results.Run, baseline map[string]string, minEffectPct float64) *MatrixReport {
 	rep := &MatrixReport{Runs: names, MinEffectPct: minEffectPct, Alpha: results.Alpha}
+	baseline = results.CommandBaseline(runs[0], baseline) // a comparison names its own
 	for i := 1; i < len(runs); i++ {
 		for _, p := range comparability(runs[0], runs[i]) {
 			p = strings.Replace(strings.Replace(p, "NEW", names[i], 1), "OLD", names[0], 1)

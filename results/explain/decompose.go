@@ -60,7 +60,7 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 	names := map[string]bool{}
 	for _, s := range []*results.Summary{prev, cur} {
 		for _, c := range s.Classes {
-			if c.IsSyscall() {
+			if c.IsSyscall() && !c.Overlapped {
 				names[c.Class] = true
 			}
 		}

@@ -79,7 +79,13 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 	case cb.Calls == 0 && ca.Calls > 0:
 		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Calls(ca.CallsPerOp), a.Unit()))
 	case ca.Calls == 0 && cb.Calls > 0:
-		parts = append(parts, fmt.Sprintf("not made, was %s/%s", results.Calls(cb.CallsPerOp), a.Unit()))
+		// What the calls no longer made did is the culprit of this term:
+		// say it, as for a new syscall.
+		p := fmt.Sprintf("not made, was %s/%s", results.Calls(cb.CallsPerOp), a.Unit())
+		if m := classMechanism(b, nil, class); m != "" {
+			p += ": " + m
+		}
+		parts = append(parts, p)
 	case math.Abs(ca.CallsPerOp-cb.CallsPerOp) > 0.005:
 		parts = append(parts, fmt.Sprintf("calls/%s %s → %s", a.Unit(), results.Calls(cb.CallsPerOp), results.Calls(ca.CallsPerOp)))
 	}
@@ -363,7 +369,7 @@ func ArmSentence(s *results.Summary) string {
 	overlapped := s.UserNsPerOp < 0
 	var parts []string
 	for _, c := range s.Classes {
-		if !c.IsSyscall() || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
+		if !c.IsSyscall() || c.Overlapped || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
 			continue
 		}
 		t := s.TimeScale()
@@ -401,6 +407,7 @@ type Spill struct{ Lab, Arm, Versus string }
 // Comparisons lists, group by group, the gap of each pair whose arms both
 // were traced in that peer group, in the order of pairs.
 func Comparisons(sums []*results.Summary, pairs []Pair) []Gap {
+	pairs = append(pairs[:len(pairs):len(pairs)], commandPairs(sums)...)
 	var out []Gap
 	for _, g := range results.PeerGroups(sums) {
 		find := func(arm string) *results.Summary {

@@ -172,14 +172,14 @@ func mdComparison(c *results.Comparison, f string) string {
 }
 
 func writeGate(w io.Writer, rep *compare.DiffReport, pre string) {
-	if rep.ThresholdPct <= 0 {
+	if rep.ThresholdPct == nil {
 		return
 	}
 	if len(rep.Gated) == 0 {
-		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, rep.ThresholdPct)
+		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, *rep.ThresholdPct)
 		return
 	}
-	fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails --threshold %g: %s", pre, rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
+	fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails --threshold %g: %s", pre, *rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
 }
 
 // sameDirection points at the preflight when it differs and every real

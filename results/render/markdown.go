@@ -28,6 +28,11 @@ func WriteMarkdown(w io.Writer, run *results.Run, sums []*results.Summary, labs 
 		fmt.Fprintln(w, ".")
 	}
 	gaps := explain.Comparisons(sums, labs.Pairs)
+	if len(sums) > 0 && sums[0].Lab == results.LabCompare {
+		writeMarkdownCommands(w, sums, gaps)
+		writeMarkdownTail(w, run, sums, labs.Spills)
+		return
+	}
 	for _, g := range results.PeerGroups(sums) {
 		first := g[0]
 		rate, unit := "ops/s", "op"
@@ -87,6 +92,8 @@ func writeMarkdownBreakdown(w io.Writer, s *results.Summary, unit string) {
 	for _, c := range s.Classes {
 		name := c.Class
 		switch {
+		case c.Overlapped:
+			name = "(" + c.Class + ") waiting for a child: in no sum"
 		case c.Beside:
 			name = c.Class + " ⋯ " + c.Stage + " (device busy beside it, not its cause)"
 		case c.Stage != "":

@@ -94,8 +94,8 @@ func WritePprof(w io.Writer, run *results.Run, sums []*results.Summary) error {
 
 // caseFrame names a case as its root frame.
 func caseFrame(s *results.Summary) string {
-	if s.Lab == results.LabTrace {
-		return "trace/" + s.Arm
+	if s.OfCommand() {
+		return s.Lab + "/" + s.Arm
 	}
 	return s.Lab + "/" + s.Arm + " (" + s.Runtime + ", " + s.ParamTitle() + ")"
 }

@@ -51,6 +51,10 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 		WriteTraceReport(w, run, sums, TraceView{Top: 20, Width: width}, o)
 		return
 	}
+	if len(run.Arms) > 0 && run.Arms[0].Lab == results.LabCompare {
+		WriteCommandsReport(w, run, sums, labs, o.Hist)
+		return
+	}
 	traced := anyTraced(sums)
 	gaps := explain.Comparisons(sums, labs.Pairs)
 	for i, g := range results.PeerGroups(sums) {

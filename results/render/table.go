@@ -75,8 +75,15 @@ func writeBreakdown(w io.Writer, s *results.Summary) {
 func writeClassTable(w io.Writer, s *results.Summary) {
 	unit, t := s.Unit(), s.TimeScale()
 	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, t.Unit+"/"+unit, "OFFCPU "+t.Unit, "p50 µs", "p99 µs")
-	parent, beside := "", false
+	parent, beside, overlapped := "", false, false
 	for _, c := range s.Classes {
+		if c.Overlapped {
+			overlapped = true
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc("("+c.Class+")", 22), results.Calls(c.CallsPerOp),
+				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)))
+			parent = c.Class
+			continue
+		}
 		name := c.Class
 		if c.Stage != "" {
 			mark := " > "
@@ -106,6 +113,9 @@ func writeClassTable(w io.Writer, s *results.Summary) {
 	}
 	if beside {
 		fmt.Fprintln(w, "    ⋯ the device was busy while inside, but this syscall cannot wait for it")
+	}
+	if overlapped {
+		fmt.Fprintln(w, "    (…) waiting for a child, whose own time is above: in no sum")
 	}
 }
 

@@ -22,7 +22,10 @@ import (
 //     the directory fsync'ed, so after a crash or a power cut the name holds
 //     the old content or the new, never a part;
 //   - a character device or a FIFO (/dev/null, a named pipe, a terminal) is
-//     written as a stream, and stays what it is;
+//     written as a stream, and stays what it is; it is opened non-blocking,
+//     so a FIFO nobody reads fails at once rather than hanging the run,
+//     and another user's FIFO is refused, as their symlinks are: its owner
+//     could hold tmpprobe's write there forever;
 //   - "-", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are
 //     tmpprobe's own fd N, written in place (after what the report wrote).
 //
@@ -66,7 +69,12 @@ func resolveOutput(path string) (outTarget, error) {
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFREG:
 			return outTarget{file: p}, nil
-		case unix.S_IFCHR, unix.S_IFIFO:
+		case unix.S_IFIFO:
+			if !safefs.Trusted(st.Uid) {
+				return outTarget{}, fmt.Errorf("%s is a FIFO owned by uid %d, who could hold tmpprobe's write to it forever: not writing to it", p, st.Uid)
+			}
+			return outTarget{stream: p}, nil
+		case unix.S_IFCHR:
 			return outTarget{stream: p}, nil
 		case unix.S_IFDIR:
 			return outTarget{}, fmt.Errorf("%s is a directory", p)
@@ -103,22 +111,31 @@ func procPid(p string) (int, bool) {
 
 // CheckOutputFile refuses, before a run, an output path its results could
 // not be written to: a missing or unsafe directory (see safefs.CheckDir),
-// a directory that does not take a new file, a device or FIFO that is not
-// writable, a closed fd.
+// a directory that does not take a new file, a file or directory that
+// cannot be replaced (safefs.CheckReplaceable), a device that cannot be
+// opened to write (/dev/tty without a terminal), a FIFO that is not
+// writable, an fd that is not open to write or is not one tmpprobe was
+// given.
 func CheckOutputFile(path string) error {
 	t, err := resolveOutput(path)
 	switch {
 	case err != nil:
 		return err
 	case t.own:
-		if _, err := unix.FcntlInt(uintptr(t.fd), unix.F_GETFL, 0); err != nil {
-			return fmt.Errorf("fd %d is not open", t.fd)
-		}
-		return nil
+		return checkOwnFd(t.fd)
 	case t.stream != "":
-		// Opening a FIFO would wait for its reader; access() does not.
+		// Opening a FIFO would wait for its reader, or, non-blocking, give
+		// a reader already there an end of file; access() does neither.
 		if err := unix.Access(t.stream, unix.W_OK); err != nil {
 			return &os.PathError{Op: "write", Path: t.stream, Err: err}
+		}
+		var st unix.Stat_t
+		if unix.Stat(t.stream, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFCHR {
+			fd, err := unix.Open(t.stream, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+			if err != nil {
+				return &os.PathError{Op: "open", Path: t.stream, Err: err}
+			}
+			unix.Close(fd)
 		}
 		return nil
 	}
@@ -127,12 +144,44 @@ func CheckOutputFile(path string) error {
 		return err
 	}
 	defer pf.Close()
+	if err := safefs.CheckReplaceable(pf, filepath.Base(t.file)); err != nil {
+		return err
+	}
 	name, f, err := safefs.CreateOwned(pf, tempPrefix(t.file))
 	if err != nil {
 		return err
 	}
 	f.Close()
 	return unix.Unlinkat(int(pf.Fd()), name, 0)
+}
+
+// checkOwnFd refuses an fd tmpprobe cannot write its output to: one not
+// open, open read-only (/dev/stdin), or one tmpprobe opened itself (an fd
+// it was given came through exec, so it has no close-on-exec; every fd
+// the Go runtime and tmpprobe open has it).
+func checkOwnFd(fd int) error {
+	fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		return fmt.Errorf("fd %d is not open", fd)
+	}
+	if fdfl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && fdfl&unix.FD_CLOEXEC != 0 {
+		return fmt.Errorf("fd %d is one tmpprobe opened itself, not one it was given", fd)
+	}
+	if fl&unix.O_ACCMODE == unix.O_RDONLY {
+		return fmt.Errorf("fd %d is open read-only", fd)
+	}
+	return nil
+}
+
+// OutputFile is the real path of the regular file an output path replaces,
+// every symlink followed, or "" for an output written as a stream or to
+// tmpprobe's own fd: what two outputs must not share, nor --out hold.
+func OutputFile(path string) (string, error) {
+	t, err := resolveOutput(path)
+	if err != nil || t.file == "" {
+		return "", err
+	}
+	return safefs.Resolve(t.file, false)
 }
 
 func tempPrefix(file string) string { return "." + filepath.Base(file) + ".tmp-" }
@@ -151,10 +200,18 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		}
 		return writeStream(os.NewFile(uintptr(fd), path), write)
 	case t.stream != "":
-		// Blocking, as a shell redirection: a FIFO waits for its reader.
-		fd, err := unix.Open(t.stream, unix.O_WRONLY|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		// Non-blocking: a FIFO nobody reads fails (ENXIO) instead of
+		// waiting forever in open(2). The writes then block as a shell
+		// redirection's do, for a reader that is there.
+		fd, err := unix.Open(t.stream, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENXIO) {
+			return fmt.Errorf("%s: no process has it open for reading", t.stream)
+		}
 		if err != nil {
 			return &os.PathError{Op: "open", Path: t.stream, Err: err}
+		}
+		if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
 		}
 		f := os.NewFile(uintptr(fd), t.stream)
 		var st unix.Stat_t
@@ -170,6 +227,9 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer pf.Close()
+	if err := safefs.CheckReplaceable(pf, filepath.Base(t.file)); err != nil {
+		return err
+	}
 	tmp, f, release, err := newTemp(pf, tempPrefix(t.file), safefs.CreateOwned)
 	if err != nil {
 		return err

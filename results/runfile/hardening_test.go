@@ -78,6 +78,12 @@ func TestReadRunRefusesImpossibleValues(t *testing.T) {
 		{"wall_ns 0", `"wall_ns": 8400000`, `"wall_ns": 0`, "wall_ns 0"},
 		{"kernel above wall", `"wall_ns": 8400000`, `"wall_ns": 840000`, "kernel time 7500000 ns above wall time 840000 ns"},
 		{"more errors than calls", `"total_ns": 5400000`, `"errors": 101, "total_ns": 5400000`, "101 errors in 100 calls"},
+		{"calls 2^64-1", `"calls": 100`, `"calls": 18446744073709551615`, "calls 18446744073709551615"},
+		{"batch ops 1e12", `"ops": 100`, `"ops": 1000000000000`, "ops 1000000000000"},
+		{"bytes 2^64-1", `"total_ns": 5400000`, `"bytes": 18446744073709551615, "total_ns": 5400000`, "bytes 18446744073709551615"},
+		{"off-CPU label 2^64-1", `"blocked/irq": 15000000`, `"blocked/irq": 18446744073709551615`, "offcpu_by_label_ns blocked/irq 18446744073709551615"},
+		{"hist count 2^64-1", `"count": 2`, `"count": 18446744073709551615`, "hist count 18446744073709551615"},
+		{"round 2^62", `"round": 1`, `"round": 4611686018427387904`, "round 4611686018427387904"},
 	} {
 		input := strings.Replace(good, tc.old, tc.new, 1)
 		if input == good {

@@ -32,16 +32,36 @@ var RunFiles = []string{"run.json", "arms.csv", "syscalls.csv", "report.md", "ch
 // symlink (another user may have planted it), a file, a directory another
 // user could change, one holding files that are not a saved run (the swap
 // would delete them), or a filesystem that cannot swap directories when
-// there is a run to replace. It makes missing parent directories, and a
-// staging directory to see that one can be made.
+// there is a run to replace, a mount point, an immutable directory or
+// one in an append-only directory (see safefs.CheckReplaceable). It makes
+// a staging directory to see that one can be made, in the nearest
+// directory that exists: missing parents are made only when the run is
+// saved, so a run refused later (no BPF privilege) leaves none behind.
 func CheckRunDir(dir string) error {
 	abs, err := runDirPath(dir)
 	if err != nil {
 		return err
 	}
 	parent := filepath.Dir(abs)
-	if err := makeParents(parent); err != nil {
-		return err
+	if _, err := os.Lstat(parent); err != nil {
+		existing, err := nearestExisting(parent)
+		if err != nil {
+			return err
+		}
+		ef, err := safefs.OpenSafeDir(existing)
+		if err != nil {
+			return err
+		}
+		defer ef.Close()
+		if err := safefs.CheckReplaceable(ef, ""); err != nil {
+			return err
+		}
+		probe, pd, err := safefs.MkdirOwned(ef, stagePrefix(abs))
+		if err != nil {
+			return err
+		}
+		pd.Close()
+		return safefs.RemoveAllAt(ef, probe)
 	}
 	nonEmpty, err := replaceable(abs)
 	if err != nil {
@@ -52,6 +72,9 @@ func CheckRunDir(dir string) error {
 		return err
 	}
 	defer pf.Close()
+	if err := safefs.CheckReplaceable(pf, filepath.Base(abs)); err != nil {
+		return err
+	}
 	prefix := stagePrefix(abs)
 	a, ad, err := safefs.MkdirOwned(pf, prefix)
 	if err != nil {
@@ -91,12 +114,9 @@ func stagePrefix(abs string) string { return "." + filepath.Base(abs) + ".tmp-" 
 // makeParents makes the missing directories above a run directory, once
 // the nearest one that exists has passed safefs.CheckDir.
 func makeParents(parent string) error {
-	p := parent
-	for {
-		if _, err := os.Lstat(p); err == nil || p == "/" {
-			break
-		}
-		p = filepath.Dir(p)
+	p, err := nearestExisting(parent)
+	if err != nil {
+		return err
 	}
 	if _, err := safefs.CheckDir(p); err != nil {
 		return err
@@ -131,6 +151,21 @@ func mkdirGiven(dir, name string) error {
 		return &os.PathError{Op: "mkdir", Path: filepath.Join(dir, name), Err: err}
 	}
 	return safefs.GiveToInvoker(df, name)
+}
+
+// nearestExisting is dir or the nearest directory above it that exists.
+func nearestExisting(dir string) (string, error) {
+	p := dir
+	for {
+		_, err := os.Lstat(p)
+		if err == nil || p == "/" {
+			return p, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		p = filepath.Dir(p)
+	}
 }
 
 // replaceable checks that abs is missing, or a directory only trusted users
@@ -181,6 +216,9 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 	if err != nil {
 		return err
 	}
+	if err := makeParents(filepath.Dir(abs)); err != nil {
+		return err
+	}
 	if _, err := replaceable(abs); err != nil {
 		return err
 	}
@@ -189,6 +227,9 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 		return err
 	}
 	defer pf.Close()
+	if err := safefs.CheckReplaceable(pf, filepath.Base(abs)); err != nil {
+		return err
+	}
 	stage, sd, release, err := newTemp(pf, stagePrefix(abs), safefs.MkdirOwned)
 	if err != nil {
 		return err

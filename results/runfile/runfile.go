@@ -178,8 +178,17 @@ func validate(run *results.Run) error {
 	return nil
 }
 
+// maxBytesPerNs bounds the bytes one thread moves in a nanosecond: far
+// above any memory's bandwidth (a few tens of bytes per ns per core).
+const maxBytesPerNs = 1 << 10
+
 func validateBatch(a *results.ArmResult, b *results.Batch) error {
 	switch {
+	case b.Ops < 0 || b.Ops > 1e9:
+		return fmt.Errorf("ops %d: want 0..1000000000, as ops_per_batch", b.Ops)
+	case b.Round < 0 || b.Round > len(a.Batches):
+		// Rounds count from 1 and each has a batch of every arm it ran.
+		return fmt.Errorf("round %d of an arm with %d batches", b.Round, len(a.Batches))
 	case b.WallNs < 0:
 		return fmt.Errorf("negative wall_ns %d", b.WallNs)
 	case b.WallNs == 0:
@@ -188,14 +197,29 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 		return fmt.Errorf("wall_ns %d is beyond any run", b.WallNs)
 	}
 	wall := float64(b.WallNs)
+	// Every thread takes at least a nanosecond per call, and the probe
+	// tracks at most maxThreads of them.
+	most := wall * maxThreads
 	var kernel float64
 	for _, r := range b.Records {
 		for _, h := range r.Hist {
 			if h.Slot < 0 || h.Slot >= results.HistSlots {
 				return fmt.Errorf("%s histogram slot %d", r.Class, h.Slot)
 			}
+			if float64(h.Count) > most {
+				return fmt.Errorf("%s %s: hist count %d in a batch of wall_ns %d", r.Class, r.Stage, h.Count, b.WallNs)
+			}
+		}
+		for label, ns := range r.OffNs {
+			if float64(ns) > most {
+				return fmt.Errorf("%s %s: offcpu_by_label_ns %s %d in a batch of wall_ns %d", r.Class, r.Stage, label, ns, b.WallNs)
+			}
 		}
 		switch {
+		case float64(r.Calls) > most:
+			return fmt.Errorf("%s %s: calls %d in a batch of wall_ns %d", r.Class, r.Stage, r.Calls, b.WallNs)
+		case float64(r.Bytes) > most*maxBytesPerNs:
+			return fmt.Errorf("%s %s: bytes %d in a batch of wall_ns %d", r.Class, r.Stage, r.Bytes, b.WallNs)
 		case r.Errors > r.Calls:
 			return fmt.Errorf("%s %s: %d errors in %d calls", r.Class, r.Stage, r.Errors, r.Calls)
 		case float64(r.TotalNs) > wall*maxThreads || float64(r.OffCPUNs) > wall*maxThreads:
@@ -207,12 +231,19 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 	}
 	// A lab batch is one thread between its markers, timed by that thread
 	// on the same clock as the probe: its syscalls fit inside its wall time
-	// (with slack for the per-op rounding of a CSV). A trace sums threads.
-	if a.Lab != results.LabTrace && kernel > wall+wall/100+float64(a.Ops) {
+	// (with slack for the per-op rounding of a CSV). A trace or a compare
+	// sums threads.
+	if !a.OfCommand() && kernel > wall+wall/100+float64(a.Ops) {
 		return fmt.Errorf("kernel time %.0f ns above wall time %d ns: one thread cannot spend longer in syscalls than the batch took", kernel, b.WallNs)
 	}
 	return nil
 }
+
+// EscapeRun escapes a live run's strings as ReadRun escapes a saved
+// run's (see escapeStrings), before anything renders it: a traced
+// command's name, its arguments and a worker's stderr reach the terminal,
+// report.md, the CSVs and chart.svg from a live run too.
+func EscapeRun(run *results.Run) { escapeStrings(reflect.ValueOf(run).Elem(), false) }
 
 // escapeStrings replaces, in every string under v (fields, slices, map
 // keys and values), what a terminal would act on rather than print (C0

@@ -2,11 +2,14 @@ package runfile
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
@@ -78,33 +81,139 @@ func TestLoadRunPaths(t *testing.T) {
 // FuzzReadRun: whatever the bytes, reading returns a run or an error, and
 // a run that reads renders and diffs without a panic.
 func FuzzReadRun(f *testing.F) {
-	for _, name := range []string{"old/run.json", "new/run.json", "old/syscalls.csv"} {
-		data := resultstest.GoldenBytes(f, name)
-		f.Add(data)
-		f.Add(data[:len(data)/3])
+	for _, seed := range readRunSeeds(f) {
+		f.Add(seed)
 	}
-	f.Add([]byte(`{"schema":1,"tool":"tmpprobe","arms":[{"lab":"modes","arm":"a","ops_per_batch":1,"batches":[{"traced":true,"wall_ns":1,"records":[{"class":"x","calls":1,"total_ns":5,"hist":[{"slot":191,"count":1}]}]}]}]}`))
-	f.Add([]byte("lab,arm,runtime,dir,payload_bytes,size_bytes,ops,ops_per_s,traced_ops_per_s,wall_ns_per_op,user_ns_per_op,syscall,stage,calls,calls_per_op,errors,kernel_ns\nm,a,go,/,0,0,1,1e-300,0,1e14,0,x,,1,1,0,1\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		run, err := ReadRun(bytes.NewReader(data))
-		if err != nil {
-			if strings.Contains(err.Error(), "\n") {
-				t.Fatalf("error is not one line: %q", err)
-			}
-			return
-		}
-		sums := resultstest.Sums(run)
-		render.WriteTable(io.Discard, sums)
-		render.WriteMarkdown(io.Discard, run, sums, resultstest.Labs)
-		render.WriteArmsCSV(io.Discard, sums)
-		render.WriteSyscallCSV(io.Discard, run, sums)
-		render.WriteSummaryJSON(io.Discard, run, sums)
-		rep := compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
-		render.WriteMatrixText(io.Discard, compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{run, resultstest.FixtureRun(false), run}, resultstest.Labs.Baselines, 5))
-		render.WriteDiffText(io.Discard, rep)
-		render.WriteDiffJSON(io.Discard, rep)
-		if len(data) < 4096 { // the chart is slow; small inputs reach every branch
-			render.WriteChart(io.Discard, sums, "svg")
+		if _, err := checkReadRun(data); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+func readRunSeeds(t testing.TB) [][]byte {
+	var out [][]byte
+	for _, name := range []string{"old/run.json", "new/run.json", "old/syscalls.csv"} {
+		data := resultstest.GoldenBytes(t, name)
+		out = append(out, data, data[:len(data)/3])
+	}
+	return append(out,
+		[]byte(`{"schema":1,"tool":"tmpprobe","arms":[{"lab":"modes","arm":"a","ops_per_batch":1,"batches":[{"traced":true,"wall_ns":1,"records":[{"class":"x","calls":1,"total_ns":5,"hist":[{"slot":191,"count":1}]}]}]}]}`),
+		[]byte("lab,arm,runtime,dir,payload_bytes,size_bytes,ops,ops_per_s,traced_ops_per_s,wall_ns_per_op,user_ns_per_op,syscall,stage,calls,calls_per_op,errors,kernel_ns\nm,a,go,/,0,0,1,1e-300,0,1e14,0,x,,1,1,0,1\n"))
+}
+
+// checkReadRun is the fuzzer's property for one input: it reports whether
+// the input read as a run, and an error that is more than one line.
+func checkReadRun(data []byte) (bool, error) {
+	run, err := ReadRun(bytes.NewReader(data))
+	if err != nil {
+		if strings.Contains(err.Error(), "\n") {
+			return false, fmt.Errorf("error is not one line: %q", err)
+		}
+		return false, nil
+	}
+	sums := resultstest.Sums(run)
+	render.WriteTable(io.Discard, sums)
+	render.WriteMarkdown(io.Discard, run, sums, resultstest.Labs)
+	render.WriteArmsCSV(io.Discard, sums)
+	render.WriteSyscallCSV(io.Discard, run, sums)
+	render.WriteSummaryJSON(io.Discard, run, sums)
+	rep := compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	render.WriteMatrixText(io.Discard, compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{run, resultstest.FixtureRun(false), run}, resultstest.Labs.Baselines, 5))
+	render.WriteDiffText(io.Discard, rep)
+	render.WriteDiffJSON(io.Discard, rep)
+	if len(data) < 4096 { // the chart is slow; small inputs reach every branch
+		render.WriteChart(io.Discard, sums, "svg")
+	}
+	return true, nil
+}
+
+// The fuzzer's property over its seeds and mutations of them, 1,500 of a
+// run.json and 1,500 of a syscalls.csv, in every 'go test' (go test -fuzz
+// runs only on demand): mutations that keep the structure and change the
+// values (numbers at the edges of their types, bytes flipped, fields cut or
+// doubled), so most inputs reach validate and the renderers rather than
+// failing to parse. Each input has a deadline: a hang fails it.
+func TestReadRunMutations(t *testing.T) {
+	seeds := readRunSeeds(t)
+	for _, seed := range seeds {
+		checkWithin(t, seed)
+	}
+	read := 0
+	json, csv := resultstest.GoldenBytes(t, "old/run.json"), resultstest.GoldenBytes(t, "old/syscalls.csv")
+	rng := rand.New(rand.NewPCG(19, 1))
+	counts := map[string]int{}
+	for kind, base := range map[string][]byte{"run.json": json, "syscalls.csv": csv} {
+		for range 1500 {
+			if checkWithin(t, mutate(rng, base)) {
+				read++
+			}
+			counts[kind]++
+		}
+	}
+	if counts["run.json"] < 1000 || counts["syscalls.csv"] < 1000 {
+		t.Errorf("ran %v", counts)
+	}
+	t.Logf("%v inputs, %d of them read as a run", counts, read)
+}
+
+// checkWithin runs checkReadRun on data, failing on a panic or an error
+// (with the input) or on an input that takes longer than any reading
+// should (a hang); it reports whether data read as a run.
+func checkWithin(t *testing.T, data []byte) bool {
+	t.Helper()
+	done := make(chan any, 1)
+	var ok bool
+	go func() {
+		defer func() { done <- recover() }()
+		var err error
+		if ok, err = checkReadRun(data); err != nil {
+			panic(err)
+		}
+	}()
+	select {
+	case p := <-done:
+		if p != nil {
+			t.Fatalf("%v on input %q", p, data)
+		}
+		return ok
+	case <-time.After(20 * time.Second): // a guard against a hang, not a timing
+		t.Fatalf("no answer in 20 s on input %q", data)
+	}
+	return false
+}
+
+var edgeNumbers = []string{"0", "-1", "1", "18446744073709551615", "9223372036854775807", "-9223372036854775808",
+	"4611686018427387904", "1e12", "1e308", "-1e308", "NaN", "1.5", "65536", "2147483648", "\"x\"", "null", "[]", "{}"}
+
+// mutate changes base in a few places: a number replaced by an edge value,
+// a byte flipped, a span cut or doubled.
+func mutate(rng *rand.Rand, base []byte) []byte {
+	out := append([]byte(nil), base...)
+	for range 1 + rng.IntN(3) {
+		if len(out) == 0 {
+			break
+		}
+		switch i := rng.IntN(len(out)); rng.IntN(4) {
+		case 0, 1: // the number at or after i
+			for i < len(out) && (out[i] < '0' || out[i] > '9') {
+				i++
+			}
+			j := i
+			for j < len(out) && (out[j] >= '0' && out[j] <= '9' || out[j] == '.' || out[j] == 'e' || out[j] == '-') {
+				j++
+			}
+			out = append(out[:i:i], append([]byte(edgeNumbers[rng.IntN(len(edgeNumbers))]), out[j:]...)...)
+		case 2:
+			out[i] ^= byte(1 << rng.IntN(8))
+		case 3:
+			j := min(len(out), i+1+rng.IntN(64))
+			if rng.IntN(2) == 0 {
+				out = append(out[:i:i], out[j:]...)
+			} else {
+				out = append(out[:j:j], append(append([]byte(nil), out[i:j]...), out[j:]...)...)
+			}
+		}
+	}
+	return out
 }

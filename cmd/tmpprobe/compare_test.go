@@ -1,0 +1,378 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/loopext4"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+// compared runs tmpprobe compare with --out and returns the saved run, its
+// summaries (as report computes them) and the terminal report.
+func compared(t *testing.T, args ...string) (*results.Run, []*results.Summary, string) {
+	t.Helper()
+	return comparedTo(t, filepath.Join(t.TempDir(), "run"), args...)
+}
+
+func comparedTo(t *testing.T, dir string, args ...string) (*results.Run, []*results.Summary, string) {
+	t.Helper()
+	cmd := tmpprobe(append([]string{"compare", "-q", "--out", dir}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("compare %q: %v\n%s%s", args, err, out, stderr.String())
+	}
+	run, err := runfile.LoadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labs := arms.Knowledge()
+	return run, results.SummarizeAll(run, labs.Baselines), string(out)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// gapSentence is the WHY sentence of sums[i] against the first command,
+// checked to be in the report.
+func gapSentence(t *testing.T, sums []*results.Summary, i int, report string) explain.Gap {
+	t.Helper()
+	g := explain.NewGap(sums[i], sums[0])
+	if !strings.Contains(strings.Join(strings.Fields(report), " "), g.Sentence()) {
+		t.Errorf("the report lacks the WHY sentence %q:\n%s", g.Sentence(), report)
+	}
+	var sum float64
+	for _, term := range g.Terms {
+		sum += float64(term.Delta)
+	}
+	if math.Abs(sum-g.DeltaNs) > 0.01*math.Abs(g.DeltaNs)+1 {
+		t.Errorf("terms sum to %.0f ns/run, the gap is %.0f", sum, g.DeltaNs)
+	}
+	return g
+}
+
+// A/A: a command compared with itself is no different, and its two
+// copies make the same calls per run. At 95% intervals and diff's 5%
+// minimum effect one A/A in twenty may be flagged; one that is gets a
+// second run, and two in a row (p ≈ 0.0025) fail.
+func TestCompareAA(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	for _, c := range []string{
+		"cat /etc/services > /dev/null",
+		"ls -l /usr/bin > /dev/null",
+		py + " -S -c " + shellQuote("import os; [os.getppid() for _ in range(2000)]"),
+	} {
+		for attempt := 1; ; attempt++ {
+			run, sums, out := compared(t, "--rounds", "8", c, c)
+			if len(sums) != 2 || run.Protocol.Rounds != 8 || sums[1].Arm != c+" #2" {
+				t.Fatalf("%s: %d commands, %d rounds, names %q: want 2, 8, and the copy named apart", c, len(sums), run.Protocol.Rounds, sums[1].Arm)
+			}
+			for _, cl := range sums[0].Classes {
+				if cl.IsSyscall() && !memoryClasses[cl.Class] && cl.Class != "futex" && sums[1].Class(cl.Class).Calls != cl.Calls {
+					t.Errorf("%s: %s %d calls in 8 runs, its copy %d", c, cl.Class, cl.Calls, sums[1].Class(cl.Class).Calls)
+				}
+			}
+			r := sums[1].TimeRatio()
+			if results.Differs(r, compare.DefaultMinEffectPct) == 0 {
+				if !strings.Contains(strings.Join(strings.Fields(out), " "), "no difference told apart") {
+					t.Errorf("%s: no verdict line:\n%s", c, out)
+				}
+				break
+			}
+			t.Logf("%s: A/A flagged (attempt %d): %s", c, attempt, results.RatioText(r))
+			if attempt == 2 {
+				t.Errorf("%s: A/A told apart twice in a row: %s", c, results.RatioText(r))
+				break
+			}
+		}
+	}
+}
+
+// memoryClasses vary run to run with the allocator and ASLR.
+var memoryClasses = map[string]bool{"mmap": true, "munmap": true, "mremap": true, "brk": true, "madvise": true}
+
+// sqlite3 with synchronous=FULL commits each INSERT with fdatasync (the
+// journal, then the database), each a journal commit and a cache flush on
+// a journaled ext4; with OFF it syncs nothing. The WHY names the syncs and
+// the flushes.
+func TestCompareSqliteSync(t *testing.T) {
+	needRoot(t)
+	if _, err := exec.LookPath("sqlite3"); err != nil {
+		t.Fatal("sqlite3 not found (CI installs it)")
+	}
+	dir := loopext4.Journaled(t, "64M")
+	sql := func(mode string) string {
+		s := "PRAGMA synchronous=" + mode + "; CREATE TABLE IF NOT EXISTS t(x);"
+		for i := 0; i < 10; i++ {
+			s += fmt.Sprintf(" INSERT INTO t VALUES(%d);", i)
+		}
+		return fmt.Sprintf("sqlite3 %s %s", filepath.Join(dir, mode+".db"), shellQuote(s))
+	}
+	_, sums, out := compared(t, "--rounds", "6", "--names", "off,full", sql("OFF"), sql("FULL"))
+	t.Log(out)
+	off, full := sums[0], sums[1]
+	syncs := full.Class("fdatasync").CallsPerOp + full.Class("fsync").CallsPerOp
+	if syncs < 20 || off.Class("fdatasync").Calls+off.Class("fsync").Calls != 0 {
+		t.Errorf("syncs per run: full %.1f, off %d: want ≥ 20 (two per INSERT) and none", syncs, off.Class("fdatasync").Calls+off.Class("fsync").Calls)
+	}
+	g := gapSentence(t, sums, 1, out)
+	line := g.Sentence()
+	if !strings.Contains(line, "fdatasync +") && !strings.Contains(line, "fsync +") || !strings.Contains(line, "new syscall") ||
+		!strings.Contains(line, "cache flushes") {
+		t.Errorf("the WHY of full − off names no new fdatasync/fsync with its cache flushes: %s", line)
+	}
+	if results.Differs(full.TimeRatio(), compare.DefaultMinEffectPct) != 1 {
+		t.Errorf("full ÷ off = %s: want slower, told apart", results.RatioText(full.TimeRatio()))
+	}
+}
+
+// 1000 NamedTemporaryFiles (open with O_CREAT|O_EXCL, then unlink) against
+// 1000 TemporaryFiles (O_TMPFILE, nothing to unlink): exact counts per run,
+// and the WHY names both opens, the unlinks and user space.
+func TestCompareTempfiles(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	dir := t.TempDir()
+	prog := func(kind string) string {
+		code := fmt.Sprintf("import tempfile\nfor _ in range(1000): tempfile.%s(dir=%q).close()", kind, dir)
+		return py + " -B -c " + shellQuote(code)
+	}
+	_, sums, out := compared(t, "--rounds", "6", "--names", "TemporaryFile,NamedTemporaryFile", prog("TemporaryFile"), prog("NamedTemporaryFile"))
+	tmp, named := sums[0], sums[1]
+	for _, c := range []struct {
+		s     *results.Summary
+		class string
+		want  float64
+	}{
+		{tmp, results.ClassOpenatTmpfile, 1000}, {tmp, results.ClassOpenatCreate, 0}, {tmp, "unlink", 0},
+		{named, results.ClassOpenatCreate, 1000}, {named, results.ClassOpenatTmpfile, 0}, {named, "unlink", 1000},
+	} {
+		if got := c.s.Class(c.class).CallsPerOp; got != c.want {
+			t.Errorf("%s: %s %.2f/run, want %.0f", c.s.Arm, c.class, got, c.want)
+		}
+	}
+	line := gapSentence(t, sums, 1, out).Sentence()
+	t.Log(line)
+	for _, want := range []string{"unlink +", results.ClassOpenatCreate, results.ClassOpenatTmpfile, results.UserTerm} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the WHY lacks %q: %s", want, line)
+		}
+	}
+}
+
+// cp of a 64 MiB file, then the same followed by sync: the WHY says the
+// difference is the sync, a syscall cp alone never makes.
+func TestCompareCpSync(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.WriteFile(src, make([]byte, 64<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cp := func(dst string) string { return fmt.Sprintf("cp %s %s", src, filepath.Join(dir, dst)) }
+	_, sums, out := compared(t, "--rounds", "3", "--names", "cp,cp+sync", cp("a"), cp("b")+" && sync")
+	line := gapSentence(t, sums, 1, out).Sentence()
+	t.Log(line)
+	if !strings.Contains(line, "sync +") || !strings.Contains(line, "new syscall, 1/run") {
+		t.Errorf("the WHY does not name sync as the new syscall: %s", line)
+	}
+	if n := sums[0].Class("sync").Calls; n != 0 {
+		t.Errorf("cp alone made %d syncs", n)
+	}
+}
+
+// Each command's calls per run, over its process tree, are strace -f -c's
+// for that command, syscall by syscall (openat's variants summed).
+func TestCompareCountsEqualStrace(t *testing.T) {
+	needRoot(t)
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Fatal("strace not found (CI installs it)")
+	}
+	cmds := []string{"cat /etc/passwd > /dev/null; ls / > /dev/null", "ls -l /usr/bin > /dev/null"}
+	_, sums, _ := compared(t, append([]string{"--rounds", "2"}, cmds...)...)
+	for i, c := range cmds {
+		log := filepath.Join(t.TempDir(), "strace")
+		if out, err := exec.Command(strace, "-f", "-c", "-o", log, "sh", "-c", c).CombinedOutput(); err != nil {
+			t.Fatalf("strace: %v\n%s", err, out)
+		}
+		want := straceCalls(t, log)
+		got := map[string]float64{}
+		for _, cl := range sums[i].Classes {
+			if cl.IsSyscall() {
+				fam, _, _ := strings.Cut(cl.Class, "[")
+				got[fam] += cl.CallsPerOp
+			}
+		}
+		for name := range got {
+			if _, ok := want[name]; !ok {
+				want[name] = 0
+			}
+		}
+		for name, n := range want {
+			if memoryClasses[name] || name == "futex" {
+				continue // the allocator's and the loader's, not fixed per run
+			}
+			if got[name] != n {
+				t.Errorf("%s: %s %.1f/run, strace -f -c %.0f", c, name, got[name], n)
+			}
+		}
+	}
+}
+
+// straceCalls reads the calls column of strace -c's table.
+func straceCalls(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 || fields[len(fields)-1] == "total" || fields[len(fields)-1] == "syscall" {
+			continue
+		}
+		if n, err := strconv.Atoi(fields[3]); err == nil {
+			out[fields[len(fields)-1]] = float64(n)
+		}
+	}
+	return out
+}
+
+// A command that fails stops the comparison with its status and the tail
+// of its stderr, unless --ignore-failure; bad input is exit 2.
+func TestCompareFailureAndUsage(t *testing.T) {
+	needRoot(t)
+	fail := "echo first line >&2; echo the reason >&2; exit 3"
+	cmd := tmpprobe("compare", "-q", "--rounds", "2", "true", fail)
+	out, err := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(string(out), "FAILED") ||
+		!strings.Contains(string(out), "| the reason") || !strings.Contains(string(out), "exited with status 3") {
+		t.Errorf("a failing command: exit %d (%v), want 3, FAILED and its stderr tail:\n%s", code, err, out)
+	}
+	cmd = tmpprobe("compare", "-q", "--rounds", "2", "--ignore-failure", "true", fail)
+	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(string(out), "FAILED") {
+		t.Errorf("--ignore-failure: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"compare", "true"},
+		{"compare", "--names", "a", "true", "false"},
+		{"compare", "--no-shell", "no-such-command-here", "true"},
+		{"compare", "--rounds", "0", "true", "true"},
+		{"compare", "--out", "/proc/self/nope/x", "true", "true"},
+	} {
+		cmd := tmpprobe(args...)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != exitUsage || strings.Count(strings.TrimSpace(string(out)), "\n") != 1 {
+			t.Errorf("%q: exit %d, want 2 and one line and a hint:\n%s", args, code, out)
+		}
+	}
+}
+
+// A saved comparison is a run like any other: report renders it in every
+// format, diff compares two, and the exports are written.
+func TestCompareSavedRun(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	csv, prof, bench := filepath.Join(dir, "s.csv"), filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "b.txt")
+	cmds := []string{"--rounds", "6", "--names", "one,two", "--csv", csv, "--pprof", prof, "--benchfmt", bench,
+		"ls / > /dev/null", "ls -l /usr/bin > /dev/null"}
+	saved := filepath.Join(dir, "run")
+	run, sums, out := comparedTo(t, saved, cmds...)
+	if !run.Complete || len(run.Arms) != 2 || run.Arms[0].Lab != results.LabCompare {
+		t.Fatalf("saved run: complete %v, %d arms", run.Complete, len(run.Arms))
+	}
+	// The CSV carries the breakdown's calls, over the six traced runs.
+	calls, _ := csvCalls(t, csv)
+	if n := sums[1].Class("statx").Calls; n == 0 || calls["two"]["statx/"] != n {
+		t.Errorf("CSV: %d statx for two, the breakdown %d", calls["two"]["statx/"], n)
+	}
+	for _, f := range []string{prof, bench} {
+		if fi, err := os.Stat(f); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, args := range [][]string{
+		{"report", saved}, {"report", saved, "--format", "json"}, {"report", saved, "--format", "markdown"},
+		{"diff", saved, saved},
+	} {
+		b, err := tmpprobe(args...).CombinedOutput()
+		if err != nil {
+			t.Errorf("%q: %v\n%s", args, err, b)
+		}
+		want := map[string]string{"text": "× FIRST", "json": `"lab": "compare"`, "markdown": "## Commands compared", "diff": "compared commands, per run"}
+		kind := args[len(args)-1]
+		if args[0] == "diff" || len(args) == 2 {
+			kind = map[bool]string{true: "diff", false: "text"}[args[0] == "diff"]
+		}
+		if !strings.Contains(string(b), want[kind]) {
+			t.Errorf("%q: no %q:\n%s", args, want[kind], b)
+		}
+	}
+	if !strings.Contains(out, "WHY") {
+		t.Errorf("no WHY:\n%s", out)
+	}
+}
+
+// --warmup, --prepare and --min-time do what they say, and --seed replays
+// the order of the runs (each command logs itself).
+func TestCompareProtocol(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	log, prep := filepath.Join(dir, "log"), filepath.Join(dir, "prep")
+	order := func(seed string) string {
+		os.Remove(log)
+		compared(t, "--seed", seed, "--rounds", "4", "echo a >> "+log, "echo b >> "+log, "echo c >> "+log)
+		b, _ := os.ReadFile(log)
+		return strings.Join(strings.Fields(string(b)), "")
+	}
+	first, again, other := order("42"), order("42"), order("43")
+	if len(first) != 4*2*3 || first != again || first == other {
+		t.Errorf("runs in order %q, replayed %q, another seed %q: want 24 runs, the same order again, another with another seed", first, again, other)
+	}
+	run, _, _ := compared(t, "--warmup", "2", "--rounds", "6", "--min-time", "300ms", "--prepare", "echo p >> "+prep, "true", "sleep 0.01")
+	b, _ := os.ReadFile(prep)
+	warm := 0
+	for _, bt := range run.Arms[0].Batches {
+		switch {
+		case bt.Kind == results.BatchWarmup:
+			warm++
+		case bt.Generation != bt.Round:
+			// Each run is a fresh process tree: a round is its own unit.
+			t.Errorf("round %d recorded as generation %d", bt.Round, bt.Generation)
+		}
+	}
+	runs := 2*2 + run.Protocol.Rounds*2*2
+	if warm != 2 || run.Protocol.Rounds < 6 || strings.Count(string(b), "p") != runs {
+		t.Errorf("%d warm-up runs, %d rounds, --prepare ran %d times: want 2, ≥ 6, %d", warm, run.Protocol.Rounds, strings.Count(string(b), "p"), runs)
+	}
+	if len(run.Meta.Dirs) != 1 {
+		t.Errorf("run.json names %d dirs, want the one the commands ran in", len(run.Meta.Dirs))
+	}
+}
+
+// --help prints the usage once, every verb filled (the text has "95%").
+func TestCompareHelp(t *testing.T) {
+	code, stdout, _ := inProcess("compare", "--help")
+	if code != 0 || strings.Count(stdout, "Usage:") != 1 || strings.Contains(stdout, "%!") || !strings.Contains(stdout, "--ignore-failure") {
+		t.Errorf("compare --help: exit %d:\n%s", code, stdout)
+	}
+}

@@ -1,0 +1,339 @@
+//go:build linux
+
+// Package cmdbench runs 'tmpprobe compare': any commands, in the labs'
+// rounds protocol, each round running every command once untraced (its
+// wall time) and once traced over its whole process tree (through follow,
+// as 'tmpprobe trace' does). It records them as a run whose arms are the
+// commands and whose op is one run of a command, so results' medians,
+// intervals and ratios, explain's WHY and every writer apply to them as
+// they do to a lab.
+package cmdbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Command is one command to compare: its name in the tables, and the argv
+// it runs.
+type Command struct {
+	Name string
+	Argv []string
+}
+
+// Argv is the argv of a command line: sh -c LINE with a shell, as
+// hyperfine takes commands, or LINE split on white space without one (no
+// quoting: a command that needs it needs the shell).
+func Argv(line string, shell bool) []string {
+	if shell {
+		return []string{"sh", "-c", line}
+	}
+	return strings.Fields(line)
+}
+
+// Commands pairs command lines with their names: the given names, else the
+// line itself. A name given twice (compare 'X' 'X', an A/A check) gets its
+// position after it, since the WHY and a diff find commands by name.
+func Commands(lines, names []string, shell bool) ([]Command, error) {
+	if len(names) > 0 && len(names) != len(lines) {
+		return nil, fmt.Errorf("%d names for %d commands", len(names), len(lines))
+	}
+	seen := map[string]int{}
+	var out []Command
+	for i, line := range lines {
+		argv := Argv(line, shell)
+		if len(argv) == 0 {
+			return nil, fmt.Errorf("command %d is empty", i+1)
+		}
+		if err := follow.Runnable(argv[0]); err != nil {
+			return nil, err
+		}
+		name := line
+		if len(names) > 0 {
+			name = names[i]
+		}
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s #%d", name, i+1)
+		}
+		out = append(out, Command{Name: name, Argv: argv})
+	}
+	return out, nil
+}
+
+// Tracer is the probe as compare uses it: follow's tracer, attached for
+// the traced half of a round and detached for the untraced half (so
+// untraced runs pay for no hook), its threads forgotten after each traced
+// run (a straggler the run left is not the next run's).
+type Tracer interface {
+	follow.Tracer
+	Attach() error
+	Detach()
+	ForgetThreads()
+}
+
+// Options say what to compare and how.
+type Options struct {
+	Commands []Command
+	Prepare  []string // run before every run, untraced; nil: nothing
+	Warmup   int      // untraced runs of each command before round 1
+	Rounds   int      // measured rounds; with MinTime, the fewest
+	MinTime  time.Duration
+	Seed     uint64 // of the rounds' order (arms.Order)
+	// IgnoreFailure keeps going past a command that exits non-zero; its
+	// runs count as any other.
+	IgnoreFailure bool
+	Tracer        Tracer // attached when Run is called
+	Cookie        uint64 // the marker cookie the commands are told
+	Progress      func(Progress)
+}
+
+// MaxRounds caps a run by --min-time, as the labs cap --rounds.
+const MaxRounds = 1000
+
+// Progress is where a comparison is: after each run of a command.
+type Progress struct {
+	Warmup        bool
+	Round, Rounds int // Rounds is 0 when --min-time decides
+	Done, Total   int // runs of this round (or of the warm-up)
+	Command       string
+	Traced        bool
+}
+
+// Failure is a command that exited non-zero: its status as a shell reports
+// it and the tail of its stderr.
+type Failure struct {
+	Command string
+	Status  int
+	Round   int // 0 in the warm-up
+	Traced  bool
+	Stderr  string
+}
+
+func (f *Failure) Error() string {
+	when := fmt.Sprintf("in round %d", f.Round)
+	switch {
+	case f.Round == 0:
+		when = "in the warm-up"
+	case f.Traced:
+		when += " (traced)"
+	}
+	return fmt.Sprintf("%s exited with status %d %s", f.Command, f.Status, when)
+}
+
+// ErrInterrupted is returned when ctx ended the comparison; the arms hold
+// the rounds that finished.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run compares the commands and returns one arm each, with every run as a
+// batch of one op, and the protocol that ordered them. On a failure or an
+// interrupt the arms so far come back with the error: a *Failure (also
+// set as the failing arm's Error and Stderr), ErrInterrupted, or a
+// tracer's error.
+func Run(ctx context.Context, o Options) ([]results.ArmResult, results.Protocol, error) {
+	r := &runner{o: o, attached: true, arms: make([]results.ArmResult, len(o.Commands))}
+	for i, c := range o.Commands {
+		r.arms[i] = results.ArmResult{Lab: results.LabCompare, Arm: c.Name, Runtime: "-", Ops: 1}
+	}
+	proto := results.Protocol{Name: results.ProtocolRounds, Seed: o.Seed, FixedOps: 1}
+	err := r.run(ctx, &proto)
+	if ctx.Err() != nil && err == nil {
+		err = ErrInterrupted
+	}
+	return r.arms, proto, err
+}
+
+type runner struct {
+	o        Options
+	attached bool
+	arms     []results.ArmResult
+}
+
+func (r *runner) run(ctx context.Context, proto *results.Protocol) error {
+	if err := r.setTraced(false); err != nil {
+		return err
+	}
+	all := make([]int, len(r.o.Commands))
+	for i := range all {
+		all[i] = i
+	}
+	for w := 0; w < r.o.Warmup; w++ {
+		for i := range r.o.Commands {
+			b := results.Batch{Kind: results.BatchWarmup, Ops: 1}
+			if err := r.once(ctx, i, &b); err != nil {
+				return err
+			}
+			r.progress(Progress{Warmup: true, Round: w + 1, Rounds: r.o.Warmup, Done: i + 1, Total: len(all), Command: r.o.Commands[i].Name})
+		}
+	}
+	rounds := r.o.Rounds
+	if r.o.MinTime > 0 {
+		rounds = MaxRounds
+	}
+	// One group: every command is compared with every other, so all of
+	// them run back to back in each half of a round. Order's rounds are
+	// drawn one after another, so the first k of a longer order are the
+	// order of k rounds: --seed with --rounds replays a --min-time run.
+	order := arms.Order(r.o.Seed, [][]int{all}, rounds, true, true)
+	start := time.Now()
+	for ri, round := range order {
+		if r.o.MinTime > 0 && ri >= r.o.Rounds && time.Since(start) >= r.o.MinTime {
+			break
+		}
+		for si, slot := range round {
+			if err := r.setTraced(slot.Traced); err != nil {
+				return err
+			}
+			// Every run is a fresh process tree: no state of a worker
+			// carries from one round to the next, so each round is its
+			// own generation, the unit results' intervals count.
+			b := results.Batch{Round: ri + 1, Generation: ri + 1, Ops: 1, Traced: slot.Traced}
+			if err := r.once(ctx, slot.Case, &b); err != nil {
+				return err
+			}
+			shown := 0
+			if r.o.MinTime == 0 {
+				shown = rounds
+			}
+			r.progress(Progress{Round: ri + 1, Rounds: shown, Done: si + 1, Total: len(round),
+				Command: r.o.Commands[slot.Case].Name, Traced: slot.Traced})
+		}
+		proto.Rounds = ri + 1
+	}
+	return nil
+}
+
+func (r *runner) progress(p Progress) {
+	if r.o.Progress != nil {
+		r.o.Progress(p)
+	}
+}
+
+// setTraced attaches the probe for the traced half of a round and
+// detaches it for the untraced half, as the labs' runner does.
+func (r *runner) setTraced(traced bool) error {
+	if r.o.Tracer == nil || r.attached == traced {
+		return nil
+	}
+	if traced {
+		if err := r.o.Tracer.Attach(); err != nil {
+			return fmt.Errorf("attaching the probe: %w", err)
+		}
+	} else {
+		r.o.Tracer.Detach()
+	}
+	r.attached = traced
+	return nil
+}
+
+// once runs --prepare, then command i once, fills b and appends it to the
+// command's arm.
+func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
+	c := r.o.Commands[i]
+	if len(r.o.Prepare) > 0 {
+		if _, status, tail, err := plain(ctx, r.o.Prepare); err != nil || status != 0 {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			if err != nil {
+				return fmt.Errorf("--prepare: %w", err)
+			}
+			return fmt.Errorf("--prepare exited with status %d before %s:\n%s", status, c.Name, tail)
+		}
+	}
+	var (
+		wall   time.Duration
+		status int
+		tail   string
+		err    error
+	)
+	if b.Traced {
+		wall, status, tail, b.Records, err = r.traced(ctx, c)
+		b.Phase = follow.Phase
+	} else {
+		wall, status, tail, err = plain(ctx, c.Argv)
+	}
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Name, err)
+	}
+	b.WallNs = wall.Nanoseconds()
+	a := &r.arms[i]
+	a.Batches = append(a.Batches, *b)
+	if status != 0 && !r.o.IgnoreFailure {
+		f := &Failure{Command: c.Name, Status: status, Round: b.Round, Traced: b.Traced, Stderr: tail}
+		a.Error, a.Stderr = f.Error(), tail
+		return f
+	}
+	return nil
+}
+
+// traced runs the command under the probe, from its execve on, with every
+// process it starts, and returns what they did summed over the tree.
+func (r *runner) traced(ctx context.Context, c Command) (time.Duration, int, string, []results.ClassRecord, error) {
+	// The probe's totals run on across runs, as during a trace: this
+	// run's are the difference of two snapshots. Clearing them instead
+	// would have the next run's first records allocated anew, some in
+	// irq context (block completions), where an allocation can fail.
+	before, err := r.o.Tracer.Snapshot()
+	if err != nil {
+		return 0, 0, "", nil, err
+	}
+	defer r.o.Tracer.ForgetThreads()
+	t := &tailWriter{}
+	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t}
+	res, err := follow.Run(ctx, r.o.Tracer, r.o.Cookie, spec, nil, nil)
+	if err != nil {
+		return 0, 0, "", nil, err
+	}
+	for ph, recs := range res.Records {
+		res.Records[ph] = results.SubtractRecords(recs, before[ph])
+	}
+	whole := res.Arms(c.Name)[0].Batches[0]
+	return res.Wall, res.ExitCode, t.String(), whole.Records, nil
+}
+
+// plain runs argv untraced, stdin and stdout on /dev/null (as hyperfine
+// runs commands), and times it from fork to exit.
+func plain(ctx context.Context, argv []string) (time.Duration, int, string, error) {
+	t := &tailWriter{}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stderr = t
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, "", err
+	}
+	err := cmd.Wait()
+	wall := time.Since(start)
+	return wall, follow.ExitStatus(err, cmd), t.String(), nil
+}
+
+// tailWriter keeps the last tailBytes of what a command wrote to stderr.
+type tailWriter struct{ b []byte }
+
+const tailBytes = 4096
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*tailBytes {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailWriter) String() string {
+	b := t.b
+	if len(b) > tailBytes {
+		b = b[len(b)-tailBytes:]
+	}
+	return string(b)
+}

@@ -1,0 +1,121 @@
+//go:build linux
+
+package follow
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/probe"
+)
+
+// commandCgroup is a cgroup v2 of the launched command's own, made below
+// tmpprobe's cgroup. The command starts in it (clone3's
+// CLONE_INTO_CGROUP), and everything it starts stays in it whatever it
+// does: a double fork, setsid and ignored signals leave the process tree
+// and the process group, never the cgroup. Killing the cgroup
+// (cgroup.kill) ends them all; what the command asked others to start (a
+// systemd unit, a request to a running server) runs elsewhere and is not
+// killed.
+type commandCgroup struct {
+	dir *os.File
+	// path is the directory, for rmdir once empty.
+	path string
+}
+
+// newCommandCgroup makes the cgroup, or says why it cannot (no cgroup2,
+// no privilege): the command then runs where tmpprobe runs, and only its
+// process tree is stopped.
+func newCommandCgroup() (*commandCgroup, error) {
+	root, err := probe.Cgroup2Root()
+	if err != nil {
+		return nil, err
+	}
+	own, err := ownCgroup()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(root, own, "tmpprobe-trace-"+strconv.Itoa(os.Getpid()))
+	os.Remove(path) // an empty one a killed tmpprobe of this pid left
+	if err := os.Mkdir(path, 0o755); err != nil {
+		return nil, err
+	}
+	dir, err := os.Open(path)
+	if err != nil {
+		os.Remove(path)
+		return nil, err
+	}
+	return &commandCgroup{dir: dir, path: path}, nil
+}
+
+// ownCgroup is tmpprobe's cgroup v2 path, from /proc/self/cgroup's "0::"
+// line.
+func ownCgroup() (string, error) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	for sc := bufio.NewScanner(bytes.NewReader(b)); sc.Scan(); {
+		if p, ok := strings.CutPrefix(sc.Text(), "0::"); ok {
+			return p, nil
+		}
+	}
+	return "", errors.New("not in a cgroup v2")
+}
+
+// kill SIGKILLs every process in the cgroup at once. Without cgroup.kill
+// (kernels before 5.14) it kills what cgroup.procs lists until nothing is
+// left to list.
+func (c *commandCgroup) kill() {
+	if os.WriteFile(filepath.Join(c.path, "cgroup.kill"), []byte("1"), 0) == nil {
+		return
+	}
+	for range 100 {
+		pids := c.procs()
+		if len(pids) == 0 {
+			return
+		}
+		for _, p := range pids {
+			unix.Kill(p, unix.SIGKILL)
+		}
+	}
+}
+
+// signal sends sig to every process in the cgroup.
+func (c *commandCgroup) signal(sig unix.Signal) {
+	for _, p := range c.procs() {
+		unix.Kill(p, sig)
+	}
+}
+
+func (c *commandCgroup) procs() []int {
+	b, _ := os.ReadFile(filepath.Join(c.path, "cgroup.procs"))
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// remove kills what is left, waits (a little) for the kernel to empty the
+// cgroup, and removes it.
+func (c *commandCgroup) remove() {
+	c.kill()
+	for range 200 {
+		if err := unix.Rmdir(c.path); !errors.Is(err, unix.EBUSY) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.dir.Close()
+}

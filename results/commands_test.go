@@ -1,0 +1,56 @@
+package results
+
+import (
+	"math"
+	"testing"
+)
+
+// A compared command's shell waits in wait4 while its child runs: that
+// time is the child's, so it is in no sum, and user space (wall − Σ
+// syscalls) is not made negative by it. A lab arm keeps every class.
+func TestWaitForChildrenInNoSum(t *testing.T) {
+	recs := []ClassRecord{
+		{Class: "wait4", Calls: 1, TotalNs: 900},
+		{Class: "vfork", Calls: 1, TotalNs: 50},
+		{Class: "write", Calls: 2, TotalNs: 300},
+	}
+	arm := func(lab string) *ArmResult {
+		return &ArmResult{Lab: lab, Arm: "a", Ops: 1, Batches: []Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 1000, Records: recs}}}
+	}
+	c := Summarize(arm(LabCompare), ProtocolRounds)
+	if c.KernelNsPerOp != 300 || c.UserNsPerOp != 700 || c.Rounds[0].Terms["wait4"] != 0 || c.Rounds[0].Terms[UserTerm] != 700 {
+		t.Errorf("compare: kernel %.0f, user %.0f, round terms %v: want 300, 700, no wait4", c.KernelNsPerOp, c.UserNsPerOp, c.Rounds[0].Terms)
+	}
+	if w := c.Class("wait4"); !w.Overlapped || w.Calls != 1 || c.Class("write").Overlapped {
+		t.Errorf("compare: wait4 %+v, write %+v: want wait4 shown, marked, and write not", w, c.Class("write"))
+	}
+	if l := Summarize(arm("modes"), ProtocolRounds); l.KernelNsPerOp != 1250 || l.Class("wait4").Overlapped {
+		t.Errorf("a lab arm: kernel %.0f, want every class (1250)", l.KernelNsPerOp)
+	}
+}
+
+// Times are throughputs inverted: the median and its interval invert
+// exactly, bounds swapped; a missing interval stays missing.
+func TestInverseAndDiffers(t *testing.T) {
+	e := Estimate{Center: 4, Lo: 2, Hi: 5, N: 8}.Inverse()
+	if e.Center != 0.25 || e.Lo != 0.2 || e.Hi != 0.5 || e.N != 8 {
+		t.Errorf("1/[2 4 5] = %+v", e)
+	}
+	if u := (Estimate{Center: 2, Lo: math.Inf(-1), Hi: math.Inf(1), N: 3}).Inverse(); u.Bounded() || u.Center != 0.5 {
+		t.Errorf("an unbounded estimate inverted: %+v", u)
+	}
+	for _, c := range []struct {
+		e    Estimate
+		want int
+	}{
+		{Estimate{Center: 1.5, Lo: 1.2, Hi: 1.8, N: 10}, 1},
+		{Estimate{Center: 0.5, Lo: 0.4, Hi: 0.6, N: 10}, -1},
+		{Estimate{Center: 1.1, Lo: 0.9, Hi: 1.3, N: 10}, 0},    // holds 1
+		{Estimate{Center: 1.03, Lo: 1.01, Hi: 1.05, N: 10}, 0}, // under 5%
+		{Estimate{Center: 3, Lo: math.Inf(-1), Hi: math.Inf(1), N: 3}, 0},
+	} {
+		if got := Differs(c.e, 5); got != c.want {
+			t.Errorf("Differs(%+v) = %d, want %d", c.e, got, c.want)
+		}
+	}
+}
