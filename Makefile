@@ -1,7 +1,13 @@
 # tmpprobe — see README.md.
-GO ?= go
+# go from PATH, else where Go's own tarball installs it: sudo's secure_path
+# has no Go, and a make that tmpprobe trace runs as you under sudo still
+# finds it.
+GO ?= $(or $(shell command -v go 2>/dev/null),/usr/local/go/bin/go)
+# sudo make install: to /usr/local/bin, which sudo's secure_path has.
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 
-.PHONY: all build generate check-generated test bench vmtest clean
+.PHONY: all build install uninstall generate check-generated test bench vmtest clean
 
 all: build
 
@@ -48,11 +54,13 @@ check-generated: generate
 # a user's PATH lacks and root's has (mkfs.ext4, losetup). As root, no sudo.
 ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH):/usr/local/sbin:/usr/sbin:/sbin")
 
-# The whole suite.
+# The whole suite, a line per test as it ends (gotestsum, a tool of this
+# module: go test alone prints nothing until a package is done, minutes
+# here); its last line is its summary, DONE n tests, or the failures.
 test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	$(GO) test $(ASROOT) -count=1 -p 1 -timeout 60m ./...
+	$(GO) tool gotestsum --format testname -- $(ASROOT) -count=1 -p 1 -timeout 60m ./...
 
 # Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
 # other, with tmpprobe as /init's workload and checks the kprobe, fentry and
@@ -64,6 +72,15 @@ vmtest:
 
 bench:
 	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./bench/
+
+# Installs the tmpprobe that make built as you; it builds nothing, so root
+# needs no Go and writes nothing in your clone.
+install:
+	@test -x tmpprobe || { echo "make install: no ./tmpprobe: run make first (as you), then sudo make install" >&2; exit 1; }
+	install -D -m 0755 tmpprobe $(DESTDIR)$(BINDIR)/tmpprobe
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tmpprobe
 
 clean:
 	rm -f tmpprobe

@@ -55,7 +55,22 @@ type Spec struct {
 	Follow   bool
 	Duration time.Duration // 0: until the target ends or an interrupt
 	Interval time.Duration // 0: no periodic summaries
+	// As runs Command as this user instead of root (strace -u); nil: as
+	// tmpprobe runs.
+	As *User
 }
+
+// User is who a launched command runs as: its uid, gids and home.
+type User struct {
+	Name     string
+	UID, GID uint32
+	Groups   []uint32
+	Home     string
+}
+
+// launchAsEnv hands the launcher the user to become, as
+// "uid:gid:group,group"; it is removed before the command starts.
+const launchAsEnv = "TMPPROBE_LAUNCH_AS"
 
 // Label names the target in reports.
 func (s *Spec) Label() string {
@@ -446,6 +461,16 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, cg *com
 		}
 		cmd.ExtraFiles = []*os.File{gateR, startedW}
 		cmd.Env = append(os.Environ(), CookieEnv+"="+strconv.FormatUint(cookie, 10))
+		if as := spec.As; as != nil {
+			// The user's identity, as login would set it; the rest of the
+			// environment is tmpprobe's (under sudo, what sudo kept).
+			groups := make([]string, len(as.Groups))
+			for i, g := range as.Groups {
+				groups[i] = strconv.FormatUint(uint64(g), 10)
+			}
+			cmd.Env = append(cmd.Env, "HOME="+as.Home, "USER="+as.Name, "LOGNAME="+as.Name,
+				fmt.Sprintf("%s=%d:%d:%s", launchAsEnv, as.UID, as.GID, strings.Join(groups, ",")))
+		}
 		return cmd
 	}
 	cmd = newCmd()
@@ -539,6 +564,9 @@ func RunLauncher(command []string) error {
 		return errors.New("tracer went away before the command started")
 	}
 	gate.Close()
+	if err := becomeUser(); err != nil {
+		return err
+	}
 	path, err := exec.LookPath(command[0])
 	if err != nil {
 		return err
@@ -547,6 +575,42 @@ func RunLauncher(command []string) error {
 		path = abs
 	}
 	return syscall.Exec(path, command, os.Environ())
+}
+
+// becomeUser drops the launcher's root for the user launch named, if any.
+// The launcher does it, not exec.Cmd's Credential, so that its own binary
+// need not be one the user may run; the probe counts from the command's
+// exec, after this.
+func becomeUser() error {
+	as, ok := os.LookupEnv(launchAsEnv)
+	if !ok {
+		return nil
+	}
+	os.Unsetenv(launchAsEnv)
+	parts := strings.Split(as+"::", ":")
+	uid, err1 := strconv.Atoi(parts[0])
+	gid, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("%s=%q: want uid:gid:groups", launchAsEnv, as)
+	}
+	var gids []int
+	for _, g := range strings.Split(parts[2], ",") {
+		if n, err := strconv.Atoi(g); err == nil {
+			gids = append(gids, n)
+		}
+	}
+	// Groups, then gid, then uid: after setuid there is no right left to
+	// change the others.
+	if err := syscall.Setgroups(gids); err != nil {
+		return fmt.Errorf("setgroups: %w", err)
+	}
+	if err := syscall.Setresgid(gid, gid, gid); err != nil {
+		return fmt.Errorf("setresgid %d: %w", gid, err)
+	}
+	if err := syscall.Setresuid(uid, uid, uid); err != nil {
+		return fmt.Errorf("setresuid %d: %w", uid, err)
+	}
+	return nil
 }
 
 // exitCode is the command's status the way a shell reports it: its exit

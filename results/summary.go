@@ -244,13 +244,29 @@ func roundTerms(b *Batch, ops float64) map[string]float64 {
 	return t
 }
 
-// sortClasses orders syscalls by time per op, largest first, each followed
-// by its stages (by stage name); classes seen only through stages (user
-// space) come last.
-func sortClasses(cs []ClassSummary) {
+// SortKeys are the orders of a breakdown: time per op (the default),
+// calls per op, off-CPU time per op, or the class's name.
+var SortKeys = []string{"time", "calls", "offcpu", "name"}
+
+func sortClasses(cs []ClassSummary) { SortClasses(cs, "time") }
+
+// SortClasses orders syscalls by one of SortKeys, largest first (name: in
+// alphabetical order), each followed by its stages (by stage name);
+// classes seen only through stages (user space) come last.
+func SortClasses(cs []ClassSummary, by string) {
 	own := map[string]float64{}
 	for _, c := range cs {
-		if c.IsSyscall() {
+		if !c.IsSyscall() {
+			continue
+		}
+		switch by {
+		case "calls":
+			own[c.Class] = c.CallsPerOp
+		case "offcpu":
+			own[c.Class] = c.OffNsPerOp
+		case "name":
+			own[c.Class] = 0
+		default:
 			own[c.Class] = c.NsPerOp
 		}
 	}

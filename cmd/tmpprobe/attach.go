@@ -4,10 +4,10 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -37,9 +37,15 @@ func attachFlag(s string) (probe.Backend, error) {
 // terminal report: --csv, --pprof, --benchfmt and the --out directory.
 type outputs struct {
 	csv, pprof, benchfmt, out string
+	// The report itself: to -o FILE instead of stdout, as text or JSON,
+	// its breakdowns in the order of sort.
+	output, format, sort string
 }
 
 func (o *outputs) flags(fs *pflag.FlagSet) {
+	fs.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of stdout (as strace -o)")
+	fs.StringVar(&o.sort, "sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (per op; name: alphabetical)")
+	fs.StringVar(&o.format, "format", "text", "the report: text, or json (per-op figures and intervals, integer ns, as report --format json)")
 	fs.StringVar(&o.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&o.pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
 	fs.StringVar(&o.benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
@@ -65,6 +71,17 @@ func (o *outputs) files(run *results.Run, sums []*results.Summary) []outputFile 
 // inside --out (which is replaced as a whole), are refused by their real
 // paths, every symlink followed.
 func (o *outputs) check() error {
+	if err := sortFlag(o.sort); err != nil {
+		return err
+	}
+	if o.format != "text" && o.format != "json" {
+		return usagef("--format %q: want text or json", o.format)
+	}
+	if o.output != "" {
+		if err := runfile.CheckOutputFile(o.output); err != nil {
+			return usagef("-o %s: %s", o.output, errtext.FirstLine(err.Error()))
+		}
+	}
 	var outReal string
 	if o.out != "" {
 		if err := runfile.CheckRunDir(o.out); err != nil {
@@ -93,6 +110,33 @@ func (o *outputs) check() error {
 			return usagef("%s %s is the file %s writes too: give each output its own file", f.flag, f.path, taken[real])
 		}
 		taken[real] = f.flag
+	}
+	return nil
+}
+
+func sortFlag(by string) error {
+	if !slices.Contains(results.SortKeys, by) {
+		return usagef("--sort %q: want %s", by, strings.Join(results.SortKeys, ", "))
+	}
+	return nil
+}
+
+// report writes the report, text (by text, at the width of where it goes)
+// or JSON, to stdout or -o FILE.
+func (o *outputs) report(stdout io.Writer, run *results.Run, sums []*results.Summary, text func(io.Writer, int)) error {
+	write := func(w io.Writer) error {
+		if o.format == "json" {
+			return render.WriteSummaryJSON(w, run, sums)
+		}
+		width, _ := termWidth(w)
+		text(w, width)
+		return nil
+	}
+	if o.output == "" {
+		return write(stdout)
+	}
+	if err := runfile.WriteFileAtomic(o.output, write); err != nil {
+		return exitError{exitArmFailed, "writing -o " + o.output + ": " + errtext.FirstLine(err.Error())}
 	}
 	return nil
 }
@@ -140,7 +184,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 	meta.BackendDetail = p.Describe()
 	meta.MissingHooks = append([]string(nil), p.Missing...)
 	for _, s := range p.Skipped {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("%s backend skipped: %s: %s", s.Backend, s.Class, s.Reason))
+		meta.Notes = append(meta.Notes, render.BackendSkippedNote(string(s.Backend), string(s.Class), s.Reason))
 	}
 	return p, nil
 }

@@ -140,7 +140,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	run.Drops, _ = p.Drops()
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
-	render.WriteTextReport(stdout, run, sums, labs, f.hist)
+	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
+		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Sort: f.sort})
+	}); err != nil {
+		return err
+	}
 	if err := f.save(run, sums); err != nil {
 		return err
 	}

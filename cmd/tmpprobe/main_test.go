@@ -111,3 +111,11 @@ func TestBadInputs(t *testing.T) {
 		t.Fatalf("%d cases, want %d", len(cases), want)
 	}
 }
+
+// run --lab bogus names the lab, not the arms it did not get to (#21).
+func TestRunUnknownLab(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"run", "--lab", "bogus"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), `unknown lab "bogus"`) {
+		t.Errorf("run --lab bogus: exit %d, %q", code, errOut.String())
+	}
+}

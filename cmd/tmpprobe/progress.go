@@ -12,6 +12,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // progressMeter shows where a run is: on a terminal one line, rewritten
@@ -24,24 +26,32 @@ type progressMeter struct {
 	width int
 	mu    sync.Mutex
 	cur   arms.Progress
-	start time.Time // of the run
-	since time.Time // of the current stage or round
-	spent time.Duration
-	done  int // rounds finished
+	start time.Time       // of the run
+	since time.Time       // of the current stage or round
+	took  []time.Duration // of each round finished
 	stop  chan struct{}
 }
 
 func newProgress(w io.Writer) *progressMeter {
 	m := &progressMeter{w: w, start: time.Now(), since: time.Now(), stop: make(chan struct{})}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		m.tty = true
-		m.width = 80
-		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-			m.width = cols
-		}
+	if width, tty := termWidth(w); tty {
+		m.tty, m.width = true, width
 		go m.tick()
 	}
 	return m
+}
+
+// termWidth is the width of w when it is a terminal, else the report's
+// default width.
+func termWidth(w io.Writer) (width int, tty bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return render.DefaultWidth, false
+	}
+	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+		return cols, true
+	}
+	return render.DefaultWidth, true
 }
 
 func (m *progressMeter) update(p arms.Progress) {
@@ -56,8 +66,7 @@ func (m *progressMeter) update(p arms.Progress) {
 	}
 	took := time.Since(m.since)
 	if p.Stage == arms.StageRound {
-		m.done++
-		m.spent += took
+		m.took = append(m.took, took)
 	}
 	if m.tty {
 		return
@@ -73,28 +82,64 @@ func (m *progressMeter) update(p arms.Progress) {
 	m.since = time.Now()
 }
 
-// line is the terminal line for where the run is now.
-func (m *progressMeter) line() string {
+// recentRounds is how many of the last rounds the estimate averages: on
+// an ext4 without a journal rounds slow down as a run deletes files, so
+// the first rounds' pace would promise too early an end.
+const recentRounds = 5
+
+// fields are the terminal line for where the run is now, most important
+// first: the stage, the time (and what is left), the batch, the case.
+func (m *progressMeter) fields() []string {
 	p := m.cur
-	var s string
+	var stage, step string
 	switch p.Stage {
 	case arms.StageStart:
-		s = fmt.Sprintf("starting workers %d/%d", p.Done, p.Total)
+		stage = fmt.Sprintf("starting workers %d/%d", p.Done, p.Total)
 	case arms.StageCalibrate:
-		s = fmt.Sprintf("calibrating %d/%d", p.Done, p.Total)
+		stage = fmt.Sprintf("calibrating %d/%d", p.Done, p.Total)
 	case arms.StageRound:
-		s = fmt.Sprintf("round %d/%d · batch %d/%d", p.Round, p.Rounds, p.Done, p.Total)
+		stage, step = fmt.Sprintf("round %d/%d", p.Round, p.Rounds), fmt.Sprintf("batch %d/%d", p.Done, p.Total)
 	case arms.StageCase:
-		s = fmt.Sprintf("case %d/%d", p.Done, p.Total)
+		stage = fmt.Sprintf("case %d/%d", p.Done, p.Total)
 	default:
-		return ""
+		return nil
 	}
-	s += fmt.Sprintf(" · %s · %.0fs", label(p.Case), time.Since(m.start).Seconds())
-	if p.Stage == arms.StageRound && m.done > 0 {
-		left := m.spent / time.Duration(m.done) * time.Duration(p.Rounds-m.done)
-		s += fmt.Sprintf(", ~%.0fs left", left.Seconds())
+	clock := fmt.Sprintf("%.0fs", time.Since(m.start).Seconds())
+	if done := len(m.took); p.Stage == arms.StageRound && done > 0 {
+		var sum time.Duration
+		recent := m.took[max(0, done-recentRounds):]
+		for _, d := range recent {
+			sum += d
+		}
+		per := sum / time.Duration(len(recent))
+		left := per*time.Duration(p.Rounds-done) - min(time.Since(m.since), per)
+		clock += fmt.Sprintf(", ~%.0fs left", max(left, 0).Seconds())
 	}
-	return s
+	out := []string{stage, clock}
+	if step != "" {
+		out = append(out, step)
+	}
+	return append(out, label(p.Case))
+}
+
+// line joins the fields that fit in width columns, dropping whole fields
+// from the end: a line cut mid-number ("· 10s, ~4") says something false.
+func fitFields(fields []string, width int) string {
+	line := ""
+	for i, f := range fields {
+		next := f
+		if i > 0 {
+			next = line + " · " + f
+		}
+		if len([]rune(next)) > width {
+			if i == 0 {
+				return truncRunes(f, width)
+			}
+			break
+		}
+		line = next
+	}
+	return line
 }
 
 func (m *progressMeter) tick() {
@@ -106,8 +151,8 @@ func (m *progressMeter) tick() {
 			return
 		case <-t.C:
 			m.mu.Lock()
-			if line := m.line(); line != "" {
-				fmt.Fprintf(m.w, "\r\033[K%s", truncRunes(line, m.width-1))
+			if line := fitFields(m.fields(), m.width-1); line != "" {
+				fmt.Fprintf(m.w, "\r\033[K%s", line)
 			}
 			m.mu.Unlock()
 		}
@@ -125,10 +170,11 @@ func (m *progressMeter) close() {
 	}
 }
 
+// label names a case as the report does ("payload 400B", "size 4MB").
 func label(c arms.Case) string {
-	param := fmt.Sprintf("payload %d", c.Payload)
+	param := "payload " + results.Bytes(int64(c.Payload)) + "B"
 	if c.Size > 0 {
-		param = fmt.Sprintf("size %d", c.Size)
+		param = "size " + results.Bytes(int64(c.Size)) + "B"
 	}
 	return fmt.Sprintf("%s %s/%s %s", c.Runtime.Name, c.Arm.Lab, c.Arm.Name, param)
 }

@@ -38,11 +38,16 @@ func cmdReport(args []string, stdout io.Writer) error {
 	format := fs.String("format", "text", "text, markdown, json, pprof (a profile) or benchfmt (benchstat's input)")
 	chart := fs.String("chart", "", "also draw the chart to `FILE` (.svg or .png)")
 	hist := fs.Bool("hist", false, "print log2 latency histograms (text)")
+	verbose := fs.BoolP("verbose", "v", false, "also the notes every run repeats (why a backend was skipped; text)")
+	sortBy := fs.String("sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (text)")
 	if err := parseCommand(fs, args, reportUsage, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usagef("report takes one run (a directory, run.json or syscalls.csv)")
+	}
+	if err := sortFlag(*sortBy); err != nil {
+		return err
 	}
 	chartFormat := strings.TrimPrefix(filepath.Ext(*chart), ".")
 	if *hist && *format != "text" {
@@ -59,7 +64,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	sums := results.SummarizeAll(run, labs.Baselines)
 	switch *format {
 	case "text":
-		render.WriteTextReport(stdout, run, sums, labs, *hist)
+		width, _ := termWidth(stdout)
+		render.WriteTextReport(stdout, run, sums, labs, render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy})
 	case "markdown", "md":
 		render.WriteMarkdown(stdout, run, sums, labs)
 	case "json":

@@ -51,6 +51,7 @@ type runFlags struct {
 	noBaseline bool
 	armTimeout time.Duration
 	quiet      bool
+	verbose    bool
 	hist       bool
 }
 
@@ -98,6 +99,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also the notes every run repeats (why a backend was skipped)")
 	return fs, f
 }
 
@@ -123,6 +125,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return usagef("'all' takes no arms (did you mean 'tmpprobe run %s'?)", strings.Join(names, " "))
 	}
 	if cmd == "run" && len(names) == 0 {
+		if _, err := arms.Select(nil, f.labs); err != nil {
+			return usageError{err.Error()} // an unknown --lab is the mistake to name
+		}
 		return usagef("'run' needs at least one arm (see 'tmpprobe list')")
 	}
 	backend, err := attachFlag(f.attach)
@@ -188,7 +193,11 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	runfile.EscapeRun(run)
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
-	render.WriteTextReport(stdout, run, sums, labs, f.hist)
+	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
+		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort})
+	}); err != nil {
+		return err
+	}
 	if err := f.save(run, sums); err != nil {
 		return err
 	}

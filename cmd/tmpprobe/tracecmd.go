@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/user"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -36,6 +38,10 @@ killed: every process the command started, including ones that double-fork,
 call setsid or ignore signals. Not killed: what the command asked another
 service to start (a systemd unit, a job sent to a running server), and the
 processes of --pid, --tid and --cgroup, which trace only watches.
+
+A command runs as --user, which under sudo is the user who ran sudo (as
+strace -u, with their uid, groups and HOME), so it runs as it would
+without sudo; --user root keeps root.
 
 Examples:
   sudo tmpprobe trace -- python3 upload.py
@@ -59,6 +65,8 @@ type traceFlags struct {
 	outputs
 	hist   bool
 	attach string
+	user   string
+	quiet  bool
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
@@ -68,6 +76,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.pids, "pid", nil, "trace these running processes (all their threads)")
 	fs.StringSliceVar(&f.tids, "tid", nil, "trace just these threads")
 	fs.StringVar(&f.cgroup, "cgroup", "", "trace every process of this cgroup v2, not of its child cgroups (path, absolute or under the cgroup2 mount)")
+	fs.StringVarP(&f.user, "user", "u", "", "run the command as this user: uid, groups, HOME (default: under sudo, the user who ran it)")
 	fs.BoolVar(&f.follow, "follow", false, "also trace child processes (threads are always followed)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: when the target ends, or Ctrl-C)")
 	fs.DurationVar(&f.interval, "interval", 0, "print a summary of each interval this long")
@@ -77,12 +86,16 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	f.outputs.flags(fs)
 	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no 'tracing …' line on stderr")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
 	if err := parseCommand(fs, args, traceUsage, stdout); err != nil {
 		return err
 	}
 	spec, err := f.spec(fs.Args(), fs.ArgsLenAtDash())
 	if err != nil {
+		return err
+	}
+	if spec.As, err = f.runAs(fs.Changed("user"), len(spec.Command) > 0); err != nil {
 		return err
 	}
 	for _, name := range f.syscalls {
@@ -113,19 +126,35 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	ctx, intr, stop := watchInterrupts(follow.Abort)
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
+	if len(spec.Command) > 0 {
+		run.Meta.Notes = append(run.Meta.Notes, "the command ran as "+asWho(spec.As))
+	}
 	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	view := render.TraceView{Top: f.top, Syscalls: f.syscalls}
+	view := render.TraceView{Top: f.top, Syscalls: f.syscalls, Sort: f.sort}
 	ready := func() {
-		fmt.Fprintf(stderr, "tmpprobe: tracing %s (markers: %s=%d)\n", spec.Label(), follow.CookieEnv, p.Cookie)
+		if f.quiet {
+			return
+		}
+		as := ""
+		if len(spec.Command) > 0 {
+			as = " as " + asWho(spec.As)
+		}
+		fmt.Fprintf(stderr, "tmpprobe: tracing %s%s (markers: %s=%d)\n", spec.Label(), as, follow.CookieEnv, p.Cookie)
+	}
+	// Interval summaries are text: beside a report that goes elsewhere or
+	// is JSON, they go to stderr.
+	intervals := stdout
+	if f.output != "" || f.format != "text" {
+		intervals = stderr
 	}
 	every := func(iv follow.Interval) {
 		a := follow.Result{Wall: iv.Length, Records: iv.Records}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
-		render.WriteTrace(stdout, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
+		render.WriteTrace(intervals, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
 	res, err := follow.Run(ctx, p, p.Cookie, spec, ready, every)
 	if err != nil {
@@ -136,7 +165,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	run.Drops, _ = p.Drops()
 	runfile.EscapeRun(run)
 	sums := results.SummarizeAll(run, nil)
-	render.WriteTraceReport(stdout, run, sums, view, f.hist)
+	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
+		view.Width = width
+		render.WriteTraceReport(w, run, sums, view, render.TextOptions{Width: width, Hist: f.hist})
+	}); err != nil {
+		return err
+	}
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
@@ -147,6 +181,61 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		return exitError{res.ExitCode, ""}
 	}
 	return nil
+}
+
+// runAs is who a launched command runs as: --user, or under sudo the user
+// who ran it; nil for tmpprobe's own user.
+func (f *traceFlags) runAs(set, command bool) (*follow.User, error) {
+	name := f.user
+	if !set {
+		if _, _, ok := safefs.Invoker(); !ok || !command {
+			return nil, nil
+		}
+		name = os.Getenv("SUDO_USER")
+	}
+	if !command {
+		return nil, usagef("--user goes with -- COMMAND: a running process already has its user")
+	}
+	u, err := user.Lookup(name)
+	if err != nil {
+		if u, err = user.LookupId(name); err != nil {
+			return nil, usagef("--user %s: no such user", name)
+		}
+	}
+	uid, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	gid, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		return nil, usagef("--user %s: uid %s, gid %s", name, u.Uid, u.Gid)
+	}
+	as := &follow.User{Name: u.Username, UID: uint32(uid), GID: uint32(gid), Home: u.HomeDir}
+	if uint32(uid) == uint32(os.Geteuid()) {
+		return nil, nil // already that user
+	}
+	if os.Geteuid() != 0 {
+		return nil, usagef("--user %s: only root can run a command as another user", name)
+	}
+	ids, err := u.GroupIds()
+	if err != nil {
+		return nil, usagef("--user %s: its groups: %v", name, err)
+	}
+	for _, id := range ids {
+		if g, err := strconv.ParseUint(id, 10, 32); err == nil {
+			as.Groups = append(as.Groups, uint32(g))
+		}
+	}
+	return as, nil
+}
+
+// asWho names who a command ran as, for the report.
+func asWho(as *follow.User) string {
+	if as == nil {
+		name := strconv.Itoa(os.Geteuid())
+		if u, err := user.LookupId(name); err == nil {
+			name = u.Username
+		}
+		return fmt.Sprintf("%s (uid %d)", name, os.Geteuid())
+	}
+	return fmt.Sprintf("%s (uid %d, gid %d)", as.Name, as.UID, as.GID)
 }
 
 // spec checks that exactly one target was named.

@@ -438,6 +438,10 @@ func (rep *DiffReport) Groups() [][]*ArmDiff {
 // GroupTitle names the arm's group: "modes lab · go · /tmp · payload
 // 400B", with both work dirs when they differ.
 func (d *ArmDiff) GroupTitle() string {
+	if d.Lab == results.LabTrace {
+		// A trace has no runtime, dir or payload: name what was traced.
+		return "trace · " + d.Arm
+	}
 	if d.Lab == results.LabCompare {
 		return "compared commands, per run"
 	}

@@ -209,6 +209,37 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 	}
 }
 
+// A diff of traces heads each group with what was traced, not a lab
+// header with an empty runtime, dir and payload (#21).
+func TestTraceGroupTitle(t *testing.T) {
+	d := compare.ArmDiff{Lab: results.LabTrace, Arm: "make -j2", Runtime: "-", Param: "payload=0"}
+	if got := d.GroupTitle(); got != "trace · make -j2" {
+		t.Errorf("GroupTitle %q", got)
+	}
+}
+
+// A diff of three runs in different dirs heads a group with the dir of
+// each run, not "dir 1" (#21).
+func TestMatrixNamesDirsByRun(t *testing.T) {
+	moved := func(run *results.Run, dir string) *results.Run {
+		for i := range run.Arms {
+			run.Arms[i].Dir = dir
+		}
+		return run
+	}
+	rep := compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{resultstest.FixtureRun(false),
+		moved(resultstest.FixtureRun(false), "/dev/shm"), moved(resultstest.FixtureRun(false), "/mnt")},
+		resultstest.Labs.Baselines, compare.DefaultMinEffectPct)
+	if len(rep.Groups) == 0 {
+		t.Fatal("no groups")
+	}
+	for _, g := range rep.Groups {
+		if !strings.Contains(g.Title, "/tmp → /dev/shm → /mnt") {
+			t.Errorf("group %q", g.Title)
+		}
+	}
+}
+
 // --threshold 0 gates like any other threshold: a regression, an
 // incomplete or empty NEW and a lost arm fail it; an ungated diff does
 // not gate (#19: 0 passed a −12% regression).

@@ -134,17 +134,33 @@ func matrixKey(runs []*results.Run) func(*results.ArmResult) string {
 }
 
 // matrixDir names the dir of a group: itself when every run used the
-// same dirs, else "dir N".
+// same dirs, else the dir at its position in each run, "/tmp → /dev/shm
+// → /mnt" (a three-run diff said "dir 1").
 func matrixDir(runs []*results.Run, a *results.ArmResult) string {
 	for _, r := range runs[1:] {
-		if !sameSet(runDirs(runs[0]), runDirs(r)) {
-			for i, d := range runDirs(runs[0]) {
+		if sameSet(runDirs(runs[0]), runDirs(r)) {
+			continue
+		}
+		pos := -1
+		for _, r := range runs {
+			for i, d := range runDirs(r) {
 				if d == a.Dir {
-					return fmt.Sprintf("dir %d", i+1)
+					pos = i
 				}
 			}
+		}
+		if pos < 0 {
 			return "dir"
 		}
+		var names []string
+		for _, r := range runs {
+			n := "-"
+			if ds := runDirs(r); pos < len(ds) {
+				n = ds[pos]
+			}
+			names = append(names, n)
+		}
+		return strings.Join(names, " → ")
 	}
 	return a.Dir
 }

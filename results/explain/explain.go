@@ -151,12 +151,16 @@ func classMechanism(s, base *results.Summary, class string) string {
 		return ""
 	}
 	var parts []string
+	// One unit in a sentence: the one its class's time is in (µs in the
+	// labs; ms or s in a long trace, where "1.01 s … 992452 µs" read badly).
+	t := s.TimeScale()
+	in := func(ns float64) string { return t.Of(ns) + " " + t.Unit }
 	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
 		label, ns := dominant(c.OffByLabel)
-		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s µs", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), results.Micros(ns)))
+		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), in(ns)))
 	}
 	if a := s.Stage(class, results.StageExt4NewInode); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
-		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s µs (%.0f%%)", results.Micros(a.NsPerOp), 100*a.NsPerOp/c.NsPerOp))
+		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s (%.0f%%)", in(a.NsPerOp), 100*a.NsPerOp/c.NsPerOp))
 	}
 	for _, io := range ioStages {
 		st := s.Stage(class, io.stage)
@@ -179,9 +183,9 @@ func classMechanism(s, base *results.Summary, class string) string {
 		}
 		switch {
 		case io.stage == results.StageJBD2Commit && st.CallsPerOp > 0:
-			p += fmt.Sprintf(" (%s µs each)", results.Micros(st.NsPerOp/st.CallsPerOp))
+			p += fmt.Sprintf(" (%s each)", in(st.NsPerOp/st.CallsPerOp))
 		case strings.HasPrefix(io.stage, results.DevStagePrefix) && st.NsPerOp > 0:
-			p += fmt.Sprintf(" (device %s µs/%s)", results.Micros(st.NsPerOp), s.Unit())
+			p += fmt.Sprintf(" (device %s/%s)", in(st.NsPerOp), s.Unit())
 		}
 		parts = append(parts, p)
 	}

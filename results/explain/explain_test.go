@@ -77,3 +77,17 @@ func TestGapSentenceOneSource(t *testing.T) {
 		t.Errorf("sentence %q: want untraced no different", s)
 	}
 }
+
+// A sentence keeps one unit: a trace whose time reads in seconds says its
+// inode allocation and device time in seconds too, not "992452 µs" (#21).
+func TestSentenceKeepsOneUnit(t *testing.T) {
+	a := &results.ArmResult{Lab: results.LabTrace, Arm: "app", Runtime: "-", Ops: 1, Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true,
+		WallNs: 1_200_000_000, Records: []results.ClassRecord{
+			{Class: results.ClassOpenatCreate, Calls: 1000, TotalNs: 1_010_000_000},
+			{Class: results.ClassOpenatCreate, Stage: results.StageExt4NewInode, Calls: 1000, TotalNs: 992_452_000},
+		}}}}
+	got := explain.ArmSentence(results.Summarize(a, ""))
+	if strings.Contains(got, "µs") || !strings.Contains(got, "ext4 inode allocation 0.992 s") {
+		t.Errorf("%s", got)
+	}
+}

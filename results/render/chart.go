@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"image/color"
 	"io"
 	"maps"
@@ -218,19 +219,36 @@ func newPanel(g []*results.Summary) *chartPanel {
 	return p
 }
 
-// classColors gives every class one colour across all panels.
+// chartClasses are the syscall classes the labs make, each with its own
+// palette colour in every chart (fsync was orange in one chart and blue
+// in the next when colours went in order of appearance).
+var chartClasses = []string{
+	results.ClassOpenatTmpfile, results.ClassOpenatCreate, results.ClassWrite, "close", "unlink", "fsync",
+	"fdatasync", "linkat", "rename", "read", "lseek", "openat", "getpid", "ioctl", "newfstatat", "unlinkat",
+	"renameat2", "mmap",
+}
+
+// classColors gives every class one colour, the same in every chart: the
+// labs' classes their own, any other one picked by its name.
 func classColors(panels []*chartPanel) map[string]color.RGBA {
 	out := map[string]color.RGBA{results.UserTerm: userColor, otherSyscalls: otherColor, notTraced: {0xd0, 0xd0, 0xe0, 0xff}}
-	n := 0
 	for _, p := range panels {
 		for _, s := range p.series {
 			if _, ok := out[s.name]; !ok {
-				out[s.name] = palette[n%len(palette)]
-				n++
+				out[s.name] = classColor(s.name)
 			}
 		}
 	}
 	return out
+}
+
+func classColor(class string) color.RGBA {
+	if i := slices.Index(chartClasses, class); i >= 0 {
+		return palette[i%len(palette)]
+	}
+	h := fnv.New32a()
+	h.Write([]byte(class))
+	return palette[h.Sum32()%uint32(len(palette))]
 }
 
 func chartFace(size vg.Length) font.Face { return font.DefaultCache.Lookup(chartFont, size) }

@@ -214,3 +214,16 @@ func near(c interface{ RGBA() (r, g, b, a uint32) }, want interface{ RGBA() (r, 
 	d := func(a, b uint32) bool { return a/256 <= b/256+24 && b/256 <= a/256+24 }
 	return d(r, wr) && d(g, wg) && d(b, wb)
 }
+
+// A class has one colour in every chart, whatever else the chart shows
+// (fsync was orange in one and blue in another, #21).
+func TestChartClassColoursStable(t *testing.T) {
+	one := classColors([]*chartPanel{{series: []chartSeries{{name: "fsync"}}}})
+	two := classColors([]*chartPanel{{series: []chartSeries{{name: "openat[create]"}, {name: "write"}, {name: "unlink"}, {name: "fsync"}}}})
+	if one["fsync"] != two["fsync"] {
+		t.Errorf("fsync is %v in one chart and %v in another", one["fsync"], two["fsync"])
+	}
+	if classColor("some_syscall") != classColor("some_syscall") {
+		t.Error("a class outside the labs' changes colour")
+	}
+}

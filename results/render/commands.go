@@ -25,7 +25,7 @@ func WriteCommandsReport(w io.Writer, run *results.Run, sums []*results.Summary,
 	if len(sums) > 1 {
 		fmt.Fprintln(w)
 		for _, s := range sums[1:] {
-			bullet(w, "", CommandVerdict(s, sums[0]))
+			bullet(w, "", CommandVerdict(s, sums[0]), DefaultWidth)
 		}
 	}
 	for _, s := range sums {

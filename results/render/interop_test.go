@@ -85,8 +85,10 @@ func TestPprof(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
 	}
-	for i, typ := range []string{"calls", "syscall_time", "off-CPU_time"} {
-		out, err := exec.Command("go", "tool", "pprof", "-top", "-unit=ns", "-sample_index="+strconv.Itoa(i), oldPath).CombinedOutput()
+	// By name, as the README selects them (pprof refuses a name with a
+	// space: "must be one of: [calls syscall time off-CPU time]").
+	for i, typ := range []string{"calls", "syscall_time", "offcpu_time"} {
+		out, err := exec.Command("go", "tool", "pprof", "-top", "-unit=ns", "-sample_index="+typ, oldPath).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go tool pprof -top (%s): %v\n%s", typ, err, out)
 		}
@@ -98,7 +100,7 @@ func TestPprof(t *testing.T) {
 			t.Errorf("go tool pprof %s total: %q, want %d", typ, m, []int64{calls, kernel, off}[i])
 		}
 	}
-	if out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=1", "-diff_base", oldPath, newPath).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("fsync")) {
+	if out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index=syscall_time", "-diff_base", oldPath, newPath).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("fsync")) {
 		t.Errorf("go tool pprof -diff_base: %v\n%s", err, out)
 	}
 	a, b := resultstest.ReadProfile(t, oldPath), resultstest.ReadProfile(t, newPath)

@@ -10,11 +10,13 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// Sample types of the profiles tmpprobe writes, in order.
+// Sample types of the profiles tmpprobe writes, in order, named as pprof
+// names its own (Go's CPU profile: samples/count, cpu/nanoseconds): one
+// word in snake_case, so -sample_index=syscall_time selects one.
 var pprofSampleTypes = []*profile.ValueType{
 	{Type: "calls", Unit: "count"},
-	{Type: "syscall time", Unit: "nanoseconds"},
-	{Type: "off-CPU time", Unit: "nanoseconds"},
+	{Type: "syscall_time", Unit: "nanoseconds"},
+	{Type: "offcpu_time", Unit: "nanoseconds"},
 }
 
 // WritePprof writes the run's traced records as a pprof profile, the
@@ -31,7 +33,7 @@ var pprofSampleTypes = []*profile.ValueType{
 // rather than inside it, is the numeric label stage_ns), so nothing is
 // counted twice. Labels: dir, kernel, backend.
 func WritePprof(w io.Writer, run *results.Run, sums []*results.Summary) error {
-	p := &profile.Profile{SampleType: pprofSampleTypes, DefaultSampleType: "syscall time",
+	p := &profile.Profile{SampleType: pprofSampleTypes, DefaultSampleType: "syscall_time",
 		TimeNanos: run.Started.UnixNano(), DurationNanos: run.Finished.Sub(run.Started).Nanoseconds()}
 	if p.DurationNanos < 0 {
 		p.DurationNanos = 0

@@ -20,6 +20,9 @@ import (
 type FooterLine struct {
 	Kind string
 	Text string
+	// Repeated is a note every run on this machine repeats (why a backend
+	// was skipped): the terminal shows it with -v only; check says it once.
+	Repeated bool
 }
 
 const (
@@ -35,7 +38,7 @@ func Footer(run *results.Run) []FooterLine {
 	m := run.Meta
 	var out []FooterLine
 	add := func(kind, format string, a ...any) {
-		out = append(out, FooterLine{kind, fmt.Sprintf(format, a...)})
+		out = append(out, FooterLine{Kind: kind, Text: fmt.Sprintf(format, a...)})
 	}
 	backend := results.OrNone(m.Backend)
 	if m.BackendDetail != "" {
@@ -73,6 +76,7 @@ func Footer(run *results.Run) []FooterLine {
 	}
 	for _, n := range m.Notes {
 		add(FooterNote, "%s", n)
+		out[len(out)-1].Repeated = strings.Contains(n, backendSkipped)
 	}
 	for _, h := range m.MissingHooks {
 		add(FooterNote, "hook not attached: %s", h)
@@ -92,15 +96,33 @@ func Footer(run *results.Run) []FooterLine {
 	return out
 }
 
-// WriteFooter is the terminal footer: a blank line, then one line each,
-// warnings and notes prefixed "warning: " and "note: " (vmtest greps them).
+// BackendSkippedNote is the note a run records for a backend it did not
+// take, and why.
+func BackendSkippedNote(backend, class, reason string) string {
+	return backend + backendSkipped + class + ": " + reason
+}
+
+const backendSkipped = " backend skipped: "
+
+// WriteFooter is the terminal footer at 80 columns with every note.
 func WriteFooter(w io.Writer, run *results.Run) {
+	writeFooter(w, run, TextOptions{Verbose: true})
+}
+
+// writeFooter is the terminal footer: a blank line, then each line wrapped
+// to the width, warnings and notes prefixed "warning: " and "note: "
+// (vmtest greps them); the notes every run repeats only when verbose.
+func writeFooter(w io.Writer, run *results.Run, o TextOptions) {
 	fmt.Fprintln(w)
 	for _, l := range Footer(run) {
-		if l.Kind != "" {
-			fmt.Fprintf(w, "%s: ", l.Kind)
+		if l.Repeated && !o.Verbose {
+			continue
 		}
-		fmt.Fprintln(w, l.Text)
+		text := l.Text
+		if l.Kind != "" {
+			text = l.Kind + ": " + text
+		}
+		fmt.Fprintln(w, wrap(text, widthOr(o.Width), "  "))
 	}
 }
 

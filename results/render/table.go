@@ -10,41 +10,50 @@ import (
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
-// WriteTable prints the terminal report: per group (lab × runtime × dir ×
-// parameter) one line an arm, then each arm's syscall breakdown. Lines stay
-// under 80 columns.
+// WriteTable prints per group (lab × runtime × dir × parameter) one line
+// an arm, then each arm's syscall breakdown. Lines stay under 80 columns.
 func WriteTable(w io.Writer, sums []*results.Summary) {
 	for _, g := range results.PeerGroups(sums) {
-		first := g[0]
-		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", first.Lab, first.Runtime, first.Dir, first.ParamTitle())
-		rate, unit := "ops/s", "µs/op"
-		if first.SizeBytes > 0 {
-			rate, unit = "MB/s", "µs/round"
-		}
-		fmt.Fprintf(w, tableRow, "ARM", rate+" ±95%", "RATIO [95% CI]", unit, "KERNEL", "TRACED")
-		for _, s := range g {
-			if s.Error != "" && !s.OpsPerS.Known() {
-				fmt.Fprintf(w, "%-23s FAILED: %s\n", trunc(s.Arm, 23), errtext.FirstLine(s.Error))
-				continue
-			}
-			head := s.OpsPerS
-			if first.SizeBytes > 0 {
-				head = s.MBPerS()
-			}
-			wall, kernel := results.Micros(s.WallNsPerOp), results.Micros(s.KernelNsPerOp)
-			if s.Traced == nil && s.OpsPerS.Known() {
-				// Throughput only (--attach none): wall from the median
-				// round, and no kernel time was measured.
-				wall, kernel = results.Micros(1e9/s.OpsPerS.Center), "-"
-			}
-			fmt.Fprintf(w, tableRow, trunc(s.Arm, 23), rateCell(head), results.RatioText(s.Ratio), wall, kernel,
-				shortRatioCell(s.Observer))
-			if s.Error != "" {
-				fmt.Fprintf(w, "%-23s FAILED after %d rounds: %s\n", "", len(s.Rounds), errtext.FirstLine(s.Error))
-			}
-		}
+		writeGroupTable(w, g)
 		for _, s := range g {
 			writeBreakdown(w, s)
+		}
+	}
+}
+
+// groupTitle names a peer group: lab × runtime × dir × parameter.
+func groupTitle(s *results.Summary) string {
+	return fmt.Sprintf("%s lab · %s · %s · %s", s.Lab, s.Runtime, s.Dir, s.ParamTitle())
+}
+
+// writeGroupTable is one group's table: a line an arm.
+func writeGroupTable(w io.Writer, g []*results.Summary) {
+	first := g[0]
+	fmt.Fprintf(w, "\n%s\n", groupTitle(first))
+	rate, unit := "ops/s", "µs/op"
+	if first.SizeBytes > 0 {
+		rate, unit = "MB/s", "µs/round"
+	}
+	fmt.Fprintf(w, tableRow, "ARM", rate+" ±95%", "RATIO [95% CI]", unit, "KERNEL", "TRACED")
+	for _, s := range g {
+		if s.Error != "" && !s.OpsPerS.Known() {
+			fmt.Fprintf(w, "%-23s FAILED: %s\n", trunc(s.Arm, 23), trunc(errtext.FirstLine(s.Error), 56))
+			continue
+		}
+		head := s.OpsPerS
+		if first.SizeBytes > 0 {
+			head = s.MBPerS()
+		}
+		wall, kernel := results.Micros(s.WallNsPerOp), results.Micros(s.KernelNsPerOp)
+		if s.Traced == nil && s.OpsPerS.Known() {
+			// Throughput only (--attach none): wall from the median
+			// round, and no kernel time was measured.
+			wall, kernel = results.Micros(1e9/s.OpsPerS.Center), "-"
+		}
+		fmt.Fprintf(w, tableRow, trunc(s.Arm, 23), rateCell(head), results.RatioText(s.Ratio), wall, kernel,
+			shortRatioCell(s.Observer))
+		if s.Error != "" {
+			fmt.Fprintf(w, "%-23s FAILED after %d rounds: %s\n", "", len(s.Rounds), trunc(errtext.FirstLine(s.Error), 36))
 		}
 	}
 }
@@ -57,8 +66,14 @@ func writeBreakdown(w io.Writer, s *results.Summary) {
 	if s.Traced == nil {
 		return
 	}
-	unit, t := s.Unit(), s.TimeScale()
 	fmt.Fprintf(w, "\n  %s\n", strings.TrimSuffix(explain.TimeSplit(s), "."))
+	writeClassTable(w, s)
+}
+
+// writeClassTable is the breakdown's table: a row per syscall class, its
+// stages under it.
+func writeClassTable(w io.Writer, s *results.Summary) {
+	unit, t := s.Unit(), s.TimeScale()
 	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, t.Unit+"/"+unit, "OFFCPU "+t.Unit, "p50 µs", "p99 µs")
 	parent, beside, overlapped := "", false, false
 	for _, c := range s.Classes {

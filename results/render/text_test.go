@@ -3,6 +3,9 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
 func TestWrap(t *testing.T) {
@@ -14,5 +17,71 @@ func TestWrap(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(line), "µs") {
 			t.Errorf("a unit starts a line: %q", line)
 		}
+	}
+}
+
+// Why a backend was skipped is the same on every run of a machine: the
+// terminal says it with -v only (report.md and run.json keep it).
+func TestBackendSkippedNotesOnRequest(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	note := BackendSkippedNote("fentry", "permission refused", "load program: operation not permitted")
+	run.Meta.Notes = []string{note, "vfs_fsync_range: inlined, no stage row"}
+	sums := resultstest.Sums(run)
+	for _, verbose := range []bool{false, true} {
+		var b strings.Builder
+		WriteTextReport(&b, run, sums, resultstest.Labs, TextOptions{Verbose: verbose})
+		unwrapped := strings.ReplaceAll(b.String(), "\n  ", " ")
+		if got := strings.Contains(unwrapped, "note: "+note); got != verbose {
+			t.Errorf("verbose %v: the backend note printed: %v", verbose, got)
+		}
+		if !strings.Contains(unwrapped, "note: vfs_fsync_range") {
+			t.Errorf("verbose %v: another note is gone", verbose)
+		}
+	}
+}
+
+// A table in ms or s shows a thousandth of its unit at least, never
+// 0.0000364 (#21).
+func TestTimeScaleSmallValues(t *testing.T) {
+	for _, s := range []struct {
+		scale results.TimeScale
+		ns    float64
+		want  string
+	}{
+		{secondScale(), 36_400, "<0.001"},
+		{secondScale(), 1_500_000, "0.0015"},
+		{secondScale(), 2.5e9, "2.50"},
+	} {
+		if got := s.scale.Of(s.ns); got != s.want {
+			t.Errorf("%v ns in %s: %q, want %q", s.ns, s.scale.Unit, got, s.want)
+		}
+	}
+}
+
+func secondScale() results.TimeScale {
+	s := results.Summary{ArmResult: &results.ArmResult{Lab: results.LabTrace, Arm: "sleep 2"}, WallNsPerOp: 2e9}
+	return s.TimeScale()
+}
+
+// --sort orders the breakdown, stages staying under their syscall; the
+// summary itself keeps its order (#21).
+func TestBreakdownSort(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	sums := resultstest.Sums(run)
+	firstRow := func(by string) string {
+		var b strings.Builder
+		WriteTextReport(&b, run, sums, resultstest.Labs, TextOptions{Sort: by})
+		_, after, _ := strings.Cut(b.String(), "    SYSCALL ")
+		_, row, _ := strings.Cut(after, "\n")
+		return strings.Fields(row)[0]
+	}
+	if got := firstRow(""); got != "openat[tmpfile]" {
+		t.Errorf("by time: first %q", got)
+	}
+	if got := firstRow("name"); got != "close" {
+		t.Errorf("by name: first %q", got)
+	}
+	if got := firstRow(""); got != "openat[tmpfile]" {
+		t.Errorf("sorting changed the summary: by time, first %q", got)
 	}
 }

@@ -13,10 +13,13 @@ import (
 type TraceView struct {
 	Top      int      // syscall classes shown, largest time first; 0 = all
 	Syscalls []string // only these classes (a name matches its [variants])
+	Width    int      // columns the WHY sentences wrap at; 0 = DefaultWidth
+	Sort     string   // the order of the classes (results.SortKeys); "" = time
 }
 
-// Filter keeps the classes the view asks for: the top N syscalls by time
-// (with their stages) among those named.
+// Filter keeps the classes the view asks for: the first N syscalls in the
+// order given (by time unless sorted otherwise), with their stages, among
+// those named.
 func (v TraceView) Filter(cs []results.ClassSummary) []results.ClassSummary {
 	keep := map[string]bool{}
 	n := 0
@@ -61,8 +64,8 @@ func WriteTrace(w io.Writer, sums []*results.Summary, v TraceView) {
 		if s.Traced == nil {
 			continue
 		}
-		f := *s
-		f.Classes = v.Filter(s.Classes)
+		f := *sortedBy(s, v.Sort)
+		f.Classes = v.Filter(f.Classes)
 		shown = append(shown, &f)
 		if s.Unit() == "entry" {
 			fmt.Fprintf(w, "\n%s · %d entries · %s µs each\n", s.Arm, s.Ops, results.Micros(s.WallNsPerOp))
@@ -73,6 +76,6 @@ func WriteTrace(w io.Writer, sums []*results.Summary, v TraceView) {
 	}
 	fmt.Fprintln(w, "\nWHY")
 	for _, s := range shown {
-		bullet(w, "  ", explain.ArmSentence(s))
+		bullet(w, "  ", explain.ArmSentence(s), widthOr(v.Width))
 	}
 }

@@ -8,14 +8,10 @@ import (
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
-// WriteExplanations prints the "Why" section: one sentence per arm, one per
-// compared pair, and where a spilling arm rolled over.
+// WriteExplanations prints the "Why" section at 80 columns: one sentence
+// per arm, one per compared pair, and where a spilling arm rolled over.
 func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKnowledge) {
-	traced := false
-	for _, s := range sums {
-		traced = traced || s.Traced != nil
-	}
-	if !traced {
+	if !anyTraced(sums) {
 		return // throughput only: nothing was attributed
 	}
 	gaps := explain.Comparisons(sums, labs.Pairs)
@@ -24,25 +20,44 @@ func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKno
 		if g[0].Traced == nil {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s lab · %s · %s · %s\n", g[0].Lab, g[0].Runtime, g[0].Dir, g[0].ParamTitle())
+		fmt.Fprintf(w, "\n%s\n", groupTitle(g[0]))
 		for _, s := range g {
 			if s.Traced != nil {
-				bullet(w, "  ", explain.ArmSentence(s))
+				bullet(w, "  ", explain.ArmSentence(s), DefaultWidth)
 			}
 		}
-		for _, gap := range gaps {
-			if gap.A.PeerKey() == g[0].PeerKey() {
-				bullet(w, "  ", gap.Sentence())
-			}
+		writeGroupGaps(w, g, gaps, DefaultWidth)
+	}
+	writeSpills(w, sums, labs, DefaultWidth)
+}
+
+func anyTraced(sums []*results.Summary) bool {
+	for _, s := range sums {
+		if s.Traced != nil {
+			return true
 		}
 	}
-	for _, line := range explain.SpillSentences(sums, labs.Spills) {
-		fmt.Fprintln(w)
-		bullet(w, "  ", line)
+	return false
+}
+
+// writeGroupGaps prints the sentences of the gaps compared in group g.
+func writeGroupGaps(w io.Writer, g []*results.Summary, gaps []explain.Gap, width int) {
+	for _, gap := range gaps {
+		if gap.A.PeerKey() == g[0].PeerKey() {
+			bullet(w, "  ", gap.Sentence(), width)
+		}
 	}
 }
 
-// bullet prints text as a bulleted paragraph under 80 columns.
-func bullet(w io.Writer, indent, text string) {
-	fmt.Fprintln(w, wrap(indent+"• "+text, 78, indent+"  "))
+// writeSpills says where each spilling arm rolled over to a file.
+func writeSpills(w io.Writer, sums []*results.Summary, labs explain.LabKnowledge, width int) {
+	for _, line := range explain.SpillSentences(sums, labs.Spills) {
+		fmt.Fprintln(w)
+		bullet(w, "  ", line, width)
+	}
+}
+
+// bullet prints text as a bulleted paragraph under width columns.
+func bullet(w io.Writer, indent, text string, width int) {
+	fmt.Fprintln(w, wrap(indent+"• "+text, width-2, indent+"  "))
 }

@@ -239,6 +239,10 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		unix.Unlinkat(int(pf.Fd()), tmp, 0)
 		return err
 	}
+	if err := safefs.GiveToInvoker(pf, tmp); err != nil {
+		unix.Unlinkat(int(pf.Fd()), tmp, 0)
+		return err
+	}
 	if err := withTemps(func() error {
 		return unix.Renameat(int(pf.Fd()), tmp, int(pf.Fd()), filepath.Base(t.file))
 	}); err != nil {

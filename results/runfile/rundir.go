@@ -121,7 +121,36 @@ func makeParents(parent string) error {
 	if _, err := safefs.CheckDir(p); err != nil {
 		return err
 	}
-	return os.MkdirAll(parent, 0o755)
+	// One level at a time, each handed to the user who ran sudo when the
+	// one above is theirs (see safefs.GiveToInvoker).
+	rel, err := filepath.Rel(p, parent)
+	if err != nil {
+		return err
+	}
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		if err := mkdirGiven(p, name); err != nil {
+			return err
+		}
+		p = filepath.Join(p, name)
+	}
+	return nil
+}
+
+// mkdirGiven makes name in dir (if missing) and gives it to the invoker
+// when dir is theirs.
+func mkdirGiven(dir, name string) error {
+	df, err := safefs.OpenDir(dir, true)
+	if err != nil {
+		return err
+	}
+	defer df.Close()
+	if err := unix.Mkdirat(int(df.Fd()), name, 0o755); err != nil {
+		if errors.Is(err, unix.EEXIST) {
+			return nil
+		}
+		return &os.PathError{Op: "mkdir", Path: filepath.Join(dir, name), Err: err}
+	}
+	return safefs.GiveToInvoker(df, name)
 }
 
 // nearestExisting is dir or the nearest directory above it that exists.
@@ -234,6 +263,13 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 		if err := writeSynced(os.NewFile(uintptr(fd), name), writers[name]); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		// The run directory will be the invoker's when its parent is.
+		if err := safefs.GiveToInvokerIn(pf, sd, name); err != nil {
+			return err
+		}
+	}
+	if err := safefs.GiveToInvoker(pf, stage); err != nil {
+		return err
 	}
 	if err := sd.Chmod(0o755); err != nil {
 		return err

@@ -1,0 +1,220 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// readmeCommand is a command README.md shows: a line of a sh code block
+// (backslash continuations joined, the comment dropped), or a "$ " line of
+// an output block with the first line the README shows it printing.
+type readmeCommand struct {
+	text   string
+	line   int
+	output string
+}
+
+var readmeComment = regexp.MustCompile(`\s+#\s.*$`)
+
+func readmeCommands(readme string) []readmeCommand {
+	var out []readmeCommand
+	lines := strings.Split(readme, "\n")
+	block := "" // the fence's language while inside one
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "```") {
+			if block == "" {
+				block = strings.TrimPrefix(l, "```") + " " // "" for an output block
+			} else {
+				block = ""
+			}
+			continue
+		}
+		switch {
+		case block == "sh ":
+			start := i
+			for strings.HasSuffix(l, `\`) && i+1 < len(lines) {
+				i++
+				l = strings.TrimSuffix(l, `\`) + " " + strings.TrimSpace(lines[i])
+			}
+			l = strings.Join(strings.Fields(readmeComment.ReplaceAllString(l, "")), " ")
+			if l != "" {
+				out = append(out, readmeCommand{text: l, line: start + 1})
+			}
+		case block == " " && strings.HasPrefix(l, "$ "):
+			c := readmeCommand{text: strings.TrimPrefix(l, "$ "), line: i + 1}
+			if i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "$ ") && !strings.HasPrefix(lines[i+1], "```") {
+				c.output = lines[i+1]
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// readmeNotRun are the README's commands this test does not run, and why.
+var readmeNotRun = map[string]string{
+	"make && sudo ./tmpprobe all": ".ci/run runs it first, as a sudo user in a fresh clone (this test runs make itself)",
+	"make test":                   "the suite this test is part of",
+	"make generate":               "rewrites the committed BPF objects; .ci/run runs make check-generated",
+	"make vmtest":                 ".ci/run runs it after the suite (QEMU, and Debian's kernels downloaded)",
+	"make bench":                  "its own ~12 minutes of runs",
+	"sudo tmpprobe all -q":        ".ci/run runs it as the sudo user after sudo make install; it is the run sudo ./tmpprobe all is",
+	"sudo ./tmpprobe trace --cgroup system.slice/app.service --duration 30s":                                         "a systemd service's cgroup, which CI has not (TestTraceCgroup makes one)",
+	"./tmpprobe diff k6.1/ k6.12/ k6.18/ --format markdown":                                                          "runs saved on three kernels; a machine has one",
+	"./tmpprobe diff baseline/ current/ --threshold 10":                                                              "a CI job's own saved runs",
+	"./tmpprobe diff baseline/ current/ --format markdown > diff.md":                                                 "a CI job's own saved runs",
+	`./tmpprobe diff baseline/run.json current/run.json --format json | jq '.arms[] | select(.status=="regressed")'`: "a CI job's own saved runs",
+	"hyperfine --warmup 2 'sqlite3 off.db < off.sql' 'sqlite3 full.db < full.sql'":                                   "what compare replaces: hyperfine is not installed here, and the .sql files are the reader's",
+	"strace -f -c sh -c 'sqlite3 full.db < full.sql'":                                                                "what compare replaces, on the reader's full.sql (cmd/tmpprobe's compare tests run sqlite3 themselves)",
+	"sudo ./tmpprobe trace --follow -- sh -c 'sqlite3 full.db < full.sql'":                                           "on the reader's full.sql (cmd/tmpprobe's compare tests run sqlite3 themselves)",
+	"sudo ./tmpprobe run TemporaryFile --attach kprobe":                                                              "shows the refusal of a kernel without kprobes; on one with them it runs",
+}
+
+// readmeOutputVaries: "$ " commands whose output is this build's or
+// this machine's; they must succeed.
+var readmeOutputVaries = map[string]bool{"./tmpprobe --version": true}
+
+// Every command README.md shows, run as written, in order, in a copy of
+// this clone (as root: the tests run as root), so the manual cannot drift
+// from what tmpprobe, make and the Go tools accept. A command in
+// readmeNotRun is named with why; one that fails, or prints other than
+// the README shows, fails the test.
+func TestREADMECommands(t *testing.T) {
+	needRoot(t)
+	if _, err := exec.LookPath("sudo"); err != nil {
+		t.Fatal("the README's commands need sudo")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := readmeCommands(string(readme))
+	seen := map[string]bool{}
+	for _, c := range commands {
+		seen[c.text] = true
+	}
+	for text := range readmeNotRun {
+		if !seen[text] {
+			t.Errorf("readmeNotRun names %q, which the README does not show", text)
+		}
+	}
+
+	clone := copyClone(t, root)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SUDO_") {
+			env = append(env, kv)
+		}
+	}
+	if goBin, err := exec.LookPath("go"); err == nil {
+		env = append(env, "PATH="+os.Getenv("PATH")+":"+filepath.Dir(goBin))
+	}
+	sh := func(text string, timeout time.Duration) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "bash", "-c", text)
+		cmd.Dir, cmd.Env = clone, env
+		cmd.WaitDelay = 5 * time.Second
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	status, _ := sh("git status --porcelain", time.Minute)
+	if out, err := sh("make", 10*time.Minute); err != nil {
+		t.Fatalf("make: %v\n%s", err, out)
+	}
+	for _, c := range commands {
+		if why, ok := readmeNotRun[c.text]; ok {
+			t.Logf("README.md:%d: not run: %s (%s)", c.line, c.text, why)
+			continue
+		}
+		start := time.Now()
+		out, err := sh(c.text, 10*time.Minute)
+		t.Logf("README.md:%d: %s (%.1fs)", c.line, c.text, time.Since(start).Seconds())
+		first, _, _ := strings.Cut(out, "\n")
+		switch {
+		case c.output != "" && !readmeOutputVaries[c.text]:
+			if first != c.output {
+				t.Errorf("README.md:%d: %s printed first\n\t%s\nthe README shows\n\t%s", c.line, c.text, first, c.output)
+			}
+			if strings.HasPrefix(c.output, "tmpprobe: ") && err == nil {
+				t.Errorf("README.md:%d: %s succeeded; the README shows it failing", c.line, c.text)
+			}
+		case err != nil:
+			t.Errorf("README.md:%d: %s: %v\n%s", c.line, c.text, err, tail(out, 20))
+		}
+	}
+	// What the commands wrote in the clone is ignored, so git status (what
+	// Go stamps as "modified") and a build after them are as clean as the
+	// tree was before.
+	if status != "" {
+		t.Logf("--version not checked: the tree has uncommitted changes:\n%s", status)
+		return
+	}
+	if left, _ := sh("git status --porcelain", time.Minute); left != "" {
+		t.Errorf("after the README's commands, git status (--version would say modified):\n%s", left)
+	}
+	out, err := sh("make && ./tmpprobe --version", 10*time.Minute)
+	switch {
+	case err != nil:
+		t.Errorf("make && ./tmpprobe --version: %v\n%s", err, out)
+	case strings.Contains(out, "without VCS information"):
+		t.Logf("the build is not stamped (GOFLAGS=-buildvcs=false here?):\n%s", out)
+	case !strings.Contains(out, ", clean"):
+		t.Errorf("after the README's commands, --version:\n%s", out)
+	}
+}
+
+// copyClone clones the repository and copies this work tree's files over
+// it (tracked, and untracked but not ignored), so the copy is what a
+// fresh clone of the tree would be, its changes uncommitted as here.
+func copyClone(t *testing.T, root string) string {
+	t.Helper()
+	list, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files in %s: %v", root, err)
+	}
+	clone := filepath.Join(t.TempDir(), "tmpprobe")
+	if out, err := exec.Command("git", "clone", "-q", root, clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone %s: %v\n%s", root, err, out)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
+		src := filepath.Join(root, name)
+		st, err := os.Lstat(src)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // deleted in the work tree, or a symlink (none today)
+		}
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(clone, name)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return clone
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
