@@ -25,9 +25,13 @@ type Tracer interface {
 
 // Defaults of the rounds protocol, and the labs' published method.
 const (
-	DefaultRounds       = 40
-	DefaultMinBatch     = 10 * time.Millisecond
-	DefaultWorkerRounds = 5
+	DefaultRounds   = 40
+	DefaultMinBatch = 10 * time.Millisecond
+	// DefaultWorkerRounds makes 20 worker generations of 40 rounds: the
+	// generation is the unit of every interval (results.UnitSummaries), and
+	// the order-statistic interval of a median over 20 units is bounded
+	// by the 6th and 15th, over 8 (five rounds each) only by the extremes.
+	DefaultWorkerRounds = 2
 
 	SeedOpsModes      = 1000 // lab 45: n=1000 ops a batch
 	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
@@ -130,6 +134,10 @@ func (p *Plan) Describe() results.Protocol {
 	d := results.Protocol{Name: p.Protocol, Rounds: p.Rounds, FixedOps: p.Ops}
 	if p.Protocol != results.ProtocolSeed {
 		d.Name, d.Seed, d.Rounds, d.MinBatchNs = results.ProtocolRounds, p.Seed, p.RoundsFor(""), p.MinBatch.Nanoseconds()
+		d.WorkerRounds = p.WorkerRounds
+		if d.WorkerRounds == 0 || d.WorkerRounds > d.Rounds {
+			d.WorkerRounds = d.Rounds
+		}
 	}
 	return d
 }
@@ -356,7 +364,7 @@ func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error 
 			if cr.dead {
 				continue
 			}
-			b := results.Batch{Round: round + 1, Ops: cr.res.Ops, Traced: s.Traced}
+			b := results.Batch{Round: round + 1, Generation: generation(round, p.WorkerRounds), Ops: cr.res.Ops, Traced: s.Traced}
 			if err := r.batch(ctx, p, cr, b); err != nil {
 				return err
 			}
@@ -367,6 +375,14 @@ func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error 
 		cr.finish()
 	}
 	return nil
+}
+
+// generation is the 1-based worker generation of the 0-based round.
+func generation(round, workerRounds int) int {
+	if workerRounds <= 0 {
+		return 1
+	}
+	return round/workerRounds + 1
 }
 
 // refresh replaces every case's worker and its group's directory, and runs

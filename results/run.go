@@ -35,14 +35,19 @@ const (
 // Batch is one timed batch: Ops ops (modes) or round trips (buffers).
 // WallNs is timed by the worker between its markers. Round is the
 // measured round it belongs to (1-based; 0 for calibration and warm-up).
+// Generation is the worker generation that ran it (1-based): the rounds
+// one set of worker processes and one group directory served, see
+// arms.Plan.WorkerRounds. Runs saved before it was recorded carry 0, and
+// readers count generations by their warm-up batches instead.
 type Batch struct {
-	Kind    string        `json:"kind,omitempty"`
-	Round   int           `json:"round,omitempty"`
-	Ops     int           `json:"ops"`
-	Phase   uint32        `json:"phase,omitempty"`
-	Traced  bool          `json:"traced"`
-	WallNs  int64         `json:"wall_ns"`
-	Records []ClassRecord `json:"records,omitempty"`
+	Kind       string        `json:"kind,omitempty"`
+	Round      int           `json:"round,omitempty"`
+	Generation int           `json:"generation,omitempty"`
+	Ops        int           `json:"ops"`
+	Phase      uint32        `json:"phase,omitempty"`
+	Traced     bool          `json:"traced"`
+	WallNs     int64         `json:"wall_ns"`
+	Records    []ClassRecord `json:"records,omitempty"`
 }
 
 // Measured reports whether the batch enters the figures.
