@@ -52,7 +52,7 @@ ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH):/usr/loc
 test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	$(GO) test $(ASROOT) -count=1 -p 1 -timeout 60m ./...
+	$(GO) test $(ASROOT) -count=1 -p 1 -timeout 150m ./...
 
 # Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
 # other, with tmpprobe as /init's workload and checks the kprobe, fentry and
@@ -63,7 +63,7 @@ vmtest:
 	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 20m ./vmtest/
 
 bench:
-	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./bench/
+	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 150m ./bench/
 
 clean:
 	rm -f tmpprobe
