@@ -91,6 +91,24 @@ func TestClusteredInterval(t *testing.T) {
 	if !clustered.Contains(2) || !clustered.Contains(7) || clustered.N != 8 {
 		t.Errorf("per-generation interval %+v over %d units, want one holding 2 and 7 over 8", clustered, clustered.N)
 	}
+	// Twenty generations that drift from 1 to 20 in the order they ran
+	// are one state that moved, not twenty draws: the interval comes from
+	// merged neighbours and is wider than the generations' own, [6, 15].
+	var drift []results.Unit
+	for g := 1; g <= 20; g++ {
+		drift = append(drift, results.Unit{Unit: g, Value: float64(g)})
+	}
+	if d := results.ClusteredMedian(drift); d.N >= 20 || d.Lo >= 6 || d.Hi <= 15 || d.Center != 10.5 {
+		t.Errorf("drifting generations: %+v, want the median 10.5 in an interval wider than [6, 15] from fewer batches", d)
+	}
+	// The same values in a shuffled order are twenty draws.
+	var shuffled []results.Unit
+	for i, v := range []float64{7, 19, 2, 12, 16, 4, 10, 20, 1, 14, 8, 17, 5, 11, 3, 18, 9, 13, 6, 15} {
+		shuffled = append(shuffled, results.Unit{Unit: i + 1, Value: v})
+	}
+	if d := results.ClusteredMedian(shuffled); d.N != 20 || d.Lo != 6 || d.Hi != 15 {
+		t.Errorf("shuffled generations: %+v, want [6, 15] over 20", d)
+	}
 	// Four generations give no interval at all, whatever their rounds.
 	if c := results.ClusteredMedian(units[:20]); c.Bounded() || c.N != 4 {
 		t.Errorf("4 generations of 5 rounds: %+v, want no interval", c)
