@@ -3,8 +3,12 @@
 package arms_test
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +151,88 @@ func TestInodeAllocationStage(t *testing.T) {
 	}
 	if n := s.Stage("unlink", "ext4_new_inode").Calls; n != 0 {
 		t.Errorf("unlink allocated %d inodes", n)
+	}
+}
+
+// A run whose later generations create files after a churn (3000 files
+// made and deleted in the same block group, as earlier work on /tmp
+// leaves it) pays more per inode allocation in them: an ext4 without a
+// journal skips every inode deleted in the last minute. The ratio of an
+// arm that creates a named file to TemporaryFile moves with it, and the
+// report's state sentence names the variable with both ranges.
+func TestStateSentenceNamesInodeAllocation(t *testing.T) {
+	p := openProbe(t)
+	// One block group (128 MiB of 4 KiB blocks): the churn and the
+	// arms share its inodes.
+	dir := loopext4.NoJournal(t, "120M", "-b", "4096", "-N", "16384")
+	_, devs, err := preflight.Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WatchDevices(devs); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := arms.Select([]string{"TemporaryFile", "mkstemp-fsync"}, []string{arms.LabModes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 16
+	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{dir},
+		Payloads: []int{400}, MinBatch: 30 * time.Millisecond, Rounds: rounds, Seed: 1, BatchTimeout: 2 * time.Minute,
+		Baseline: true, WorkerRounds: 1}
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	churned := false
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: func(pr arms.Progress) {
+		if pr.Stage != arms.StageRound || pr.Round != rounds/2 || pr.Done != pr.Total || churned {
+			return
+		}
+		churned = true
+		churn := filepath.Join(dir, "churn")
+		if err := os.Mkdir(churn, 0o755); err != nil {
+			t.Error(err)
+			return
+		}
+		for i := 0; i < 3000; i++ {
+			f, err := os.Create(filepath.Join(churn, strconv.Itoa(i)))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			f.Close()
+		}
+		if err := os.RemoveAll(churn); err != nil {
+			t.Error(err)
+		}
+	}}
+	res, err := r.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res {
+		if a.Error != "" {
+			t.Fatalf("%s: %s\n%s", a.Arm, a.Error, a.Stderr)
+		}
+	}
+	sums := results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Knowledge().Baselines)
+	links := explain.StateLinks(sums, arms.Baseline(arms.LabModes))
+	for _, l := range links {
+		t.Log(l.Sentence())
+	}
+	if len(links) != 1 || links[0].State != results.StateInodeAlloc || links[0].Arm != "mkstemp-fsync" {
+		for _, s := range sums {
+			for _, r := range s.Rounds {
+				t.Logf("%s round %d: ratio %.3f, %.1f µs per inode allocation", s.Arm, r.Round, r.Ratio, r.State[results.StateInodeAlloc].PerCount()/1e3)
+			}
+		}
+		t.Fatalf("links %+v, want mkstemp-fsync following %s", links, results.StateInodeAlloc)
+	}
+	want := fmt.Sprintf("as ext4 inode allocation ranged %s–%s µs per create", results.Micros(links[0].StateLo), results.Micros(links[0].StateHi))
+	if s := links[0].Sentence(); !strings.Contains(s, want) || !strings.Contains(s, fmt.Sprintf("ranged %.2f–%.2f over the run", links[0].RatioAtLo, links[0].RatioAtHi)) {
+		t.Errorf("sentence %q lacks %q or the ratio's range", s, want)
+	}
+	if w := explain.StateWarnings(sums, arms.Knowledge().Baselines); len(w) != 1 || !strings.Contains(w[0], "1 of 1 arms moved with ext4 inode allocation") {
+		t.Errorf("footer warnings %q, want one naming ext4 inode allocation", w)
 	}
 }

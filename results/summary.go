@@ -42,6 +42,8 @@ type RoundSample struct {
 	// Terms are ns per op of the traced batch by syscall class, plus
 	// UserTerm and "wall": the per-round samples that judge noise.
 	Terms map[string]float64
+	// State are the traced batch's state variables (StateNames).
+	State map[string]StateSum
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -147,6 +149,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		}
 		r.TracedOpsPerS = a.opsPerS(b)
 		r.Terms = roundTerms(b, float64(a.batchOps(b)))
+		r.State = roundState(b, float64(a.batchOps(b)))
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)

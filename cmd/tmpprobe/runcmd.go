@@ -21,6 +21,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/safefs"
 )
@@ -183,6 +184,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
+	run.Meta.Warnings = append(run.Meta.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
 	render.WriteTextReport(stdout, run, sums, labs, f.hist)
 	if err := f.save(run, sums); err != nil {
 		return err

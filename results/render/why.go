@@ -9,7 +9,8 @@ import (
 )
 
 // WriteExplanations prints the "Why" section: one sentence per arm, one per
-// compared pair, and where a spilling arm rolled over.
+// compared pair, one per arm whose ratio moved with the state of the file
+// system or machine across the run, and where a spilling arm rolled over.
 func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKnowledge) {
 	traced := false
 	for _, s := range sums {
@@ -34,6 +35,9 @@ func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKno
 			if gap.A.PeerKey() == g[0].PeerKey() {
 				bullet(w, "  ", gap.Sentence())
 			}
+		}
+		for _, l := range explain.StateLinks(g, labs.Baselines[g[0].Lab]) {
+			bullet(w, "  ", l.Sentence())
 		}
 	}
 	for _, line := range explain.SpillSentences(sums, labs.Spills) {
