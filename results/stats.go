@@ -225,8 +225,15 @@ func UnitSummaries(samples []Unit) []float64 {
 	return out
 }
 
-// ClusteredMedian is the median of the units' summaries with its 95%
-// interval (see UnitSummaries); N counts units, not samples.
+// ClusteredMedian is the median of every sample with the 95% interval of
+// the median of the units' summaries (see UnitSummaries), widened to hold
+// the center should it fall outside; N counts units, not samples. The
+// center pools every round, the most precise estimate there is; its
+// interval counts only what is independent. (Measured over five runs of
+// the modes lab on /dev/shm, this held another run's median in 85% of
+// pairs; the median of the units' medians as the center, in 72%: a
+// generation's median of two rounds is their mean, and takes a preempted
+// batch in full.)
 //
 // Consecutive generations can still share a state that outlasts them (a
 // device slow for a minute, deletions skipped for a minute): then the
@@ -235,11 +242,15 @@ func UnitSummaries(samples []Unit) []float64 {
 // "Batch size effects in the analysis of simulation output", Operations
 // Research 30:556–568): neighbours are merged in pairs, the median of
 // each pair one sample, until the sequence shows no lag-1 correlation or
-// too few batches remain for an interval. The center stays the median of
-// every unit.
+// too few batches remain for an interval.
 func ClusteredMedian(samples []Unit) Estimate {
 	units := UnitSummaries(samples)
+	all := make([]float64, len(samples))
+	for i, s := range samples {
+		all[i] = s.Value
+	}
 	e := Median(units)
+	center := Median(all).Center
 	batches := units
 	for len(batches) >= 2*MinRoundsForCI && serialCorrelated(batches) {
 		var merged []float64
@@ -250,8 +261,11 @@ func ClusteredMedian(samples []Unit) Estimate {
 	}
 	if len(batches) < len(units) {
 		b := Median(batches)
-		e.Lo, e.Hi = math.Min(b.Lo, e.Center), math.Max(b.Hi, e.Center)
-		e.N = len(batches)
+		e.Lo, e.Hi, e.N = b.Lo, b.Hi, len(batches)
+	}
+	e.Center = center
+	if e.Bounded() {
+		e.Lo, e.Hi = math.Min(e.Lo, center), math.Max(e.Hi, center)
 	}
 	return e
 }
