@@ -312,28 +312,3 @@ func ranks(x []float64) []float64 {
 	}
 	return r
 }
-
-// RankCorrelation is Spearman's ρ of paired samples: Pearson's correlation
-// of their ranks; 0 when either does not vary.
-func RankCorrelation(x, y []float64) float64 {
-	rx, ry := ranks(x), ranks(y)
-	n := float64(len(rx))
-	if n < 2 {
-		return 0
-	}
-	var mx, my float64
-	for i := range rx {
-		mx += rx[i] / n
-		my += ry[i] / n
-	}
-	var sxy, sxx, syy float64
-	for i := range rx {
-		sxy += (rx[i] - mx) * (ry[i] - my)
-		sxx += (rx[i] - mx) * (rx[i] - mx)
-		syy += (ry[i] - my) * (ry[i] - my)
-	}
-	if sxx == 0 || syy == 0 {
-		return 0
-	}
-	return sxy / math.Sqrt(sxx*syy)
-}
