@@ -60,7 +60,7 @@ ASROOT := $(if $(filter 0,$(shell id -u)),,-exec "sudo env PATH=$(PATH):/usr/loc
 test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	$(GO) tool gotestsum --format testname -- $(ASROOT) -count=1 -p 1 -timeout 60m ./...
+	$(GO) tool gotestsum --format testname -- $(ASROOT) -count=1 -p 1 -timeout 80m ./...
 
 # Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
 # other, with tmpprobe as /init's workload and checks the kprobe, fentry and
@@ -71,7 +71,7 @@ vmtest:
 	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 20m ./vmtest/
 
 bench:
-	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./bench/
+	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 150m ./bench/
 
 # Installs the tmpprobe that make built as you; it builds nothing, so root
 # needs no Go and writes nothing in your clone.

@@ -528,3 +528,38 @@ func TestInterruptBetweenRounds(t *testing.T) {
 		t.Errorf("workers %v still running", left)
 	}
 }
+
+// Every --worker-rounds rounds fresh workers take over, each with a
+// warm-up batch: run.json says which generation ran each measured batch,
+// the unit of the intervals, and the warm-ups agree with it.
+func TestGenerations(t *testing.T) {
+	p := openProbe(t)
+	sel, _ := arms.Select([]string{"TemporaryFile", "mkstemp-close-unlink"}, nil)
+	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{t.TempDir()},
+		Payloads: []int{400}, Chunk: chunk, SpoolMax: spoolMax, Ops: 20,
+		Rounds: 5, Seed: 3, Baseline: true, BatchTimeout: time.Minute, WorkerRounds: 2}
+	if d := plan.Describe(); d.WorkerRounds != 2 {
+		t.Errorf("protocol %+v, want worker_rounds 2", d)
+	}
+	for _, a := range runPlan(t, p, plan) {
+		if a.Error != "" {
+			t.Fatalf("%s: %s", a.Arm, a.Error)
+		}
+		warmups, rounds := 0, map[int]int{}
+		for _, b := range a.Batches {
+			if b.Kind == results.BatchWarmup {
+				warmups++
+			}
+			if !b.Measured() {
+				continue
+			}
+			if want := (b.Round-1)/2 + 1; b.Generation != want || b.Generation != warmups {
+				t.Errorf("%s round %d: generation %d after %d warm-ups, want %d", a.Arm, b.Round, b.Generation, warmups, want)
+			}
+			rounds[b.Round]++
+		}
+		if len(rounds) != 5 || warmups != 3 {
+			t.Errorf("%s: %d rounds, %d warm-ups; want 5 rounds in 3 generations", a.Arm, len(rounds), warmups)
+		}
+	}
+}

@@ -3,11 +3,17 @@
 package arms_test
 
 import (
+	"context"
+	"fmt"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
@@ -147,5 +153,106 @@ func TestInodeAllocationStage(t *testing.T) {
 	}
 	if n := s.Stage("unlink", "ext4_new_inode").Calls; n != 0 {
 		t.Errorf("unlink allocated %d inodes", n)
+	}
+}
+
+// A run whose later generations create files after a churn (10000 files
+// made and deleted in the same block group, as other work on /tmp leaves
+// it) pays far more per inode allocation in them: an ext4 without a
+// journal skips every inode deleted in the last minute, one by one. Each
+// create then costs about a millisecond more, and NamedTemporaryFile ÷
+// BytesIO (a 256 KiB round trip through a file, or through memory, which
+// allocates no inode) falls many times over; the report's state sentence
+// names the variable with both ranges. The batches, 10 ms before the
+// churn, take tens of ms after it, so the generations after the churn
+// finish inside that minute.
+func TestStateSentenceNamesInodeAllocation(t *testing.T) {
+	p := openProbe(t)
+	// One block group (128 MiB of 4 KiB blocks): the churn and the
+	// arms share its inodes.
+	dir := loopext4.NoJournal(t, "120M", "-b", "4096", "-N", "32768")
+	_, devs, err := preflight.Dir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WatchDevices(devs); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := arms.Select([]string{"BytesIO", "NamedTemporaryFile"}, []string{arms.LabBuffers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rounds = 20
+	plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{dir},
+		Sizes: []int{256 << 10}, Chunk: chunk, SpoolMax: spoolMax, MinBatch: 10 * time.Millisecond, Rounds: rounds, Seed: 1, BatchTimeout: 2 * time.Minute,
+		Baseline: true, WorkerRounds: 1}
+	if err := p.Attach(); err != nil {
+		t.Fatal(err)
+	}
+	churn := func() error {
+		d, err := os.MkdirTemp(dir, "churn")
+		if err != nil {
+			return err
+		}
+		for i := 0; i < 10000; i++ {
+			f, err := os.Create(filepath.Join(d, strconv.Itoa(i)))
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
+		if err := os.RemoveAll(d); err != nil {
+			return err
+		}
+		// ext4 counts an inode as recently deleted for 6 s while its
+		// inode table block is dirty, for 60 s once written, and only
+		// from the second after its deletion: write the blocks, wait for
+		// the next second.
+		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		if err := unix.Syncfs(fd); err != nil {
+			return err
+		}
+		time.Sleep(1100 * time.Millisecond)
+		return nil
+	}
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: func(pr arms.Progress) {
+		if pr.Stage == arms.StageRound && pr.Round == rounds/2 && pr.Done == pr.Total {
+			if err := churn(); err != nil {
+				t.Error(err)
+			}
+		}
+	}}
+	res, err := r.Run(context.Background(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res {
+		if a.Error != "" {
+			t.Fatalf("%s: %s\n%s", a.Arm, a.Error, a.Stderr)
+		}
+	}
+	sums := results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Knowledge().Baselines)
+	links := explain.StateLinks(sums, arms.Baseline(arms.LabBuffers))
+	for _, l := range links {
+		t.Log(l.Sentence())
+	}
+	if len(links) != 1 || links[0].State != results.StateInodeAlloc || links[0].Arm != "NamedTemporaryFile" {
+		for _, s := range sums {
+			for _, r := range s.Rounds {
+				t.Logf("%s round %d: ratio %.3f, %.1f µs per inode allocation", s.Arm, r.Round, r.Ratio, r.State[results.StateInodeAlloc].PerCount()/1e3)
+			}
+		}
+		t.Fatalf("links %+v, want NamedTemporaryFile following %s", links, results.StateInodeAlloc)
+	}
+	want := fmt.Sprintf("as ext4 inode allocation ranged %s–%s µs per create", results.Micros(links[0].StateLo), results.Micros(links[0].StateHi))
+	if s := links[0].Sentence(); !strings.Contains(s, want) || !strings.Contains(s, fmt.Sprintf("ranged %.2f–%.2f over the run", links[0].RatioAtLo, links[0].RatioAtHi)) {
+		t.Errorf("sentence %q lacks %q or the ratio's range", s, want)
+	}
+	if w := explain.StateWarnings(sums, arms.Knowledge().Baselines); len(w) != 1 || !strings.Contains(w[0], "1 of 1 arms moved with ext4 inode allocation") {
+		t.Errorf("footer warnings %q, want one naming ext4 inode allocation", w)
 	}
 }

@@ -48,6 +48,9 @@ type Protocol struct {
 	Rounds     int    `json:"rounds,omitempty"`
 	MinBatchNs int64  `json:"min_batch_ns,omitempty"`
 	FixedOps   int    `json:"fixed_ops,omitempty"` // --ops: no calibration
+	// WorkerRounds is how many rounds each worker generation ran, the unit
+	// of the intervals (0 in runs saved before it was recorded).
+	WorkerRounds int `json:"worker_rounds,omitempty"`
 }
 
 // Meta are the facts that decide what the numbers mean.
@@ -90,6 +93,9 @@ func (p Protocol) Line() string {
 			s += fmt.Sprintf("%d ops a batch", p.FixedOps)
 		} else {
 			s += fmt.Sprintf("batches ≥ %s", time.Duration(p.MinBatchNs))
+		}
+		if p.WorkerRounds > 0 {
+			return s + fmt.Sprintf(" · fresh workers every %d rounds · medians over worker generations [95%% CI]", p.WorkerRounds)
 		}
 		return s + " · medians over rounds [95% CI]"
 	case ProtocolSeed:

@@ -68,3 +68,86 @@ func TestPairedRatio(t *testing.T) {
 		t.Errorf("seed ratio %+v, want 0.5 without an interval", seed)
 	}
 }
+
+// Rounds of one worker generation share its state, so they are one
+// sample, not five. Eight generations whose states put the figure at 1
+// to 8, five rounds each: per round, the median's interval is [3, 6] and
+// misses an independent run whose generations landed low (median 2) or
+// high (7); per generation it spans them.
+func TestClusteredInterval(t *testing.T) {
+	var units []results.Unit
+	var rounds []float64
+	for g := 1; g <= 8; g++ {
+		for r := 0; r < 5; r++ {
+			v := float64(g) + 0.001*float64(r)
+			units = append(units, results.Unit{Unit: g, Value: v})
+			rounds = append(rounds, v)
+		}
+	}
+	naive, clustered := results.Median(rounds), results.ClusteredMedian(units)
+	if !naive.Bounded() || naive.Contains(2) || naive.Contains(7) {
+		t.Fatalf("per-round interval %+v: the test needs one that misses 2 and 7", naive)
+	}
+	if !clustered.Contains(2) || !clustered.Contains(7) || clustered.N != 8 {
+		t.Errorf("per-generation interval %+v over %d units, want one holding 2 and 7 over 8", clustered, clustered.N)
+	}
+	// Twenty generations that drift from 1 to 20 in the order they ran
+	// are one state that moved, not twenty draws: the interval comes from
+	// merged neighbours and is wider than the generations' own, [6, 15].
+	var drift []results.Unit
+	for g := 1; g <= 20; g++ {
+		drift = append(drift, results.Unit{Unit: g, Value: float64(g)})
+	}
+	if d := results.ClusteredMedian(drift); d.N >= 20 || d.Lo >= 6 || d.Hi <= 15 || d.Center != 10.5 {
+		t.Errorf("drifting generations: %+v, want the median 10.5 in an interval wider than [6, 15] from fewer batches", d)
+	}
+	// The same values in a shuffled order are twenty draws.
+	var shuffled []results.Unit
+	for i, v := range []float64{7, 19, 2, 12, 16, 4, 10, 20, 1, 14, 8, 17, 5, 11, 3, 18, 9, 13, 6, 15} {
+		shuffled = append(shuffled, results.Unit{Unit: i + 1, Value: v})
+	}
+	if d := results.ClusteredMedian(shuffled); d.N != 20 || d.Lo != 6 || d.Hi != 15 {
+		t.Errorf("shuffled generations: %+v, want [6, 15] over 20", d)
+	}
+	// Four generations give no interval at all, whatever their rounds.
+	if c := results.ClusteredMedian(units[:20]); c.Bounded() || c.N != 4 {
+		t.Errorf("4 generations of 5 rounds: %+v, want no interval", c)
+	}
+}
+
+// A run's rounds carry their generation; a run saved before they did
+// counts generations by the warm-up batch that starts each one. Both give
+// the ratio one sample per generation.
+func TestRatioPerGeneration(t *testing.T) {
+	base := armRounds("TemporaryFile", []float64{1000, 1000, 2000, 2000, 3000, 3000, 4000, 4000, 5000, 5000, 6000, 6000})
+	half := armRounds("NamedTemporaryFile", []float64{500, 500, 1000, 1000, 1500, 1500, 2000, 2000, 2500, 2500, 3000, 3000})
+	for _, recorded := range []bool{true, false} {
+		var arms []results.ArmResult
+		for _, a := range []results.ArmResult{base, half} {
+			var out []results.Batch
+			for _, b := range a.Batches {
+				g := (b.Round-1)/2 + 1
+				if b.Round%2 == 1 && !b.Traced {
+					out = append(out, results.Batch{Kind: results.BatchWarmup, Ops: b.Ops, WallNs: b.WallNs})
+				}
+				if recorded {
+					b.Generation = g
+				}
+				out = append(out, b)
+			}
+			a.Batches = out
+			arms = append(arms, a)
+		}
+		run := &results.Run{Protocol: results.Protocol{Name: results.ProtocolRounds}, Arms: arms}
+		sums := results.SummarizeAll(run, resultstest.Labs.Baselines)
+		if r := sums[1].Ratio; math.Abs(r.Center-0.5) > 1e-6 || r.N != 6 || !r.Bounded() {
+			t.Errorf("recorded %v: ratio %+v, want 0.5 over 6 generations", recorded, r)
+		}
+		if o := sums[0].OpsPerS; o.N != 6 || math.Abs(o.Center-3500) > 1e-3 {
+			t.Errorf("recorded %v: ops/s %+v, want the median of 6 generations' medians", recorded, o)
+		}
+		if g := sums[1].Rounds[11].Generation; g != 6 {
+			t.Errorf("recorded %v: round 12 in generation %d, want 6", recorded, g)
+		}
+	}
+}

@@ -30,7 +30,10 @@ type Summary struct {
 
 // RoundSample is one measured round of a case.
 type RoundSample struct {
-	Round         int
+	Round int
+	// Generation is the worker generation that ran the round (see
+	// Batch.Generation): the unit of its intervals.
+	Generation    int
 	OpsPerS       float64 // the untraced batch; 0 when none ran
 	TracedOpsPerS float64 // the traced batch; 0 when none ran
 	// Ratio is the headline ops/s ÷ the baseline arm's in the same round
@@ -39,6 +42,8 @@ type RoundSample struct {
 	// Terms are ns per op of the traced batch by syscall class, plus
 	// UserTerm and "wall": the per-round samples that judge noise.
 	Terms map[string]float64
+	// State are the traced batch's state variables (StateNames).
+	State map[string]StateSum
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -145,14 +150,24 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	s := &Summary{ArmResult: a, Protocol: protocol}
 	byRound := map[int]*RoundSample{}
 	pooled := Batch{Traced: true}
+	// Every generation starts with a warm-up batch of each case (the first
+	// after calibration), so runs saved before generations were recorded
+	// still tell them apart.
+	warmups := 0
 	for i := range a.Batches {
 		b := &a.Batches[i]
+		if b.Kind == BatchWarmup {
+			warmups++
+		}
 		if !b.Measured() {
 			continue
 		}
 		r := byRound[b.Round]
 		if r == nil {
-			r = &RoundSample{Round: b.Round}
+			r = &RoundSample{Round: b.Round, Generation: b.Generation}
+			if r.Generation == 0 {
+				r.Generation = warmups
+			}
 			byRound[b.Round] = r
 		}
 		if !b.Traced {
@@ -161,6 +176,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		}
 		r.TracedOpsPerS = a.opsPerS(b)
 		r.Terms = roundTerms(b, float64(a.batchOps(b)))
+		r.State = roundState(b, float64(a.batchOps(b)))
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
@@ -169,16 +185,14 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		s.Rounds = append(s.Rounds, *r)
 	}
 	sort.Slice(s.Rounds, func(i, j int) bool { return s.Rounds[i].Round < s.Rounds[j].Round })
-	var head, observer []float64
-	for _, r := range s.Rounds {
-		if v := r.Headline(); v > 0 {
-			head = append(head, v)
-		}
+	s.OpsPerS = ClusteredMedian(s.Units(func(r *RoundSample) float64 { return r.Headline() }))
+	s.Observer = ClusteredMedian(s.Units(func(r *RoundSample) float64 {
 		if r.OpsPerS > 0 && r.TracedOpsPerS > 0 {
-			observer = append(observer, r.TracedOpsPerS/r.OpsPerS)
+			return r.TracedOpsPerS / r.OpsPerS
 		}
-	}
-	s.OpsPerS, s.Observer, s.RoundCount = Median(head), Median(observer), len(s.Rounds)
+		return 0
+	}))
+	s.RoundCount = len(s.Rounds)
 	if f := a.Figures; f != nil {
 		// Rebuilt from a CSV: one round stands in for the batches, and the
 		// file's figures describe the run it came from.
@@ -223,6 +237,40 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	s.UserNsPerOp = s.WallNsPerOp - s.KernelNsPerOp
 	sortClasses(s.Classes)
 	return s
+}
+
+// Units are a figure's positive per-round samples, each with the unit it
+// was drawn in (see UnitSummaries): the round's worker generation, or the
+// round itself where the run has no generations (the seed protocol runs
+// each case in one worker; a trace samples one target).
+func (s *Summary) Units(f func(*RoundSample) float64) []Unit {
+	var out []Unit
+	for i := range s.Rounds {
+		r := &s.Rounds[i]
+		if v := f(r); v > 0 && finite(v) {
+			out = append(out, Unit{Unit: s.UnitOf(r), Value: v})
+		}
+	}
+	return out
+}
+
+// UnitOf is the unit a round of s was drawn in (see Units).
+func (s *Summary) UnitOf(r *RoundSample) int {
+	if s.Protocol == ProtocolSeed {
+		return r.Round
+	}
+	for i := range s.Rounds {
+		if s.Rounds[i].Generation == 0 {
+			return r.Round
+		}
+	}
+	return r.Generation
+}
+
+// UnitSamples are a figure's samples summarized per unit: what its
+// interval and its tests between runs count (see UnitSummaries).
+func (s *Summary) UnitSamples(f func(*RoundSample) float64) []float64 {
+	return UnitSummaries(s.Units(f))
 }
 
 // UserTerm is the term of a round, and of a decomposition, that is user
@@ -337,15 +385,13 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		for _, r := range b.Rounds {
 			bh[r.Round] = r.Headline()
 		}
-		var ratios []float64
 		for i := range s.Rounds {
 			r := &s.Rounds[i]
 			if v, bv := r.Headline(), bh[r.Round]; v > 0 && bv > 0 {
 				r.Ratio = v / bv
-				ratios = append(ratios, r.Ratio)
 			}
 		}
-		s.Ratio = Median(ratios)
+		s.Ratio = ClusteredMedian(s.Units(func(r *RoundSample) float64 { return r.Ratio }))
 	}
 	return out
 }

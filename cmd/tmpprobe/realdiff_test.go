@@ -39,12 +39,13 @@ func isTmpfs(t *testing.T, dir string) bool {
 // printed it and as its report.md says. The payload is 256 KiB: fsync
 // then writes it to the device (~2 ms here), well above the run-to-run
 // swings of openat(O_CREAT) on ext4 (25 µs or ~600 µs per op, on the CPU,
-// depending on where the fresh work dir's inodes land).
+// depending on where the fresh work dir's inodes land). Fresh workers every
+// round make the six rounds six units, enough for the diff's U test.
 func saveRun(t *testing.T, dir, out string, armNames ...string) {
 	t.Helper()
 	args := append([]string{"run"}, armNames...)
 	args = append(args, "--lab", "modes", "--runtime", "go", "--payload", "256K", "--ops", "50", "--rounds", "6",
-		"--dir", dir, "--out", out, "-q")
+		"--worker-rounds", "1", "--dir", dir, "--out", out, "-q")
 	code, stdout, stderr := inProcess(args...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)

@@ -18,10 +18,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/freshfs"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 	"github.com/tmpprobe/tmpprobe/safefs"
@@ -49,6 +51,7 @@ type runFlags struct {
 	attach       string
 	outputs
 	noBaseline bool
+	freshFS    bool
 	armTimeout time.Duration
 	quiet      bool
 	verbose    bool
@@ -95,6 +98,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe, tracepoint, or none (throughput only)")
 	f.outputs.flags(fs)
 	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
+	fs.BoolVar(&f.freshFS, "fresh-fs", false, "run each --dir in a fresh file system made to match it (ext4: its features and mount options, on a loop device backed by a file in it), removed after the run")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
@@ -150,12 +154,30 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	var fresh []string
+	if f.freshFS {
+		for i, d := range plan.Dirs {
+			ffs, err := freshfs.Make(d, freshfs.DefaultSize)
+			if err != nil {
+				return usagef("--fresh-fs: %v", err)
+			}
+			defer func() {
+				if err := ffs.Remove(); err != nil {
+					fmt.Fprintln(stderr, "tmpprobe: --fresh-fs:", err)
+				}
+			}()
+			plan.Dirs[i] = ffs.Dir
+			fresh = append(fresh, ffs.Describe())
+		}
+	}
+
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:],
 		Protocol: plan.Describe()}
 	var devs []uint32
 	if run.Meta, devs, err = preflight.Facts(plan.Dirs, arms.PythonVersion(runtimes)); err != nil {
 		return usagef("--dir %s", err)
 	}
+	run.Meta.Notes = append(run.Meta.Notes, fresh...)
 	if note != "" {
 		run.Meta.Notes = append(run.Meta.Notes, note)
 		fmt.Fprintln(stderr, "tmpprobe:", note)
@@ -193,6 +215,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	runfile.EscapeRun(run)
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
+	run.Meta.Warnings = append(run.Meta.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
 		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort})
 	}); err != nil {

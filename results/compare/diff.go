@@ -250,30 +250,21 @@ func (rep *DiffReport) Changed() []*ArmDiff {
 	return out
 }
 
-// rateSamples are the per-round headline figures of an arm in its lab's
-// unit (MB/s for the buffers lab).
+// rateSamples are the headline figures of an arm in its lab's unit (MB/s
+// for the buffers lab), one per unit of the run (see results.UnitSummaries).
 func rateSamples(s *results.Summary) []float64 {
 	k := 1.0
 	if s.SizeBytes > 0 {
 		k = float64(s.SizeBytes) / (1 << 20)
 	}
-	var out []float64
-	for _, r := range s.Rounds {
-		if v := r.Headline(); v > 0 {
-			out = append(out, v*k)
-		}
-	}
-	return out
+	return s.UnitSamples(func(r *results.RoundSample) float64 { return r.Headline() * k })
 }
 
+// ratioSamples are the per-unit paired ratios of an arm (see
+// results.UnitSummaries): the U test then compares independent units, as
+// the intervals count them.
 func ratioSamples(s *results.Summary) []float64 {
-	var out []float64
-	for _, r := range s.Rounds {
-		if r.Ratio > 0 {
-			out = append(out, r.Ratio)
-		}
-	}
-	return out
+	return s.UnitSamples(func(r *results.RoundSample) float64 { return r.Ratio })
 }
 
 func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64) ArmDiff {

@@ -138,33 +138,36 @@ func pairFamilies(prev, cur *results.Summary, names map[string]bool) [][2]string
 // termNoise says whether the term (class ko on the old side, kn on the
 // new) cannot be told from no difference by the rounds. Two arms of one
 // run ran in every round, so the per-round differences are paired
-// samples: noise when the 95% interval of their median contains 0. One
+// samples: noise when the 95% interval of their median over the run's
+// units (results.UnitSummaries) contains 0. One
 // arm in two runs, or the seed protocol (arms in sequence, nothing
 // paired): a Mann–Whitney U test of one side's rounds against the other's
 // decides, at α = 0.05. Too few rounds for either call nothing noise.
 func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
 	oldRounds := map[int]map[string]float64{}
-	var os []float64
-	for _, r := range prev.Rounds {
+	var os, ns, diffs []results.Unit
+	for i := range prev.Rounds {
+		r := &prev.Rounds[i]
 		if r.Terms != nil {
 			oldRounds[r.Round] = r.Terms
-			os = append(os, r.Terms[ko])
+			os = append(os, results.Unit{Unit: prev.UnitOf(r), Value: r.Terms[ko]})
 		}
 	}
-	var diffs, ns []float64
-	for _, r := range cur.Rounds {
+	for i := range cur.Rounds {
+		r := &cur.Rounds[i]
 		if r.Terms == nil {
 			continue
 		}
-		ns = append(ns, r.Terms[kn])
+		u := cur.UnitOf(r)
+		ns = append(ns, results.Unit{Unit: u, Value: r.Terms[kn]})
 		if ot := oldRounds[r.Round]; ot != nil {
-			diffs = append(diffs, r.Terms[kn]-ot[ko])
+			diffs = append(diffs, results.Unit{Unit: u, Value: r.Terms[kn] - ot[ko]})
 		}
 	}
 	if !sameRun || cur.Protocol == results.ProtocolSeed {
-		return results.Indistinct(os, ns)
+		return results.Indistinct(results.UnitSummaries(os), results.UnitSummaries(ns))
 	}
-	e := results.Median(diffs)
+	e := results.ClusteredMedian(diffs)
 	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
 }
 

@@ -42,7 +42,7 @@ func (g Gap) mechanism(t Term) string {
 }
 
 // untracedRatio is A's untraced throughput ÷ B's: per round, then the
-// median (rounds protocol), or the ratio of the medians (seed). Unknown
+// median over the run's units (rounds protocol, see results.UnitSummaries), or the ratio of the medians (seed). Unknown
 // when either ran no untraced batch.
 func untracedRatio(a, b *results.Summary) results.Estimate {
 	bh := map[int]float64{}
@@ -53,13 +53,9 @@ func untracedRatio(a, b *results.Summary) results.Estimate {
 			bs = append(bs, r.OpsPerS)
 		}
 	}
-	var ratios []float64
 	for _, r := range a.Rounds {
 		if r.OpsPerS > 0 {
 			as = append(as, r.OpsPerS)
-			if bv := bh[r.Round]; bv > 0 {
-				ratios = append(ratios, r.OpsPerS/bv)
-			}
 		}
 	}
 	if len(as) == 0 || len(bs) == 0 {
@@ -68,7 +64,12 @@ func untracedRatio(a, b *results.Summary) results.Estimate {
 	if a.Protocol == results.ProtocolSeed {
 		return results.Point(results.Median(as).Center / results.Median(bs).Center)
 	}
-	return results.Median(ratios)
+	return results.ClusteredMedian(a.Units(func(r *results.RoundSample) float64 {
+		if bv := bh[r.Round]; bv > 0 {
+			return r.OpsPerS / bv
+		}
+		return 0
+	}))
 }
 
 // deltaMechanism says what changed in one class between A and B.

@@ -69,7 +69,7 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 			}
 			if has {
 				fmt.Fprintln(w, "\nWHY")
-				writeGroupGaps(w, g, gaps, width)
+				writeGroupGaps(w, g, gaps, labs, width)
 			}
 		}
 	}

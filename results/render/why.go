@@ -9,7 +9,9 @@ import (
 )
 
 // WriteExplanations prints the "Why" section at 80 columns: one sentence
-// per arm, one per compared pair, and where a spilling arm rolled over.
+// per arm, one per compared pair, one per arm whose ratio moved with the
+// state of the file system or machine across the run, and where a
+// spilling arm rolled over.
 func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKnowledge) {
 	if !anyTraced(sums) {
 		return // throughput only: nothing was attributed
@@ -26,7 +28,7 @@ func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKno
 				bullet(w, "  ", explain.ArmSentence(s), DefaultWidth)
 			}
 		}
-		writeGroupGaps(w, g, gaps, DefaultWidth)
+		writeGroupGaps(w, g, gaps, labs, DefaultWidth)
 	}
 	writeSpills(w, sums, labs, DefaultWidth)
 }
@@ -40,12 +42,16 @@ func anyTraced(sums []*results.Summary) bool {
 	return false
 }
 
-// writeGroupGaps prints the sentences of the gaps compared in group g.
-func writeGroupGaps(w io.Writer, g []*results.Summary, gaps []explain.Gap, width int) {
+// writeGroupGaps prints the sentences of the gaps compared in group g,
+// then those of its arms whose ratio moved with a state across the run.
+func writeGroupGaps(w io.Writer, g []*results.Summary, gaps []explain.Gap, labs explain.LabKnowledge, width int) {
 	for _, gap := range gaps {
 		if gap.A.PeerKey() == g[0].PeerKey() {
 			bullet(w, "  ", gap.Sentence(), width)
 		}
+	}
+	for _, l := range explain.StateLinks(g, labs.Baselines[g[0].Lab]) {
+		bullet(w, "  ", l.Sentence(), width)
 	}
 }
 

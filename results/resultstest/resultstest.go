@@ -113,14 +113,16 @@ func Rec(class string, calls, perCall, perCallOff uint64, label string) results.
 }
 
 // Batches makes one measured round per wall time: an untraced batch of
-// ops ops lasting wall, and a traced one 5% slower with records.
+// ops ops lasting wall, and a traced one 5% slower with records. Each
+// round is a worker generation of its own (--worker-rounds 1), so every
+// round is a unit of the intervals.
 func Batches(ops int, walls []int64, traced func(i int) []results.ClassRecord) []results.Batch {
 	out := []results.Batch{{Kind: results.BatchCalibrate, Ops: 1, WallNs: walls[0] / int64(ops)}, {Kind: results.BatchWarmup, Ops: ops, WallNs: walls[0]}}
 	phase := uint32(0)
 	for i, w := range walls {
-		out = append(out, results.Batch{Round: i + 1, Ops: ops, WallNs: w})
+		out = append(out, results.Batch{Round: i + 1, Generation: i + 1, Ops: ops, WallNs: w})
 		phase++
-		out = append(out, results.Batch{Round: i + 1, Ops: ops, Phase: phase, Traced: true, WallNs: w + w/20, Records: traced(i)})
+		out = append(out, results.Batch{Round: i + 1, Generation: i + 1, Ops: ops, Phase: phase, Traced: true, WallNs: w + w/20, Records: traced(i)})
 	}
 	return out
 }
