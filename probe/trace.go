@@ -70,7 +70,7 @@ func threadsOf(pid int) ([]int, error) {
 // systems).
 func CgroupID(path string) (uint64, error) {
 	if !strings.HasPrefix(path, "/") {
-		root, err := cgroup2Root()
+		root, err := preflight.Cgroup2Root()
 		if err != nil {
 			return 0, err
 		}
@@ -110,15 +110,3 @@ func KnownClass(name string) bool {
 	return err == nil && n == 1 && ClassName(nr) == name
 }
 
-func cgroup2Root() (string, error) {
-	mounts, err := preflight.Mounts()
-	if err != nil {
-		return "", err
-	}
-	for _, m := range mounts {
-		if m.FSType == "cgroup2" {
-			return m.Point, nil
-		}
-	}
-	return "", fmt.Errorf("no cgroup2 filesystem is mounted")
-}

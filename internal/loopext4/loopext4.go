@@ -20,6 +20,13 @@ import (
 // commit, which the journal tests count.
 func Journaled(tb testing.TB, size string) string {
 	tb.Helper()
+	return JournaledWith(tb, size, "")
+}
+
+// JournaledWith is Journaled mounted with these extra mount options
+// (e.g. "nobarrier"), for tests that change one setting between runs.
+func JournaledWith(tb testing.TB, size, options string) string {
+	tb.Helper()
 	for _, tool := range []string{"truncate", "mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			tb.Fatalf("%s not found (packages coreutils, e2fsprogs, mount; under sudo, keep /usr/sbin and /sbin on PATH)", tool)
@@ -38,7 +45,11 @@ func Journaled(tb testing.TB, size string) string {
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	run("mount", "-o", "loop", img, mnt)
+	opts := "loop"
+	if options != "" {
+		opts += "," + options
+	}
+	run("mount", "-o", opts, img, mnt)
 	tb.Cleanup(func() {
 		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
 			tb.Errorf("umount %s: %v\n%s", mnt, err, out)

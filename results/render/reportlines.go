@@ -66,7 +66,16 @@ func Footer(run *results.Run) []FooterLine {
 		if d.WriteCache != "" {
 			line += fmt.Sprintf(" · %s cache, FUA %s", d.WriteCache, d.FUA)
 		}
+		if d.Upper != "" {
+			line += " · overlay: upper layer " + d.Upper
+		}
+		for _, q := range d.Queues {
+			line += fmt.Sprintf(" · %s: %s, wbt %s µs, %s requests", q.Device, q.Scheduler, q.WbtLatUsec, q.NrRequests)
+		}
 		add("", "%s", line)
+	}
+	if env := envLine(m); env != "" {
+		add("", "%s", env)
 	}
 	for _, w := range m.Warnings {
 		add(FooterWarning, "%s", w)
@@ -132,4 +141,40 @@ func Failures(arms []results.ArmResult) []Failure {
 		out = append(out, f)
 	}
 	return out
+}
+
+// envLine names the host settings and the pressure over the run that
+// move a lab's numbers: writeback thresholds, huge pages, the CPU
+// frequency governor, the workers' cgroup limits, and the share of the
+// run some task stalled for CPU, I/O or memory.
+func envLine(m results.Meta) string {
+	var parts []string
+	if r, ok := m.Sysctls["vm.dirty_ratio"]; ok {
+		parts = append(parts, fmt.Sprintf("dirty_ratio %s, dirty_background_ratio %s", r, m.Sysctls["vm.dirty_background_ratio"]))
+	}
+	if m.THP != "" {
+		parts = append(parts, "THP "+m.THP)
+	}
+	if m.CPUFreq != "" {
+		parts = append(parts, "cpufreq "+m.CPUFreq)
+	}
+	if c := m.Cgroup; c != nil {
+		cg := "cgroup " + c.Path
+		for _, l := range [][2]string{{"cpu.max", c.CPUMax}, {"io.max", c.IOMax}, {"memory.max", c.MemoryMax}} {
+			if l[1] != "" && l[1] != "max" && l[1] != "max 100000" {
+				cg += " " + l[0] + " " + l[1]
+			}
+		}
+		parts = append(parts, cg)
+	}
+	var psi []string
+	for _, p := range m.Pressure {
+		if p.WallNs > 0 && p.SomeNs*100 >= p.WallNs {
+			psi = append(psi, fmt.Sprintf("%s %s %.0f%%", p.Scope, p.Resource, 100*float64(p.SomeNs)/float64(p.WallNs)))
+		}
+	}
+	if len(psi) > 0 {
+		parts = append(parts, "stalled (PSI some) over the run: "+strings.Join(psi, ", "))
+	}
+	return strings.Join(parts, " · ")
 }
