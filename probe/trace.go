@@ -109,4 +109,3 @@ func KnownClass(name string) bool {
 	n, err := fmt.Sscanf(name, "syscall_%d", &nr)
 	return err == nil && n == 1 && ClassName(nr) == name
 }
-
