@@ -126,3 +126,49 @@ func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRe
 	}
 	return r
 }
+
+// CollectNeighbours returns, by phase, the other tasks that took the CPU
+// from a traced worker or used the watched devices since the last call,
+// and removes them from the map (between batches, as Collect).
+func (p *Probe) CollectNeighbours() (map[uint32][]results.Neighbour, error) {
+	m := p.coll.Maps[tmpprobeMapNeighbours]
+	out := map[uint32][]results.Neighbour{}
+	var (
+		key  tmpprobeNeighbourKey
+		val  tmpprobeNeighbourStats
+		keys []tmpprobeNeighbourKey
+	)
+	entries := m.Iterate()
+	for entries.Next(&key, &val) {
+		kind := results.NeighbourCPU
+		if key.Kind == tmpprobeNeighbourKindNEIGHBOUR_DISK {
+			kind = results.NeighbourDisk
+		}
+		out[key.Phase] = append(out[key.Phase], results.Neighbour{Kind: kind, Comm: commString(key.Comm),
+			PID: key.Pid, Cgroup: key.Cgroup, KernelThread: key.Kthread != 0, Count: val.Count, Ns: val.Ns, Bytes: val.Bytes})
+		keys = append(keys, key)
+	}
+	if err := entries.Err(); err != nil {
+		return nil, fmt.Errorf("reading neighbour map: %w", err)
+	}
+	for i := range keys {
+		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return nil, fmt.Errorf("clearing neighbour map: %w", err)
+		}
+	}
+	for ph, l := range out {
+		out[ph] = results.SumNeighbours(l)
+	}
+	return out, nil
+}
+
+func commString(c [16]int8) string {
+	b := make([]byte, 0, len(c))
+	for _, v := range c {
+		if v == 0 {
+			break
+		}
+		b = append(b, byte(v))
+	}
+	return string(b)
+}
