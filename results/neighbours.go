@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Neighbour kinds: what another task took from a traced batch.
@@ -88,4 +89,30 @@ func (a *ArmResult) Neighbours() []Neighbour {
 		}
 	}
 	return SumNeighbours(lists...)
+}
+
+// RunQueueNs is the run-queue wait of a batch's traced threads: their
+// off-CPU time while preempted, which the CPU neighbours' time adds up to.
+func RunQueueNs(b *Batch) uint64 {
+	var ns uint64
+	for _, r := range b.Records {
+		for l, v := range r.OffNs {
+			if strings.HasPrefix(l, OffPreempted) {
+				ns += v
+			}
+		}
+	}
+	return ns
+}
+
+// DeviceNs is the device time of the requests a batch's traced syscalls
+// waited for (the dev_* stages).
+func DeviceNs(b *Batch) uint64 {
+	var ns uint64
+	for _, r := range b.Records {
+		if strings.HasPrefix(r.Stage, DevStagePrefix) {
+			ns += r.TotalNs
+		}
+	}
+	return ns
 }
