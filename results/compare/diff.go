@@ -32,9 +32,9 @@ const DefaultMinEffectPct = 5.0
 
 // DiffReport is what changed between two runs.
 type DiffReport struct {
-	Old       string       `json:"old"`
-	New       string       `json:"new"`
-	Problems  []string     `json:"problems,omitempty"` // why the runs compare only in part
+	Old      string   `json:"old"`
+	New      string   `json:"new"`
+	Problems []string `json:"problems,omitempty"` // why the runs compare only in part
 	// Preflight lists every difference of the environment: those the
 	// mechanism ties to a changed term first (Explains), then the rest.
 	Preflight []FactChange `json:"preflight_differences,omitempty"`
