@@ -229,6 +229,10 @@ type NeighbourChange struct {
 // and a stray daemon always take a little.
 const neighbourShareMin = 0.10
 
+// neighbourWallMin is the share of the traced time below which a
+// neighbour moves no figure worth naming it for.
+const neighbourWallMin = 0.01
+
 // NeighbourChanges compares the neighbours of an arm's traced batches in
 // two runs: those that took a tenth or more of the run-queue wait or the
 // device time on one side, and on the other at most half as much of the
@@ -254,11 +258,18 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 		}
 		rq, dev := results.RunQueueNs(s.Traced), results.DeviceNs(s.Traced)
 		for _, n := range s.Traced.Neighbours {
-			k := n.Kind + "/" + n.Name()
+			if n.Kind == results.NeighbourCPU && float64(rq)*100 < wall {
+				continue // a run-queue wait under 1% of the time matters to no figure
+			}
+			// By comm: the same program is the same neighbour in two
+			// runs whatever its pid (a build's compiler, tmpprobe itself).
+			k := n.Kind + "/" + n.Comm
 			if sides[k] == nil {
 				sides[k] = &[2]side{}
 			}
-			names[k] = n
+			if n.Ns > names[k].Ns {
+				names[k] = n
+			}
 			total := rq
 			if n.Kind == results.NeighbourDisk {
 				total = dev + n.Ns
@@ -276,7 +287,7 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 	var out []NeighbourChange
 	for k, s := range sides {
 		o, c := s[0], s[1]
-		if math.Max(o.share, c.share) < neighbourShareMin {
+		if math.Max(o.share, c.share) < neighbourShareMin || math.Max(o.perWall, c.perWall) < neighbourWallMin {
 			continue
 		}
 		n := names[k]
@@ -291,13 +302,13 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			if o.present {
 				verb = "grew"
 			}
-			p = fmt.Sprintf("NEW: %s took %.0f%% %s (OLD %.0f%%; %s)", n.Name(), 100*c.share, what, 100*o.share, verb)
+			p = fmt.Sprintf("NEW: %s took %.0f%% %s, %.1f%% of the traced time (OLD %.0f%%; %s)", n.Name(), 100*c.share, what, 100*c.perWall, 100*o.share, verb)
 		case !c.present || c.perWall <= 0.5*o.perWall:
 			verb := "gone in NEW"
 			if c.present {
 				verb = fmt.Sprintf("NEW %.0f%%", 100*c.share)
 			}
-			p = fmt.Sprintf("OLD: %s took %.0f%% %s (%s)", n.Name(), 100*o.share, what, verb)
+			p = fmt.Sprintf("OLD: %s took %.0f%% %s, %.1f%% of the traced time (%s)", n.Name(), 100*o.share, what, 100*o.perWall, verb)
 		default:
 			continue
 		}

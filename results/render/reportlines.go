@@ -77,6 +77,9 @@ func Footer(run *results.Run) []FooterLine {
 	if env := envLine(m); env != "" {
 		add("", "%s", env)
 	}
+	for _, l := range neighbourLines(run) {
+		add("", "%s", l)
+	}
 	for _, w := range m.Warnings {
 		add(FooterWarning, "%s", w)
 	}
@@ -177,4 +180,77 @@ func envLine(m results.Meta) string {
 		parts = append(parts, "stalled (PSI some) over the run: "+strings.Join(psi, ", "))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// neighbourLines name the other tasks that mattered during the traced
+// batches: over the run, a CPU neighbour that took a tenth or more of a
+// run-queue wait that was 1% or more of the traced time, every process
+// that used the work dirs' devices, a kernel thread that took a tenth of
+// their device time; then each case whose run-queue wait (5% or more of
+// its traced time) a quarter or more of went to one neighbour.
+func neighbourLines(run *results.Run) []string {
+	type pool struct {
+		wall, rq, dev uint64
+		nbs           []results.Neighbour
+	}
+	add := func(p *pool, b *results.Batch) {
+		p.wall += uint64(b.WallNs)
+		p.rq += results.RunQueueNs(b)
+		p.dev += results.DeviceNs(b)
+		p.nbs = results.SumNeighbours(p.nbs, b.Neighbours)
+	}
+	var all pool
+	var cases []string
+	for i := range run.Arms {
+		a := &run.Arms[i]
+		var one pool
+		for j := range a.Batches {
+			if b := &a.Batches[j]; b.Traced && b.Measured() {
+				add(&all, b)
+				add(&one, b)
+			}
+		}
+		if one.wall == 0 || one.rq*20 < one.wall {
+			continue
+		}
+		for _, n := range one.nbs {
+			if n.Kind == results.NeighbourCPU && n.Ns*4 >= one.rq {
+				cases = append(cases, fmt.Sprintf("%s (%s): %s took %.0f%% of its run-queue wait (%.0f%% of its traced time)",
+					a.Arm, a.Runtime, n.Name(), pct(n.Ns, one.rq), pct(one.rq, one.wall)))
+				break
+			}
+		}
+	}
+	var cpu, disk []string
+	for _, n := range all.nbs {
+		switch {
+		case n.Kind == results.NeighbourCPU && all.rq*100 >= all.wall && n.Ns*10 >= all.rq:
+			cpu = append(cpu, fmt.Sprintf("%s took %.0f%% of the run-queue wait", n.Name(), pct(n.Ns, all.rq)))
+		case n.Kind == results.NeighbourDisk && (!n.KernelThread || n.Ns*10 >= all.dev+n.Ns):
+			disk = append(disk, fmt.Sprintf("%s %d requests, %s, device %s µs", n.Name(), n.Count,
+				results.Bytes(int64(n.Bytes)), results.Micros(float64(n.Ns))))
+		}
+	}
+	var out []string
+	if len(cpu)+len(disk) > 0 {
+		var parts []string
+		if len(cpu) > 0 {
+			parts = append(parts, fmt.Sprintf("CPU (run-queue wait %.1f%% of the traced time): %s", pct(all.rq, all.wall), strings.Join(cpu, ", ")))
+		}
+		if len(disk) > 0 {
+			parts = append(parts, "disk: "+strings.Join(disk, ", "))
+		}
+		out = append(out, "neighbours during the traced batches: "+strings.Join(parts, "; "))
+	}
+	if len(cases) > 5 {
+		cases = append(cases[:5], fmt.Sprintf("%d more (run.json: batches' neighbours)", len(cases)-5))
+	}
+	return append(out, cases...)
+}
+
+func pct(part, whole uint64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
 }
