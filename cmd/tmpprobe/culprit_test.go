@@ -120,6 +120,36 @@ func TestDiffNamesNobarrier(t *testing.T) {
 	}
 }
 
+// The second case: an ext4 without a journal, as this machine's
+// /tmp, OLD mounted with discard and NEW without. The unlink of a file
+// fsync made ext4 allocate no longer discards its blocks: the diff names
+// "NEW is mounted nodiscard" in unlink's sentence, beside
+// bio_discard.
+func TestDiffNamesDiscard(t *testing.T) {
+	needBPF(t)
+	out := t.TempDir()
+	old, cur := filepath.Join(out, "discard"), filepath.Join(out, "nodiscard")
+	saveRun(t, loopext4.Make(t, "256M", "^has_journal", "discard"), old, "mkstemp-fsync")
+	saveRun(t, loopext4.Make(t, "256M", "^has_journal", ""), cur, "mkstemp-fsync")
+	rep := diffAll(t, old, cur)
+	var tied bool
+	for _, f := range rep.Preflight {
+		if slices.Contains(f.Removed, "discard") && len(f.Explains) > 0 {
+			tied = true
+		}
+	}
+	if !tied {
+		t.Errorf("no difference removes discard and explains a change: %+v", rep.Preflight)
+	}
+	d := armDiff(rep, "mkstemp-fsync")
+	if d == nil || len(d.Terms) == 0 {
+		t.Fatalf("mkstemp-fsync did not change: %+v", d)
+	}
+	if term := culpritTerm(d, "NEW is mounted nodiscard"); term != "unlink" {
+		t.Errorf("discard named in term %q, want unlink: %s", term, d.Sentence)
+	}
+}
+
 // Real background writers: two dd loops writing 64 KiB blocks with
 // O_DIRECT and O_DSYNC to the same loop ext4 during NEW. The diff names dd as a disk
 // neighbour that appeared; in NEW's run.json each of its requests is

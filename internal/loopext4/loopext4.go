@@ -27,6 +27,14 @@ func Journaled(tb testing.TB, size string) string {
 // (e.g. "nobarrier"), for tests that change one setting between runs.
 func JournaledWith(tb testing.TB, size, options string) string {
 	tb.Helper()
+	return Make(tb, size, "has_journal,^fast_commit", options)
+}
+
+// Make mounts a fresh ext4 made with these mkfs features (-O) and mount
+// options: e.g. "^has_journal" and "discard" for an ext4 like this
+// machine's /tmp.
+func Make(tb testing.TB, size, features, options string) string {
+	tb.Helper()
 	for _, tool := range []string{"truncate", "mkfs.ext4", "mount", "umount"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			tb.Fatalf("%s not found (packages coreutils, e2fsprogs, mount; under sudo, keep /usr/sbin and /sbin on PATH)", tool)
@@ -41,7 +49,7 @@ func JournaledWith(tb testing.TB, size, options string) string {
 		}
 	}
 	run("truncate", "-s", size, img)
-	run("mkfs.ext4", "-q", "-F", "-O", "has_journal,^fast_commit", img)
+	run("mkfs.ext4", "-q", "-F", "-O", features, img)
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		tb.Fatal(err)
 	}

@@ -104,7 +104,20 @@ func optionToggled(opt string, others []string) bool {
 	return false
 }
 
-// culpritPhrase is a change said as a cause with what it moves; ok false
+// negated is the option a file system reports when o is gone: discard
+// removed is nodiscard, nobarrier removed is barrier, so a change seen in
+// the mount options and in the options ext4 reports is said once.
+func negated(o string) string {
+	switch {
+	case strings.Contains(o, "="):
+		return "without " + o
+	case strings.HasPrefix(o, "no"):
+		return strings.TrimPrefix(o, "no")
+	}
+	return "no" + o
+}
+
+// causes are a change said as causes with what it moves; ok false
 // when the fact cannot explain a change in time (a device's name, a
 // mount point).
 func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
@@ -116,7 +129,7 @@ func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
 		}
 		for _, o := range c.Removed {
 			if m := optionMechanism(o); m.evidence != nil && !optionToggled(o, c.Added) {
-				phrases, mechs = append(phrases, "NEW is mounted without "+o), append(mechs, m)
+				phrases, mechs = append(phrases, "NEW is mounted "+negated(o)), append(mechs, m)
 			}
 		}
 		return phrases, mechs
@@ -302,11 +315,11 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			if o.present {
 				verb = "grew"
 			}
-			p = fmt.Sprintf("NEW: %s took %.0f%% %s, %.1f%% of the traced time (OLD %.0f%%; %s)", n.Name(), 100*c.share, what, 100*c.perWall, 100*o.share, verb)
+			p = fmt.Sprintf("NEW: %s took %.0f%% %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), 100*c.share, what, 100*c.perWall, 100*o.perWall, verb)
 		case !c.present || c.perWall <= 0.5*o.perWall:
 			verb := "gone in NEW"
 			if c.present {
-				verb = fmt.Sprintf("NEW %.0f%%", 100*c.share)
+				verb = fmt.Sprintf("NEW %.1f%%", 100*c.perWall)
 			}
 			p = fmt.Sprintf("OLD: %s took %.0f%% %s, %.1f%% of the traced time (%s)", n.Name(), 100*o.share, what, 100*o.perWall, verb)
 		default:
