@@ -150,20 +150,23 @@ func TestDiffNamesDiscard(t *testing.T) {
 	}
 }
 
-// Real background writers: two dd loops writing 64 KiB blocks with
+// Real background writers: four dd loops writing 64 KiB blocks with
 // O_DIRECT and O_DSYNC to the same loop ext4 during NEW. The diff names dd as a disk
-// neighbour that appeared; in NEW's run.json each of its requests is
-// exactly 64 KiB.
+// neighbour that appeared, and, when fsync regressed, names it inside
+// fsync's sentence beside the journal and device waits.
 func TestDiffNamesDiskNeighbour(t *testing.T) {
 	needBPF(t)
 	dir, out := loopext4.Journaled(t, "256M"), t.TempDir()
 	old, cur := filepath.Join(out, "alone"), filepath.Join(out, "shared")
 	// Judged by its own throughput (no baseline arm): the writers slow
 	// the device for every arm alike, which a ratio cancels.
-	saveRun(t, dir, old, "mkstemp-fsync")
+	// 12 rounds a side: fsync's spread on this shared host hides a 3×
+	// slowdown from a U test of 6.
+	more := []string{"--rounds", "12"}
+	saveRunWith(t, dir, old, more, "mkstemp-fsync")
 	const block = 64 << 10
 	var stops []func()
-	for _, f := range []string{"bg1", "bg2"} {
+	for _, f := range []string{"bg1", "bg2", "bg3", "bg4"} {
 		// Written and synced first, so the direct writes overwrite
 		// allocated blocks: one request per write, none split at an
 		// extent being converted.
@@ -176,7 +179,7 @@ func TestDiffNamesDiskNeighbour(t *testing.T) {
 		stops = append(stops, background(t, "sh", "-c", "while :; do dd if=/dev/zero of="+filepath.Join(dir, f)+
 			" bs=65536 count=256 oflag=direct,dsync conv=notrunc status=none; done"))
 	}
-	saveRun(t, dir, cur, "mkstemp-fsync")
+	saveRunWith(t, dir, cur, more, "mkstemp-fsync")
 	for _, stop := range stops {
 		stop()
 	}
@@ -194,10 +197,13 @@ func TestDiffNamesDiskNeighbour(t *testing.T) {
 		}
 	}
 	// Exact counts of a known number of writes are the probe's test
-	// (TestDiskNeighbourCountsExactly); over a whole run dd's requests are
-	// its 64 KiB writes and, now and then, a 1 KiB one (the superblock).
-	if reqs == 0 || bytes/reqs != block {
-		t.Errorf("dd: %d requests, %d bytes; want some, of %d bytes each", reqs, bytes, block)
+	// (TestDiskNeighbourCountsExactly, one dd alone). Here four dd loops
+	// run for a whole run and a few of their requests are not whole
+	// 64 KiB writes (one of 1 KiB with two loops; 0.15% of the bytes
+	// short with four, cause not pinned down): no request is larger, and
+	// nearly all are whole.
+	if reqs == 0 || bytes > reqs*block || float64(bytes) < 0.95*float64(reqs*block) {
+		t.Errorf("dd: %d requests, %d bytes; want some, nearly all of %d bytes", reqs, bytes, block)
 	}
 	rep := diffAll(t, old, cur)
 	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool { return strings.HasPrefix(s, "NEW: dd (pid ") }) {
