@@ -158,10 +158,18 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 	}
 	rep.Drift = drift(rep)
 	rep.gate(cur)
-	// Differences that explain a change are named first.
-	sort.SliceStable(rep.Preflight, func(i, j int) bool {
-		return len(rep.Preflight[i].Explains) > 0 && len(rep.Preflight[j].Explains) == 0
-	})
+	// The work dirs stay first (they say where each run ran); then the
+	// differences that explain a change, then the rest.
+	rank := func(f FactChange) int {
+		switch {
+		case f.Name == "work dirs":
+			return 0
+		case len(f.Explains) > 0:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(rep.Preflight, func(i, j int) bool { return rank(rep.Preflight[i]) < rank(rep.Preflight[j]) })
 	for _, c := range explain.NeighbourChanges(wholeRun(so), wholeRun(sn)) {
 		rep.Neighbours = append(rep.Neighbours, c.Phrase)
 	}

@@ -85,7 +85,9 @@ func factMechanism(c EnvChange) mechanism {
 		return mechanism{evidence: evidencePageFault}
 	case name == "cpu_max":
 		return mechanism{evidence: evidenceRunQueue, user: true}
-	case name == "kernel_release" || name == "kernel_cmdline" || name == "cpufreq" || name == "cpu" || name == "cpus" || name == "backend":
+	case name == "kernel_release" || name == "kernel_cmdline" || name == "cpufreq" || name == "cpu" || name == "cpus" || name == "backend",
+		// Another file system under the work dir changes every mechanism.
+		name == "fs_type" || name == "overlay_upper":
 		return mechanism{any: true}
 	}
 	return mechanism{}
