@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -163,7 +165,17 @@ func queues(devs []uint32) []results.BlockQueue {
 			continue
 		}
 		seen[disk] = true
-		out = append(out, queue(disk, disk))
+		q := queue(disk, disk)
+		out = append(out, q)
+		// A loop device's requests end up on its backing file's disk:
+		// that queue moves its numbers too (listed, not watched).
+		var st unix.Stat_t
+		if q.BackingFile != "" && unix.Stat(q.BackingFile, &st) == nil {
+			if lower, _, _, ok := wholeDisk(unix.Major(st.Dev), unix.Minor(st.Dev)); ok && !seen[lower] {
+				seen[lower] = true
+				out = append(out, queue(lower, lower))
+			}
+		}
 	}
 	return out
 }
