@@ -184,10 +184,11 @@ func envLine(m results.Meta) string {
 
 // neighbourLines name the other tasks that mattered during the traced
 // batches: over the run, a CPU neighbour that took a tenth or more of a
-// run-queue wait that was 1% or more of the traced time, every process
-// that used the work dirs' devices, a kernel thread that took a tenth of
-// their device time; then each case whose run-queue wait (5% or more of
-// its traced time) a quarter or more of went to one neighbour.
+// run-queue wait that was 1% or more of the traced time, up to three
+// tasks that took a tenth or more of the device time of the work dirs'
+// devices (the traced syscalls' and the neighbours'); then each case
+// whose run-queue wait (5% or more of its traced time) a quarter or more
+// of went to one neighbour.
 func neighbourLines(run *results.Run) []string {
 	type pool struct {
 		wall, rq, dev uint64
@@ -222,14 +223,26 @@ func neighbourLines(run *results.Run) []string {
 		}
 	}
 	var cpu, disk []string
+	var diskNs uint64
+	for _, n := range all.nbs {
+		if n.Kind == results.NeighbourDisk {
+			diskNs += n.Ns
+		}
+	}
+	moreDisk := 0
 	for _, n := range all.nbs {
 		switch {
 		case n.Kind == results.NeighbourCPU && all.rq*100 >= all.wall && n.Ns*10 >= all.rq:
 			cpu = append(cpu, fmt.Sprintf("%s took %.0f%% of the run-queue wait", n.Name(), pct(n.Ns, all.rq)))
-		case n.Kind == results.NeighbourDisk && (!n.KernelThread || n.Ns*10 >= all.dev+n.Ns):
-			disk = append(disk, fmt.Sprintf("%s %d requests, %s, device %s µs", n.Name(), n.Count,
-				results.Bytes(int64(n.Bytes)), results.Micros(float64(n.Ns))))
+		case n.Kind == results.NeighbourDisk && n.Ns*10 >= all.dev+diskNs && len(disk) < 3:
+			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %.0f%% of the device time", n.Name(), n.Count,
+				results.Bytes(int64(n.Bytes)), pct(n.Ns, all.dev+diskNs)))
+		case n.Kind == results.NeighbourDisk:
+			moreDisk++
 		}
+	}
+	if moreDisk > 0 && len(disk) > 0 {
+		disk = append(disk, fmt.Sprintf("%d more (run.json)", moreDisk))
 	}
 	var out []string
 	if len(cpu)+len(disk) > 0 {
