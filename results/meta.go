@@ -21,7 +21,10 @@ type Run struct {
 	Protocol Protocol          `json:"protocol"`
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
-	Arms     []ArmResult       `json:"arms"`
+	// Neighbours sums the arms' (derived, for readers of run.json;
+	// tmpprobe recomputes it from the batches).
+	Neighbours []Neighbour `json:"neighbours,omitempty"`
+	Arms       []ArmResult `json:"arms"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
 	Source string `json:"-"`
