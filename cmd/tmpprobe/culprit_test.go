@@ -155,9 +155,9 @@ func TestDiffNamesDiscard(t *testing.T) {
 }
 
 // Real background writers: four dd loops writing 64 KiB blocks with
-// O_DIRECT and O_DSYNC to the same loop ext4 during NEW. The diff names dd as a disk
-// neighbour that appeared, and, when fsync regressed, names it inside
-// fsync's sentence beside the journal and device waits.
+// O_DIRECT and O_DSYNC to the same loop ext4 during NEW. The diff names
+// dd as a disk neighbour that appeared, and, when fsync regressed, names
+// it inside fsync's sentence beside the journal and device waits.
 func TestDiffNamesDiskNeighbour(t *testing.T) {
 	needBPF(t)
 	dir, out := loopext4.Journaled(t, "256M"), t.TempDir()
