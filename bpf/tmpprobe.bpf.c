@@ -148,10 +148,13 @@ static __always_inline void count_drop(enum drop_reason reason)
 }
 
 /* Cleared by Go after every traced batch, like stats; a full map counts
- * DROP_NEIGHBOURS_FULL. */
+ * DROP_NEIGHBOURS_FULL. A busy host starts many short processes (a build's
+ * compilers), each a neighbour of its own in a long batch: room for many,
+ * allocated as they come. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct neighbour_key);
 	__type(value, struct neighbour_stats);
 } neighbours SEC(".maps");

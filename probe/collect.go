@@ -132,29 +132,46 @@ func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRe
 // and removes them from the map (between batches, as Collect).
 func (p *Probe) CollectNeighbours() (map[uint32][]results.Neighbour, error) {
 	m := p.coll.Maps[tmpprobeMapNeighbours]
+	sums := map[tmpprobeNeighbourKey]tmpprobeNeighbourStats{}
+	// The iterator gives up (ErrIterationAborted) when the kernel's
+	// next-key walk restarts too often; it did once in a long buffers
+	// batch on this busy host (TestDiffAA). A restart hands out keys
+	// again: within a pass a key's value is its latest; what a pass read
+	// is deleted, and a later pass reads the rest, or a key counted anew.
+	for pass := 0; ; pass++ {
+		read := map[tmpprobeNeighbourKey]tmpprobeNeighbourStats{}
+		var (
+			key tmpprobeNeighbourKey
+			val tmpprobeNeighbourStats
+		)
+		entries := m.Iterate()
+		for entries.Next(&key, &val) {
+			read[key] = val
+		}
+		err := entries.Err()
+		if err != nil && (!errors.Is(err, ebpf.ErrIterationAborted) || pass > 2) {
+			return nil, fmt.Errorf("reading neighbour map: %w", err)
+		}
+		for k, v := range read {
+			if err := m.Delete(&k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+				return nil, fmt.Errorf("clearing neighbour map: %w", err)
+			}
+			s := sums[k]
+			s.Count, s.Ns, s.Bytes = s.Count+v.Count, s.Ns+v.Ns, s.Bytes+v.Bytes
+			sums[k] = s
+		}
+		if err == nil {
+			break
+		}
+	}
 	out := map[uint32][]results.Neighbour{}
-	var (
-		key  tmpprobeNeighbourKey
-		val  tmpprobeNeighbourStats
-		keys []tmpprobeNeighbourKey
-	)
-	entries := m.Iterate()
-	for entries.Next(&key, &val) {
+	for k, v := range sums {
 		kind := results.NeighbourCPU
-		if key.Kind == tmpprobeNeighbourKindNEIGHBOUR_DISK {
+		if k.Kind == tmpprobeNeighbourKindNEIGHBOUR_DISK {
 			kind = results.NeighbourDisk
 		}
-		out[key.Phase] = append(out[key.Phase], results.Neighbour{Kind: kind, Comm: commString(key.Comm),
-			PID: key.Pid, Cgroup: key.Cgroup, KernelThread: key.Kthread != 0, Count: val.Count, Ns: val.Ns, Bytes: val.Bytes})
-		keys = append(keys, key)
-	}
-	if err := entries.Err(); err != nil {
-		return nil, fmt.Errorf("reading neighbour map: %w", err)
-	}
-	for i := range keys {
-		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-			return nil, fmt.Errorf("clearing neighbour map: %w", err)
-		}
+		out[k.Phase] = append(out[k.Phase], results.Neighbour{Kind: kind, Comm: commString(k.Comm),
+			PID: k.Pid, Cgroup: k.Cgroup, KernelThread: k.Kthread != 0, Count: v.Count, Ns: v.Ns, Bytes: v.Bytes})
 	}
 	for ph, l := range out {
 		out[ph] = results.SumNeighbours(l)
