@@ -174,19 +174,26 @@ struct {
 	__type(value, struct neighbour_rq);
 } neighbour_rqs SEC(".maps");
 
-static __always_inline void count_neighbour(struct neighbour_key *key, __u64 ns, __u64 bytes)
+/* from may be another map's value that another CPU rewrites meanwhile (a
+ * CPU slot settled from the CPU the worker got back on): the map is given
+ * a copy on the stack. Handing it from directly let the key change between
+ * the hash the update took and the bytes it stored, leaving an element in
+ * the wrong bucket that lookups never find and the map's iteration cycles
+ * on (ErrIterationAborted in Go, one run in three of the buffers lab). */
+static __always_inline void count_neighbour(const struct neighbour_key *from, __u64 ns, __u64 bytes)
 {
 	static const struct neighbour_stats zero;
+	struct neighbour_key key = *from;
 	struct neighbour_stats *n;
 
-	n = bpf_map_lookup_elem(&neighbours, key);
+	n = bpf_map_lookup_elem(&neighbours, &key);
 	if (!n) {
-		if (bpf_map_update_elem(&neighbours, key, &zero, BPF_NOEXIST) &&
-		    !bpf_map_lookup_elem(&neighbours, key)) {
+		if (bpf_map_update_elem(&neighbours, &key, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&neighbours, &key)) {
 			count_drop(DROP_NEIGHBOURS_FULL);
 			return;
 		}
-		n = bpf_map_lookup_elem(&neighbours, key);
+		n = bpf_map_lookup_elem(&neighbours, &key);
 		if (!n)
 			return;
 	}

@@ -114,6 +114,9 @@ type Probe struct {
 	noMulti        string       // why kprobe uses single kprobes
 	unavailable    []string     // hooks that did not load, with the reason
 	links          []link.Link
+	// neighboursUnread counts the batches whose neighbour map could not
+	// be read whole (CollectNeighbours).
+	neighboursUnread uint64
 }
 
 // BackendError is why a backend cannot be used here.
