@@ -209,6 +209,8 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 			}
 		}
 	}
+	// A neighbour goes on the first shown term it moved (the largest),
+	// once: every syscall waits on the same run queue and device.
 	for _, nc := range NeighbourChanges(old, cur) {
 		m := mechanism{evidence: evidenceRunQueue}
 		if nc.Kind == results.NeighbourDisk {
@@ -217,6 +219,7 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 		for ti := range terms {
 			if shown(terms, ti) && m.shows(terms[ti]) {
 				terms[ti].Culprits = appendOnce(terms[ti].Culprits, nc.Phrase)
+				break
 			}
 		}
 	}
