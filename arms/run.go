@@ -23,6 +23,12 @@ type Tracer interface {
 	ForgetThreads()
 }
 
+// NeighbourCollector is a Tracer that also counts who else took the CPU
+// and the disk during each traced batch.
+type NeighbourCollector interface {
+	CollectNeighbours() (map[uint32][]results.Neighbour, error)
+}
+
 // Defaults of the rounds protocol, and the labs' published method.
 const (
 	DefaultRounds   = 40
@@ -550,6 +556,13 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batc
 			return fmt.Errorf("%w: %v", errTracer, err)
 		}
 		b.Records = recs[b.Phase]
+		if nc, ok := r.Tracer.(NeighbourCollector); ok {
+			nbs, err := nc.CollectNeighbours()
+			if err != nil {
+				return fmt.Errorf("%w: %v", errTracer, err)
+			}
+			b.Neighbours = nbs[b.Phase]
+		}
 	}
 	cr.res.Batches = append(cr.res.Batches, b)
 	return nil

@@ -158,3 +158,104 @@ func vmHWM(pid int) int64 {
 	}
 	return 0
 }
+
+// BenchmarkNeighbourCost measures what counting neighbours costs: the
+// observer effect (traced ÷ untraced ops/s, paired per round) of the Go
+// modes arms with the probe as built, and with its neighbour accounting
+// compiled out by the verifier (probe.Options.NoNeighbours), two runs of
+// each, alternated. It reports, per arm, the observer effect with and
+// without, and their ratio (1.00: free).
+func BenchmarkNeighbourCost(b *testing.B) {
+	sel, _ := arms.Select(nil, []string{arms.LabModes})
+	observer := func(no bool) map[string]results.Estimate {
+		p := probetest.Open(b, probe.Options{NoNeighbours: no})
+		defer p.Close()
+		plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{b.TempDir()}, Payloads: []int{400},
+			Rounds: 20, MinBatch: arms.DefaultMinBatch, Seed: arms.NewSeed(), Baseline: true, BatchTimeout: 5 * time.Minute}
+		r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
+		res, err := r.Run(context.Background(), plan)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := map[string]results.Estimate{}
+		for _, s := range results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Knowledge().Baselines) {
+			out[s.Arm] = s.Observer
+		}
+		return out
+	}
+	var with, without []map[string]results.Estimate
+	for range 2 {
+		without = append(without, observer(true))
+		with = append(with, observer(false))
+	}
+	fmt.Printf("\nneighbour accounting: observer effect (traced ÷ untraced ops/s, median of 20 paired rounds [95%% CI]), two runs each\n")
+	fmt.Printf("%-24s %-32s %-32s %s\n", "ARM", "with neighbours", "without", "with÷without")
+	var ratios []float64
+	for _, a := range sel {
+		var w, wo []string
+		var sw, swo float64
+		for i := range with {
+			e, f := with[i][a.Name], without[i][a.Name]
+			w = append(w, fmt.Sprintf("%.2f [%.2f–%.2f]", e.Center, e.Lo, e.Hi))
+			wo = append(wo, fmt.Sprintf("%.2f [%.2f–%.2f]", f.Center, f.Lo, f.Hi))
+			sw += e.Center
+			swo += f.Center
+		}
+		ratios = append(ratios, sw/swo)
+		fmt.Printf("%-24s %-32s %-32s %.3f\n", a.Name, strings.Join(w, " "), strings.Join(wo, " "), sw/swo)
+	}
+	m := results.Median(ratios)
+	fmt.Printf("median over arms of with÷without: %.3f [%.3f–%.3f]\n", m.Center, m.Lo, m.Hi)
+	b.ReportMetric(m.Center, "observer-with/without-neighbours")
+}
+
+// BenchmarkSwitchCost measures what the neighbour accounting adds to
+// every context switch on the host, traced or not (one array lookup in
+// sched_switch): a pipe ping-pong between two processes, 20000 round
+// trips (four switches each), timed with the probe attached with and
+// without neighbour accounting, seven pairs, each pair run back to back;
+// it reports the median of the pairs' ratios and its interval.
+func BenchmarkSwitchCost(b *testing.B) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		b.Skip("needs python3 for the ping-pong")
+	}
+	const trips = 20000
+	pingPong := `import os, sys, time
+r1, w1 = os.pipe(); r2, w2 = os.pipe()
+n = int(sys.argv[1])
+if os.fork() == 0:
+    for _ in range(n):
+        os.read(r1, 1); os.write(w2, b"x")
+    os._exit(0)
+t = time.perf_counter_ns()
+for _ in range(n):
+    os.write(w1, b"x"); os.read(r2, 1)
+print(time.perf_counter_ns() - t)
+os.wait()
+`
+	run := func() float64 {
+		cmd := exec.Command("taskset", "-c", "0", "python3", "-c", pingPong, fmt.Sprint(trips))
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var ns float64
+		fmt.Sscan(string(out), &ns)
+		return ns / (4 * trips)
+	}
+	var with, without, ratios []float64
+	for range 7 {
+		var pair [2]float64
+		for i, no := range []bool{true, false} {
+			p := probetest.Open(b, probe.Options{NoNeighbours: no})
+			pair[i] = run()
+			p.Close()
+		}
+		without, with = append(without, pair[0]), append(with, pair[1])
+		ratios = append(ratios, pair[1]/pair[0])
+	}
+	w, wo, r := results.Median(with), results.Median(without), results.Median(ratios)
+	fmt.Printf("\ncontext switch (pipe ping-pong on one CPU, ns per switch, median of 7): with neighbours %.0f, without %.0f; with÷without per pair %.3f [%.3f–%.3f]\n",
+		w.Center, wo.Center, r.Center, r.Lo, r.Hi)
+	b.ReportMetric(r.Center, "switch-with/without-neighbours")
+}

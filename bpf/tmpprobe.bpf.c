@@ -22,6 +22,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define O_TMPFILE (020000000 | 0200000)
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 1
+#define PF_KTHREAD 0x00200000
 #define MAX_ERRNO 4095
 
 /* Set before load (struct config in tmpprobe.h); read-only from then on,
@@ -39,6 +40,7 @@ const struct shared_enums {
 	enum multi_cookie multi_cookie;
 	enum drop_reason drop_reason;
 	enum syscall_nr syscall_nr;
+	enum neighbour_kind neighbour_kind;
 } shared_enums;
 
 static __always_inline int backend_owns(__u64 nr)
@@ -71,6 +73,8 @@ struct thread_state {
 	__u8 follow;
 	__u8 pad2[3];
 	__u64 region_start;
+	__u32 preempt_cpu; /* where it was last preempted (cpu_slots) */
+	__u32 pad3;
 };
 
 struct {
@@ -143,6 +147,74 @@ static __always_inline void count_drop(enum drop_reason reason)
 	__u64 *n = bpf_map_lookup_elem(&drops, &key);
 	if (n)
 		(*n)++;
+}
+
+/* Cleared by Go after every traced batch, like stats; a full map counts
+ * DROP_NEIGHBOURS_FULL. A busy host starts many short processes (a build's
+ * compilers), each a neighbour of its own in a long batch: room for many,
+ * allocated as they come. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct neighbour_key);
+	__type(value, struct neighbour_stats);
+} neighbours SEC(".maps");
+
+/* A neighbour's request from block_io_start to completion: who, and when
+ * it was issued (0 until then). */
+struct neighbour_rq {
+	struct neighbour_key key;
+	__u64 issued;
+	__u64 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64); /* struct request * */
+	__type(value, struct neighbour_rq);
+} neighbour_rqs SEC(".maps");
+
+/* from may be another map's value that another CPU rewrites meanwhile (a
+ * CPU slot settled from the CPU the worker got back on): the map is given
+ * a copy on the stack. Handing it from directly let the key change between
+ * the hash the update took and the bytes it stored, leaving an element in
+ * the wrong bucket that lookups never find and the map's iteration cycles
+ * on (ErrIterationAborted in Go, one run in three of the buffers lab). */
+static __always_inline void count_neighbour(const struct neighbour_key *from, __u64 ns, __u64 bytes)
+{
+	static const struct neighbour_stats zero;
+	struct neighbour_key key = *from;
+	struct neighbour_stats *n;
+
+	n = bpf_map_lookup_elem(&neighbours, &key);
+	if (!n) {
+		if (bpf_map_update_elem(&neighbours, &key, &zero, BPF_NOEXIST) &&
+		    !bpf_map_lookup_elem(&neighbours, &key)) {
+			count_drop(DROP_NEIGHBOURS_FULL);
+			return;
+		}
+		n = bpf_map_lookup_elem(&neighbours, &key);
+		if (!n)
+			return;
+	}
+	__sync_fetch_and_add(&n->count, 1);
+	__sync_fetch_and_add(&n->ns, ns);
+	__sync_fetch_and_add(&n->bytes, bytes);
+}
+
+/* Who a task is, as a neighbour of a batch in phase. */
+static __always_inline void neighbour_of(struct neighbour_key *key, struct task_struct *t, __u32 phase,
+					 enum neighbour_kind kind)
+{
+	__builtin_memset(key, 0, sizeof(*key));
+	key->phase = phase;
+	key->kind = kind;
+	key->pid = BPF_CORE_READ(t, tgid);
+	key->cgroup = BPF_CORE_READ(t, cgroups, dfl_cgrp, kn, id);
+	key->kthread = (BPF_CORE_READ(t, flags) & PF_KTHREAD) != 0;
+	BPF_CORE_READ_STR_INTO(&key->comm, t, comm);
 }
 
 static __always_inline struct class_stats *stats_for(__u32 phase, __u16 class, enum stage stage)
@@ -391,32 +463,101 @@ static __always_inline enum off_waker waker_kind(void)
 	return WAKER_OTHER;
 }
 
+/* A worker preempted on a CPU waits on its run queue; whoever runs on that
+ * CPU meanwhile is charged for its own share of the wait. One slot per CPU
+ * (an array indexed by CPU, not a per-CPU map: the worker may get back on
+ * another CPU, which then settles the slot). */
+struct cpu_slot {
+	__u32 tid;       /* the waiting worker; 0 = none */
+	__u32 pad;
+	__u64 off_since; /* its wait began (its thread_state.off_since) */
+	__u64 since;     /* the running task's share began */
+	struct neighbour_key running; /* the task on this CPU since then */
+};
+
+enum { MAX_CPU_SLOTS = 1024 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPU_SLOTS);
+	__type(key, __u32);
+	__type(value, struct cpu_slot);
+} cpu_slots SEC(".maps");
+
+static __always_inline struct cpu_slot *cpu_slot(__u32 cpu)
+{
+	return cpu < MAX_CPU_SLOTS ? bpf_map_lookup_elem(&cpu_slots, &cpu) : 0;
+}
+
+/* On this CPU, prev leaves and next runs at now: the task that ran while
+ * a worker waited is charged up to now; next takes over the slot, unless
+ * it is the worker itself. */
+static __always_inline void cpu_slot_switch(struct cpu_slot *slot, struct task_struct *next, __u32 next_tid, __u64 now)
+{
+	struct thread_state *w;
+
+	if (!slot || !slot->tid)
+		return;
+	w = bpf_map_lookup_elem(&threads, &slot->tid);
+	if (!w || w->off_since != slot->off_since) {
+		slot->tid = 0; /* its wait ended elsewhere, and was settled there */
+		return;
+	}
+	count_neighbour(&slot->running, now - slot->since, 0);
+	if (next_tid == slot->tid) {
+		slot->tid = 0;
+		return;
+	}
+	neighbour_of(&slot->running, next, slot->running.phase, NEIGHBOUR_CPU);
+	slot->since = now;
+}
+
 static __always_inline int on_sched_switch(bool preempt, struct task_struct *prev,
 					   struct task_struct *next, unsigned int prev_state)
 {
 	__u32 prev_tid = BPF_CORE_READ(prev, pid);
 	__u32 next_tid = BPF_CORE_READ(next, pid);
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct cpu_slot *slot = 0, *there;
 	struct thread_state *st;
 	struct class_stats *s;
-	__u64 now, delta;
+	__u64 now = bpf_ktime_get_ns(), delta;
 	__u32 label;
 
+	if (config.count_neighbours) {
+		slot = cpu_slot(cpu);
+		cpu_slot_switch(slot, next, next_tid, now);
+	}
 	st = bpf_map_lookup_elem(&threads, &prev_tid);
 	if (st) {
-		st->off_since = bpf_ktime_get_ns();
+		st->off_since = now;
 		st->off_user = !st->in_syscall;
-		if (preempt || prev_state == TASK_RUNNING)
+		if (preempt || prev_state == TASK_RUNNING) {
 			st->off_state = OFF_PREEMPTED;
-		else if (prev_state & TASK_INTERRUPTIBLE)
+			if (slot) {
+				slot->tid = prev_tid;
+				slot->off_since = slot->since = now;
+				neighbour_of(&slot->running, next, st->phase, NEIGHBOUR_CPU);
+				st->preempt_cpu = cpu;
+			}
+		} else if (prev_state & TASK_INTERRUPTIBLE) {
 			st->off_state = OFF_SLEEP;
-		else
+		} else {
 			st->off_state = OFF_BLOCKED;
+		}
 		st->waker = WAKER_NONE;
 	}
 	st = bpf_map_lookup_elem(&threads, &next_tid);
 	if (!st || !st->off_since)
 		return 0;
-	now = bpf_ktime_get_ns();
+	/* Back on a CPU other than the one it waited for: settle that one. */
+	if (config.count_neighbours && st->off_state == OFF_PREEMPTED && st->preempt_cpu != cpu) {
+		there = cpu_slot(st->preempt_cpu);
+		if (there && there->tid == next_tid && there->off_since == st->off_since) {
+			count_neighbour(&there->running, now - there->since, 0);
+			there->tid = 0;
+		}
+	}
 	delta = now - st->off_since;
 	st->off_since = 0;
 	/* Off the CPU between syscalls (preempted, or a major page fault) is
@@ -501,6 +642,18 @@ static __always_inline struct thread_state *window_thread(void)
 		return 0;
 	st = bpf_map_lookup_elem(&threads, tid);
 	return st && st->in_syscall ? st : 0;
+}
+
+/* The active thread of the window, in a syscall or not: a batch is
+ * running, in its phase. */
+static __always_inline struct thread_state *window_batch(void)
+{
+	__u32 zero = 0;
+	__u32 *tid = bpf_map_lookup_elem(&window, &zero);
+
+	if (!tid || !*tid)
+		return 0;
+	return bpf_map_lookup_elem(&threads, tid);
 }
 
 static __always_inline bool watched(dev_t dev)
@@ -640,9 +793,19 @@ static __always_inline int on_rq_issue(struct request *rq)
 	struct thread_state *st = window_thread();
 	struct rq_start start = {};
 	__u64 key = (__u64)rq;
+	struct neighbour_rq *n;
 	dev_t dev;
 	int kind;
 
+	if (config.count_neighbours) {
+		n = bpf_map_lookup_elem(&neighbour_rqs, &key);
+		if (n) {
+			/* Another process's request: not the traced syscall's,
+			 * whenever it is issued. */
+			n->issued = bpf_ktime_get_ns();
+			return 0;
+		}
+	}
 	if (!st)
 		return 0;
 	dev = request_dev(rq);
@@ -660,6 +823,40 @@ static __always_inline int on_rq_issue(struct request *rq)
 	return 0;
 }
 
+static __always_inline int neighbour_rq_complete(__u64 key)
+{
+	struct neighbour_rq *n = bpf_map_lookup_elem(&neighbour_rqs, &key);
+
+	if (!n)
+		return 0;
+	if (n->issued)
+		count_neighbour(&n->key, bpf_ktime_get_ns() - n->issued, n->bytes);
+	bpf_map_delete_elem(&neighbour_rqs, &key);
+	return 0;
+}
+
+/* A request is made from bios, in the context of the task that submitted
+ * them: a neighbour's own, or a kworker's or jbd2's writeback. */
+static __always_inline int on_io_start(struct request *rq)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct neighbour_rq n = {};
+	struct thread_state *batch;
+	__u64 key = (__u64)rq;
+
+	if (!config.count_neighbours || current_state())
+		return 0;
+	batch = window_batch();
+	if (!batch || !watched(request_dev(rq)))
+		return 0;
+	neighbour_of(&n.key, task, batch->phase, NEIGHBOUR_DISK);
+	if (n.key.kthread && batch->in_syscall)
+		return 0;
+	n.bytes = BPF_CORE_READ(rq, __data_len);
+	bpf_map_update_elem(&neighbour_rqs, &key, &n, BPF_ANY);
+	return 0;
+}
+
 static __always_inline int on_rq_complete(struct request *rq)
 {
 	__u64 key = (__u64)rq;
@@ -667,7 +864,7 @@ static __always_inline int on_rq_complete(struct request *rq)
 	struct class_stats *s;
 
 	if (!start)
-		return 0;
+		return config.count_neighbours ? neighbour_rq_complete(key) : 0;
 	s = stats_for(start->phase, start->class, start->stage);
 	if (s) {
 		s->calls++;
@@ -787,6 +984,9 @@ int kind##_block_bio_queue(__u64 *ctx)                                         \
 SEC(#kind "/block_rq_issue")                                                   \
 int kind##_block_rq_issue(__u64 *ctx)                                          \
 { return on_rq_issue((struct request *)ctx[0]); }                              \
+SEC(#kind "/block_io_start")                                                   \
+int kind##_block_io_start(__u64 *ctx)                                          \
+{ return on_io_start((struct request *)ctx[0]); }                              \
 SEC(#kind "/block_rq_complete")                                                \
 int kind##_block_rq_complete(__u64 *ctx)                                       \
 { return on_rq_complete((struct request *)ctx[0]); }                           \

@@ -136,6 +136,7 @@ enum drop_reason {
 	DROP_NR_MISMATCH,  /* sys_exit for another nr than the recorded start */
 	DROP_STATS_FULL,   /* stats map full */
 	DROP_THREADS_FULL, /* thread map full: begin marker lost */
+	DROP_NEIGHBOURS_FULL, /* neighbour map full: a neighbour's share lost */
 	NR_DROP_REASONS,
 };
 
@@ -176,6 +177,7 @@ struct config {
 	__u32 launch_phase;
 	bool count_errnos;  /* trace --errors: count failed calls per errno as stages */
 	bool match_any_dev; /* watch every block device, not just watched_devs */
+	bool count_neighbours; /* who else took the CPU and the disk (struct neighbour_key) */
 };
 
 struct class_key {
@@ -192,6 +194,37 @@ struct class_stats {
 	__u64 bytes;
 	__u64 off_ns[OFF_LABELS];
 	__u32 hist[HIST_SLOTS];
+};
+
+/* Neighbours: who else used what a traced batch needs. CPU: the task
+ * that took the CPU from a worker preempted while runnable, charged the
+ * worker's whole run-queue wait (the next task at the preemption; others
+ * that ran before the worker got a CPU back are not told apart). Disk: a
+ * request on a watched device started (block_io_start, in the submitter's
+ * context) by a task that is not traced, its device time issue ..
+ * complete. Kernel threads' requests while the worker is inside a syscall
+ * are left to that syscall (its journal commit, its writeback); outside
+ * one they are writeback for someone else. */
+enum neighbour_kind : __u8 {
+	NEIGHBOUR_CPU,
+	NEIGHBOUR_DISK,
+	NR_NEIGHBOUR_KINDS,
+};
+
+struct neighbour_key {
+	__u32 phase;
+	__u32 pid; /* tgid: the process */
+	__u64 cgroup; /* cgroup v2 id */
+	char comm[16];
+	enum neighbour_kind kind;
+	__u8 kthread;
+	__u8 pad[6];
+};
+
+struct neighbour_stats {
+	__u64 count; /* CPU: preemptions of a worker; disk: requests */
+	__u64 ns;    /* CPU: the worker's run-queue wait; disk: device time */
+	__u64 bytes; /* disk */
 };
 
 #endif

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/preflight"
 )
 
 // commandCgroup is a cgroup v2 of the launched command's own, made below
@@ -35,7 +35,7 @@ type commandCgroup struct {
 // no privilege): the command then runs where tmpprobe runs, and only its
 // process tree is stopped.
 func newCommandCgroup() (*commandCgroup, error) {
-	root, err := probe.Cgroup2Root()
+	root, err := preflight.Cgroup2Root()
 	if err != nil {
 		return nil, err
 	}

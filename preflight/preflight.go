@@ -63,6 +63,7 @@ func Facts(dirs []string, python string) (m results.Meta, devs []uint32, err err
 		devs = append(devs, dd...)
 	}
 	m.LoadAvg = LoadAvg()
+	Env(&m)
 	m.Warnings = Warnings(&m)
 	return m, devs, nil
 }
@@ -84,6 +85,15 @@ func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
 		abs = real
 	}
 	readMount(&f, abs)
+	if f.FSType == "overlay" {
+		// Files written in an overlay live in its upper layer: its file
+		// system and devices are the ones a run's I/O reaches.
+		if upper := mountOption(f.Options, "upperdir"); upper != "" && unix.Stat(upper, &st) == nil {
+			f.Upper = upper
+			readMount(&f, upper)
+			major, minor = unix.Major(st.Dev), unix.Minor(st.Dev)
+		}
+	}
 	if major == 0 {
 		// btrfs reports an anonymous st_dev; its block device is the
 		// mount's source. tmpfs, overlay, …: there is none.
@@ -94,6 +104,8 @@ func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
 		major, minor = unix.Major(src.Rdev), unix.Minor(src.Rdev)
 	}
 	devs = below(major, minor, map[uint32]bool{})
+	f.Queues = queues(devs)
+	f.FSOptions = fsOptions(f.FSType, f.Source)
 	if disk, _, _, ok := wholeDisk(major, minor); ok {
 		f.Disk = disk
 		f.WriteCache = readTrim("/sys/block/" + disk + "/queue/write_cache")
@@ -111,6 +123,16 @@ func Dir(dir string) (f results.DirFacts, devs []uint32, err error) {
 		}
 	}
 	return f, devs, nil
+}
+
+// mountOption is the value of name= in a mount's options, "" when absent.
+func mountOption(options, name string) string {
+	for _, o := range strings.Split(options, ",") {
+		if v, ok := strings.CutPrefix(o, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // readMount finds the mount of path: the longest mount point that is a
@@ -291,6 +313,9 @@ func Warnings(m *results.Meta) []string {
 			out = append(out, d.Dir+": tmpfs: fsync returns at once and there is no block I/O")
 		case d.FSType == "ext4" && d.Journal == "no":
 			out = append(out, d.Dir+": ext4 without a journal: jbd2 stays silent (no commits to wait for), and a create skips every inode deleted in the last minute (six while its inode table block is unwritten), so creates slow down as a run deletes files, and with what ran in the minutes before (see ext4_new_inode)")
+		}
+		if d.Upper != "" {
+			out = append(out, d.Dir+": an overlay: its files are written in the upper layer "+d.Upper+", whose "+d.FSType+" and devices are measured")
 		}
 		if d.Disk == "" && d.FSType != "tmpfs" && d.FSType != "ramfs" {
 			out = append(out, d.Dir+": no block device found under this "+d.FSType+": block I/O and journal commits cannot be matched to syscalls")

@@ -91,6 +91,7 @@ func (p *Probe) Drops() (map[string]uint64, error) {
 		}
 		out[name] = sum
 	}
+	out["neighbours_unread"] = p.neighboursUnread
 	return out, nil
 }
 
@@ -125,4 +126,73 @@ func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRe
 		}
 	}
 	return r
+}
+
+// CollectNeighbours returns, by phase, the other tasks that took the CPU
+// from a traced worker or used the watched devices since the last call,
+// and removes them from the map (between batches, as Collect).
+func (p *Probe) CollectNeighbours() (map[uint32][]results.Neighbour, error) {
+	m := p.coll.Maps[tmpprobeMapNeighbours]
+	sums := map[tmpprobeNeighbourKey]tmpprobeNeighbourStats{}
+	// The iterator gives up (ErrIterationAborted) when the kernel's
+	// next-key walk keeps restarting (it did while the BPF side could
+	// store a key in the wrong bucket; see count_neighbour). A restart
+	// hands out keys again: within a pass a key's value is its latest;
+	// what a pass read is deleted, and a later pass reads the rest, or a
+	// key counted anew. After three passes what was read is kept and the
+	// give-up counted (Drops: neighbours_unread), never failing the run.
+	for pass := 0; ; pass++ {
+		read := map[tmpprobeNeighbourKey]tmpprobeNeighbourStats{}
+		var (
+			key tmpprobeNeighbourKey
+			val tmpprobeNeighbourStats
+		)
+		entries := m.Iterate()
+		for entries.Next(&key, &val) {
+			read[key] = val
+		}
+		err := entries.Err()
+		if err != nil && !errors.Is(err, ebpf.ErrIterationAborted) {
+			return nil, fmt.Errorf("reading neighbour map: %w", err)
+		}
+		if err != nil && pass == 2 {
+			p.neighboursUnread++
+			err = nil
+		}
+		for k, v := range read {
+			if err := m.Delete(&k); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+				return nil, fmt.Errorf("clearing neighbour map: %w", err)
+			}
+			s := sums[k]
+			s.Count, s.Ns, s.Bytes = s.Count+v.Count, s.Ns+v.Ns, s.Bytes+v.Bytes
+			sums[k] = s
+		}
+		if err == nil {
+			break
+		}
+	}
+	out := map[uint32][]results.Neighbour{}
+	for k, v := range sums {
+		kind := results.NeighbourCPU
+		if k.Kind == tmpprobeNeighbourKindNEIGHBOUR_DISK {
+			kind = results.NeighbourDisk
+		}
+		out[k.Phase] = append(out[k.Phase], results.Neighbour{Kind: kind, Comm: commString(k.Comm),
+			PID: k.Pid, Cgroup: k.Cgroup, KernelThread: k.Kthread != 0, Count: v.Count, Ns: v.Ns, Bytes: v.Bytes})
+	}
+	for ph, l := range out {
+		out[ph] = results.SumNeighbours(l)
+	}
+	return out, nil
+}
+
+func commString(c [16]int8) string {
+	b := make([]byte, 0, len(c))
+	for _, v := range c {
+		if v == 0 {
+			break
+		}
+		b = append(b, byte(v))
+	}
+	return string(b)
 }

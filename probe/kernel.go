@@ -51,6 +51,7 @@ var tpArgs = []tpArg{
 	{"sched_switch", 3, "unsigned int", "prev_state", "v5.18, commit fa2c3254d7cf"},
 	{"block_rq_issue", 0, "struct request *", "rq", "v5.11, commit a54895fa057c dropped the request_queue before it"},
 	{"block_rq_complete", 0, "struct request *", "rq", ""},
+	{"block_io_start", 0, "struct request *", "rq", ""},
 	{"block_bio_queue", 0, "struct bio *", "bio", "v5.11, when the request_queue before it was dropped"},
 	{"sched_process_exec", 1, "int", "old_pid", ""},
 }

@@ -37,6 +37,7 @@ func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
 		Cookie: cookie, TargetCgroup: opts.TargetCgroup, BackendSyscalls: owned,
 		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
 		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
+		CountNeighbours: !opts.NoNeighbours,
 	}
 }
 

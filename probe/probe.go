@@ -42,6 +42,7 @@ var Hooks = []Hook{
 	{"block_bio_queue", false, "bios a thread queued"},
 	{"block_rq_complete", false, "device time of requests"},
 	{"block_rq_issue", false, "device time of requests"},
+	{"block_io_start", false, "other processes' requests on the work dirs' devices (neighbours)"},
 	{"jbd2_end_commit", false, "journal commits"},
 	{"jbd2_start_commit", false, "journal commits"},
 	{"jbd2_handle_start", false, "journal handles a thread started"},
@@ -78,6 +79,9 @@ type Options struct {
 	// AnyDevice matches block I/O and journal commits on every device to
 	// the traced syscalls, not just the work dirs' (trace).
 	AnyDevice bool
+	// NoNeighbours leaves out who else took the CPU and the disk during
+	// traced batches (for measuring what counting them costs).
+	NoNeighbours bool
 	// LaunchPhase is where a launched command's threads are traced until
 	// they exec: tmpprobe's launcher, not the command (trace -- CMD).
 	LaunchPhase uint32
@@ -110,6 +114,9 @@ type Probe struct {
 	noMulti        string       // why kprobe uses single kprobes
 	unavailable    []string     // hooks that did not load, with the reason
 	links          []link.Link
+	// neighboursUnread counts the batches whose neighbour map could not
+	// be read whole (CollectNeighbours).
+	neighboursUnread uint64
 }
 
 // BackendError is why a backend cannot be used here.

@@ -97,3 +97,6 @@ func checkMarkedRegion(t *testing.T, p *Probe) {
 		t.Errorf("Collect did not clear the map: %v", again)
 	}
 }
+
+// Marker is marker for the tests of package probe_test.
+var Marker = marker

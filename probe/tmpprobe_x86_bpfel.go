@@ -40,17 +40,28 @@ type tmpprobeConfig struct {
 	LaunchPhase     uint32
 	CountErrnos     bool
 	MatchAnyDev     bool
-	_               [6]byte
+	CountNeighbours bool
+	_               [5]byte
+}
+
+type tmpprobeCpuSlot struct {
+	_        structs.HostLayout
+	Tid      uint32
+	Pad      uint32
+	OffSince uint64
+	Since    uint64
+	Running  tmpprobeNeighbourKey
 }
 
 type tmpprobeDropReason uint32
 
 const (
-	tmpprobeDropReasonDROP_NO_START     tmpprobeDropReason = 0
-	tmpprobeDropReasonDROP_NR_MISMATCH  tmpprobeDropReason = 1
-	tmpprobeDropReasonDROP_STATS_FULL   tmpprobeDropReason = 2
-	tmpprobeDropReasonDROP_THREADS_FULL tmpprobeDropReason = 3
-	tmpprobeDropReasonNR_DROP_REASONS   tmpprobeDropReason = 4
+	tmpprobeDropReasonDROP_NO_START        tmpprobeDropReason = 0
+	tmpprobeDropReasonDROP_NR_MISMATCH     tmpprobeDropReason = 1
+	tmpprobeDropReasonDROP_STATS_FULL      tmpprobeDropReason = 2
+	tmpprobeDropReasonDROP_THREADS_FULL    tmpprobeDropReason = 3
+	tmpprobeDropReasonDROP_NEIGHBOURS_FULL tmpprobeDropReason = 4
+	tmpprobeDropReasonNR_DROP_REASONS      tmpprobeDropReason = 5
 )
 
 type tmpprobeFuncStageKey struct {
@@ -71,6 +82,39 @@ type tmpprobeMultiCookie uint32
 const (
 	tmpprobeMultiCookieCOOKIE_STAGE tmpprobeMultiCookie = 65536
 )
+
+type tmpprobeNeighbourKey struct {
+	_       structs.HostLayout
+	Phase   uint32
+	Pid     uint32
+	Cgroup  uint64
+	Comm    [16]int8
+	Kind    tmpprobeNeighbourKind
+	Kthread uint8
+	Pad     [6]uint8
+}
+
+type tmpprobeNeighbourKind uint8
+
+const (
+	tmpprobeNeighbourKindNEIGHBOUR_CPU      tmpprobeNeighbourKind = 0
+	tmpprobeNeighbourKindNEIGHBOUR_DISK     tmpprobeNeighbourKind = 1
+	tmpprobeNeighbourKindNR_NEIGHBOUR_KINDS tmpprobeNeighbourKind = 2
+)
+
+type tmpprobeNeighbourRq struct {
+	_      structs.HostLayout
+	Key    tmpprobeNeighbourKey
+	Issued uint64
+	Bytes  uint64
+}
+
+type tmpprobeNeighbourStats struct {
+	_     structs.HostLayout
+	Count uint64
+	Ns    uint64
+	Bytes uint64
+}
 
 type tmpprobeOffLabel uint32
 
@@ -123,14 +167,16 @@ type tmpprobeRqStart struct {
 }
 
 type tmpprobeSharedEnums struct {
-	_            structs.HostLayout
-	HistGeometry uint32
-	OffLabel     uint32
-	PseudoClass  uint32
-	PhaseFlag    uint32
-	MultiCookie  uint32
-	DropReason   uint32
-	SyscallNr    uint32
+	_             structs.HostLayout
+	HistGeometry  uint32
+	OffLabel      uint32
+	PseudoClass   uint32
+	PhaseFlag     uint32
+	MultiCookie   uint32
+	DropReason    uint32
+	SyscallNr     uint32
+	NeighbourKind uint8
+	_             [3]byte
 }
 
 type tmpprobeStage uint16
@@ -203,6 +249,8 @@ type tmpprobeThreadState struct {
 	Follow      uint8
 	Pad2        [3]uint8
 	RegionStart uint64
+	PreemptCpu  uint32
+	Pad3        uint32
 }
 
 // Names of all BPF objects in the ELF.
@@ -210,9 +258,12 @@ type tmpprobeThreadState struct {
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	tmpprobeMapCommitStarts                    = "commit_starts"
+	tmpprobeMapCpuSlots                        = "cpu_slots"
 	tmpprobeMapDrops                           = "drops"
 	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
 	tmpprobeMapIrqDepth                        = "irq_depth"
+	tmpprobeMapNeighbourRqs                    = "neighbour_rqs"
+	tmpprobeMapNeighbours                      = "neighbours"
 	tmpprobeMapRqStarts                        = "rq_starts"
 	tmpprobeMapStats                           = "stats"
 	tmpprobeMapThreads                         = "threads"
@@ -293,6 +344,7 @@ const (
 	tmpprobeProgKretprobeVfsRename             = "kretprobe_vfs_rename"
 	tmpprobeProgKretprobeVfsUnlink             = "kretprobe_vfs_unlink"
 	tmpprobeProgRawTpBlockBioQueue             = "raw_tp_block_bio_queue"
+	tmpprobeProgRawTpBlockIoStart              = "raw_tp_block_io_start"
 	tmpprobeProgRawTpBlockRqComplete           = "raw_tp_block_rq_complete"
 	tmpprobeProgRawTpBlockRqIssue              = "raw_tp_block_rq_issue"
 	tmpprobeProgRawTpExt4AllocateInode         = "raw_tp_ext4_allocate_inode"
@@ -321,6 +373,7 @@ const (
 	tmpprobeProgRawTpSysExit                   = "raw_tp_sys_exit"
 	tmpprobeProgTestHistSlot                   = "test_hist_slot"
 	tmpprobeProgTpBtfBlockBioQueue             = "tp_btf_block_bio_queue"
+	tmpprobeProgTpBtfBlockIoStart              = "tp_btf_block_io_start"
 	tmpprobeProgTpBtfBlockRqComplete           = "tp_btf_block_rq_complete"
 	tmpprobeProgTpBtfBlockRqIssue              = "tp_btf_block_rq_issue"
 	tmpprobeProgTpBtfExt4AllocateInode         = "tp_btf_ext4_allocate_inode"
@@ -468,6 +521,7 @@ type tmpprobeProgramSpecs struct {
 	KretprobeVfsRename             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_rename"`
 	KretprobeVfsUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_unlink"`
 	RawTpBlockBioQueue             *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockIoStart              *ebpf.ProgramSpec `ebpf:"raw_tp_block_io_start"`
 	RawTpBlockRqComplete           *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
 	RawTpExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_allocate_inode"`
@@ -496,6 +550,7 @@ type tmpprobeProgramSpecs struct {
 	RawTpSysExit                   *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
 	TestHistSlot                   *ebpf.ProgramSpec `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockIoStart              *ebpf.ProgramSpec `ebpf:"tp_btf_block_io_start"`
 	TpBtfBlockRqComplete           *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
 	TpBtfExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_allocate_inode"`
@@ -529,9 +584,12 @@ type tmpprobeProgramSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeMapSpecs struct {
 	CommitStarts    *ebpf.MapSpec `ebpf:"commit_starts"`
+	CpuSlots        *ebpf.MapSpec `ebpf:"cpu_slots"`
 	Drops           *ebpf.MapSpec `ebpf:"drops"`
 	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
+	NeighbourRqs    *ebpf.MapSpec `ebpf:"neighbour_rqs"`
+	Neighbours      *ebpf.MapSpec `ebpf:"neighbours"`
 	RqStarts        *ebpf.MapSpec `ebpf:"rq_starts"`
 	Stats           *ebpf.MapSpec `ebpf:"stats"`
 	Threads         *ebpf.MapSpec `ebpf:"threads"`
@@ -568,9 +626,12 @@ func (o *tmpprobeObjects) Close() error {
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeMaps struct {
 	CommitStarts    *ebpf.Map `ebpf:"commit_starts"`
+	CpuSlots        *ebpf.Map `ebpf:"cpu_slots"`
 	Drops           *ebpf.Map `ebpf:"drops"`
 	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
+	NeighbourRqs    *ebpf.Map `ebpf:"neighbour_rqs"`
+	Neighbours      *ebpf.Map `ebpf:"neighbours"`
 	RqStarts        *ebpf.Map `ebpf:"rq_starts"`
 	Stats           *ebpf.Map `ebpf:"stats"`
 	Threads         *ebpf.Map `ebpf:"threads"`
@@ -581,9 +642,12 @@ type tmpprobeMaps struct {
 func (m *tmpprobeMaps) Close() error {
 	return _TmpprobeClose(
 		m.CommitStarts,
+		m.CpuSlots,
 		m.Drops,
 		m.FuncStageStarts,
 		m.IrqDepth,
+		m.NeighbourRqs,
+		m.Neighbours,
 		m.RqStarts,
 		m.Stats,
 		m.Threads,
@@ -679,6 +743,7 @@ type tmpprobePrograms struct {
 	KretprobeVfsRename             *ebpf.Program `ebpf:"kretprobe_vfs_rename"`
 	KretprobeVfsUnlink             *ebpf.Program `ebpf:"kretprobe_vfs_unlink"`
 	RawTpBlockBioQueue             *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockIoStart              *ebpf.Program `ebpf:"raw_tp_block_io_start"`
 	RawTpBlockRqComplete           *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
 	RawTpExt4AllocateInode         *ebpf.Program `ebpf:"raw_tp_ext4_allocate_inode"`
@@ -707,6 +772,7 @@ type tmpprobePrograms struct {
 	RawTpSysExit                   *ebpf.Program `ebpf:"raw_tp_sys_exit"`
 	TestHistSlot                   *ebpf.Program `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockIoStart              *ebpf.Program `ebpf:"tp_btf_block_io_start"`
 	TpBtfBlockRqComplete           *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
 	TpBtfExt4AllocateInode         *ebpf.Program `ebpf:"tp_btf_ext4_allocate_inode"`
@@ -812,6 +878,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.KretprobeVfsRename,
 		p.KretprobeVfsUnlink,
 		p.RawTpBlockBioQueue,
+		p.RawTpBlockIoStart,
 		p.RawTpBlockRqComplete,
 		p.RawTpBlockRqIssue,
 		p.RawTpExt4AllocateInode,
@@ -840,6 +907,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpSysExit,
 		p.TestHistSlot,
 		p.TpBtfBlockBioQueue,
+		p.TpBtfBlockIoStart,
 		p.TpBtfBlockRqComplete,
 		p.TpBtfBlockRqIssue,
 		p.TpBtfExt4AllocateInode,

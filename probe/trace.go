@@ -70,7 +70,7 @@ func threadsOf(pid int) ([]int, error) {
 // systems).
 func CgroupID(path string) (uint64, error) {
 	if !strings.HasPrefix(path, "/") {
-		root, err := Cgroup2Root()
+		root, err := preflight.Cgroup2Root()
 		if err != nil {
 			return 0, err
 		}
@@ -108,18 +108,4 @@ func KnownClass(name string) bool {
 	var nr uint16
 	n, err := fmt.Sscanf(name, "syscall_%d", &nr)
 	return err == nil && n == 1 && ClassName(nr) == name
-}
-
-// Cgroup2Root is where the cgroup2 filesystem is mounted.
-func Cgroup2Root() (string, error) {
-	mounts, err := preflight.Mounts()
-	if err != nil {
-		return "", err
-	}
-	for _, m := range mounts {
-		if m.FSType == "cgroup2" {
-			return m.Point, nil
-		}
-	}
-	return "", fmt.Errorf("no cgroup2 filesystem is mounted")
 }

@@ -13,12 +13,23 @@ type Figures struct {
 	MBPerS   *Estimate `json:"mb_per_s,omitempty"`
 	Ratio    *Estimate `json:"ratio,omitempty"`
 	Observer *Estimate `json:"observer,omitempty"`
+	// Neighbours are the other tasks that took the CPU or used the disk
+	// during the measured traced batches, summed (each batch has its
+	// own); their shares are of RunQueueNs (CPU) and of DeviceNs plus
+	// their own device time (disk).
+	Neighbours []Neighbour `json:"neighbours,omitempty"`
+	RunQueueNs uint64      `json:"run_queue_ns,omitempty"`
+	DeviceNs   uint64      `json:"device_ns,omitempty"`
 }
 
 // Headline gathers the summary's headline figures.
 func (s *Summary) Headline() Figures {
-	return Figures{Rounds: s.RoundCount, OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
+	f := Figures{Rounds: s.RoundCount, OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
 		Ratio: known(s.Ratio), Observer: known(s.Observer)}
+	if s.Traced != nil && len(s.Traced.Neighbours) > 0 {
+		f.Neighbours, f.RunQueueNs, f.DeviceNs = s.Traced.Neighbours, RunQueueNs(s.Traced), DeviceNs(s.Traced)
+	}
+	return f
 }
 
 // known is e, or nil to leave a figure the arm does not have out of JSON.

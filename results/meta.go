@@ -21,7 +21,10 @@ type Run struct {
 	Protocol Protocol          `json:"protocol"`
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
-	Arms     []ArmResult       `json:"arms"`
+	// Neighbours sums the arms' (derived, for readers of run.json;
+	// tmpprobe recomputes it from the batches).
+	Neighbours []Neighbour `json:"neighbours,omitempty"`
+	Arms       []ArmResult `json:"arms"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
 	Source string `json:"-"`
@@ -65,8 +68,20 @@ type Meta struct {
 	MissingHooks  []string   `json:"missing_hooks,omitempty"`
 	Dirs          []DirFacts `json:"dirs,omitempty"`
 	LoadAvg       float64    `json:"loadavg_1m"`
-	Notes         []string   `json:"notes,omitempty"`
-	Warnings      []string   `json:"warnings,omitempty"`
+	// Host settings that move a lab's numbers (preflight.Env).
+	Sysctls map[string]string `json:"sysctls,omitempty"` // vm.dirty_*
+	THP     string            `json:"thp,omitempty"`     // transparent_hugepage enabled/defrag, the selected ones
+	CPUFreq string            `json:"cpufreq,omitempty"` // governor and its min–max setting
+	// CPUFreqNow is the current frequencies' range at the start: a
+	// reading, not a setting, so the diff does not compare it.
+	CPUFreqNow string       `json:"cpufreq_now,omitempty"`
+	Cmdline    string       `json:"kernel_cmdline,omitempty"`
+	Cgroup     *CgroupFacts `json:"cgroup,omitempty"`
+	// Pressure is the pressure stall time over the run (deltas of PSI
+	// total=): the host's and the workers' cgroup's.
+	Pressure []Pressure `json:"pressure,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
+	Warnings []string   `json:"warnings,omitempty"`
 }
 
 // DirFacts describe the filesystem a work directory lives on.
@@ -82,6 +97,51 @@ type DirFacts struct {
 	Disk       string `json:"disk,omitempty"`
 	WriteCache string `json:"write_cache,omitempty"` // "write back" or "write through"
 	FUA        string `json:"fua,omitempty"`
+	// FSOptions are the file system's options in effect, defaults
+	// included (/proc/fs/ext4/<dev>/options: data=, commit=, barrier).
+	FSOptions string `json:"fs_options,omitempty"`
+	// Upper is, for an overlay, the upper layer's directory: FSType,
+	// Source, Options, the journal and the queues are its file system's.
+	Upper  string       `json:"overlay_upper,omitempty"`
+	Queues []BlockQueue `json:"queues,omitempty"`
+}
+
+// BlockQueue is the block queue of one device under a work dir
+// (/sys/block/<disk>/queue): the dir's own device first, then the
+// devices below it.
+type BlockQueue struct {
+	Device       string `json:"device"`
+	Scheduler    string `json:"scheduler,omitempty"`
+	Rotational   string `json:"rotational,omitempty"`
+	WriteCache   string `json:"write_cache,omitempty"`
+	FUA          string `json:"fua,omitempty"`
+	DiscardMax   string `json:"discard_max_bytes,omitempty"`
+	DiscardGran  string `json:"discard_granularity,omitempty"`
+	WbtLatUsec   string `json:"wbt_lat_usec,omitempty"`
+	NrRequests   string `json:"nr_requests,omitempty"`
+	ReadAheadKB  string `json:"read_ahead_kb,omitempty"`
+	MaxSectorsKB string `json:"max_sectors_kb,omitempty"`
+	BackingFile  string `json:"loop_backing_file,omitempty"`
+	LoopDirectIO string `json:"loop_dio,omitempty"`
+}
+
+// CgroupFacts are the workers' cgroup (v2) and its limits.
+type CgroupFacts struct {
+	Path      string `json:"path"`
+	CPUMax    string `json:"cpu_max,omitempty"`
+	IOMax     string `json:"io_max,omitempty"`
+	MemoryMax string `json:"memory_max,omitempty"`
+}
+
+// Pressure is one PSI resource's stall time over a run, in ns: "some"
+// (at least one task stalled) and "full" (all non-idle tasks stalled).
+type Pressure struct {
+	Scope    string `json:"scope"`    // "host" or "cgroup"
+	Resource string `json:"resource"` // cpu, io, memory
+	SomeNs   uint64 `json:"some_ns"`
+	FullNs   uint64 `json:"full_ns"`
+	// WallNs is the time the deltas were taken over.
+	WallNs uint64 `json:"wall_ns"`
 }
 
 // Line says in one line which protocol made the numbers, for footers.

@@ -48,6 +48,9 @@ type Batch struct {
 	Traced     bool          `json:"traced"`
 	WallNs     int64         `json:"wall_ns"`
 	Records    []ClassRecord `json:"records,omitempty"`
+	// Neighbours are the other tasks that took the CPU from the batch's
+	// worker or used its work dir's devices while it ran (traced only).
+	Neighbours []Neighbour `json:"neighbours,omitempty"`
 }
 
 // Measured reports whether the batch enters the figures.

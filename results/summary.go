@@ -180,6 +180,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
+		pooled.Neighbours = SumNeighbours(pooled.Neighbours, b.Neighbours)
 	}
 	for _, r := range byRound {
 		s.Rounds = append(s.Rounds, *r)

@@ -44,11 +44,24 @@ struct pt_regs {
 	unsigned long ax;
 };
 
+struct kernfs_node {
+	__u64 id;
+};
+
+struct cgroup {
+	struct kernfs_node *kn;
+};
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+};
+
 struct task_struct {
 	int pid;
 	int tgid;
 	unsigned int flags;
 	char comm[16];
+	struct css_set *cgroups;
 };
 
 struct block_device {

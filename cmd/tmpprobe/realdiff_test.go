@@ -43,9 +43,16 @@ func isTmpfs(t *testing.T, dir string) bool {
 // round make the six rounds six units, enough for the diff's U test.
 func saveRun(t *testing.T, dir, out string, armNames ...string) {
 	t.Helper()
+	saveRunWith(t, dir, out, nil, armNames...)
+}
+
+// saveRunWith is saveRun with more flags, which override its own.
+func saveRunWith(t *testing.T, dir, out string, flags []string, armNames ...string) {
+	t.Helper()
 	args := append([]string{"run"}, armNames...)
 	args = append(args, "--lab", "modes", "--runtime", "go", "--payload", "256K", "--ops", "50", "--rounds", "6",
 		"--worker-rounds", "1", "--dir", dir, "--out", out, "-q")
+	args = append(args, flags...)
 	code, stdout, stderr := inProcess(args...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)

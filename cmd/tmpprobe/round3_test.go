@@ -20,7 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -371,7 +371,7 @@ func TestWorkersStayInTheirDirFd(t *testing.T) {
 // itself exits and leaves it behind. It was reparented to init and ran on.
 func TestTraceKillsDoubleForkedGrandchild(t *testing.T) {
 	needRoot(t)
-	if _, err := probe.Cgroup2Root(); err != nil {
+	if _, err := preflight.Cgroup2Root(); err != nil {
 		t.Skip(err)
 	}
 	marker := "tmpprobe-test-grandchild-" + strconv.Itoa(os.Getpid())

@@ -202,7 +202,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		meter = newProgress(stderr)
 		runner.Progress = meter.update
 	}
+	pressure := preflight.PressureOver()
 	res, runErr := runner.Run(ctx, plan)
+	run.Meta.Pressure = pressure()
 	if meter != nil {
 		meter.close()
 	}

@@ -113,7 +113,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if backend == "" {
 		return usagef("--attach none: trace has nothing to show without a probe")
 	}
-	opts := probe.Options{Attach: backend, TracePhase: follow.Phase, CountErrnos: f.errors, AnyDevice: true}
+	// Neighbours are counted per batch of the arms; a trace watches every
+	// device and has no batches to hand them to.
+	opts := probe.Options{Attach: backend, TracePhase: follow.Phase, CountErrnos: f.errors, AnyDevice: true, NoNeighbours: true}
 	if len(spec.Command) > 0 {
 		opts.LaunchPhase = follow.LaunchPhase
 	}

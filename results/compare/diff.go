@@ -32,10 +32,15 @@ const DefaultMinEffectPct = 5.0
 
 // DiffReport is what changed between two runs.
 type DiffReport struct {
-	Old       string       `json:"old"`
-	New       string       `json:"new"`
-	Problems  []string     `json:"problems,omitempty"` // why the runs compare only in part
+	Old      string   `json:"old"`
+	New      string   `json:"new"`
+	Problems []string `json:"problems,omitempty"` // why the runs compare only in part
+	// Preflight lists every difference of the environment: those the
+	// mechanism ties to a changed term first (Explains), then the rest.
 	Preflight []FactChange `json:"preflight_differences,omitempty"`
+	// Neighbours are the other tasks that appeared, grew or vanished
+	// between the runs, over all traced batches, with their share.
+	Neighbours []string `json:"neighbours,omitempty"`
 	// Drift is, per group whose baseline arm moved, the sentence that
 	// puts the change on the machine or the environment.
 	Drift        []DriftNote `json:"drift,omitempty"`
@@ -149,15 +154,30 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 		if n != nil {
 			matched[n] = true
 		}
-		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct))
+		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight))
 	}
 	for _, n := range sn {
 		if !matched[n] {
-			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct))
+			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight))
 		}
 	}
 	rep.Drift = drift(rep)
 	rep.gate(cur)
+	// The work dirs stay first (they say where each run ran); then the
+	// differences that explain a change, then the rest.
+	rank := func(f FactChange) int {
+		switch {
+		case f.Name == "work dirs":
+			return 0
+		case len(f.Explains) > 0:
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(rep.Preflight, func(i, j int) bool { return rank(rep.Preflight[i]) < rank(rep.Preflight[j]) })
+	for _, c := range explain.NeighbourChanges(wholeRun(so), wholeRun(sn)) {
+		rep.Neighbours = append(rep.Neighbours, c.Phrase)
+	}
 	return rep
 }
 
@@ -267,7 +287,22 @@ func ratioSamples(s *results.Summary) []float64 {
 	return s.UnitSamples(func(r *results.RoundSample) float64 { return r.Ratio })
 }
 
-func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64) ArmDiff {
+// wholeRun pools the traced batches of every arm of a run, for the
+// neighbours' shares over the run.
+func wholeRun(sums []*results.Summary) *results.Summary {
+	pooled := &results.Batch{Traced: true}
+	for _, s := range sums {
+		if s.Traced != nil {
+			pooled.Ops += s.Traced.Ops
+			pooled.WallNs += s.Traced.WallNs
+			pooled.Records = append(pooled.Records, s.Traced.Records...)
+			pooled.Neighbours = results.SumNeighbours(pooled.Neighbours, s.Traced.Neighbours)
+		}
+	}
+	return &results.Summary{ArmResult: &results.ArmResult{}, Traced: pooled}
+}
+
+func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange) ArmDiff {
 	ref := so
 	if ref == nil {
 		ref = sn
@@ -343,6 +378,7 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 	if so.Traced != nil && sn.Traced != nil {
 		c := explain.Decompose(so, sn, false)
 		d.Terms, d.Extras = c.Terms, c.Extras
+		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
 	}
 	d.Sentence = explain.ChangeSentence(d.Label(), head, float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
 	return d

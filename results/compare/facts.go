@@ -11,18 +11,22 @@ import (
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
-// FactChange is one preflight fact that differs between two runs.
-type FactChange struct {
-	Name string `json:"name"`
-	Old  string `json:"old"`
-	New  string `json:"new"`
-}
+// FactChange is one preflight fact that differs between two runs; the
+// diff ties it to the terms whose mechanism it moves (explain.EnvChange).
+type FactChange = explain.EnvChange
 
 // metaSkip are Meta fields that are prose or derived (warnings restate the
-// dir facts) or moment-to-moment (the load average), not facts to compare.
-var metaSkip = map[string]bool{"notes": true, "warnings": true, "loadavg_1m": true}
+// dir facts) or moment-to-moment (the load average, the current CPU
+// frequencies, the pressure over the run: measurements, compared as
+// such), not facts to compare.
+var metaSkip = map[string]bool{"notes": true, "warnings": true, "loadavg_1m": true, "cpufreq_now": true, "pressure": true}
+
+// optionLists are the facts that are comma-separated sets of options:
+// their change is what was added and removed, in any order.
+var optionLists = map[string]bool{"mount_options": true, "fs_options": true}
 
 // factChanges lists the facts that differ between two runs: every Meta
 // field (found through its JSON form, so fields added to Meta are compared
@@ -31,7 +35,14 @@ var metaSkip = map[string]bool{"notes": true, "warnings": true, "loadavg_1m": tr
 func factChanges(prev, cur *results.Run) []FactChange {
 	var out []FactChange
 	for _, f := range differingFacts([]*results.Run{prev, cur}) {
-		out = append(out, FactChange{f.Name, f.Values[0], f.Values[1]})
+		c := FactChange{Name: f.Name, Old: f.Values[0], New: f.Values[1]}
+		if optionLists[f.Name[strings.LastIndexByte(f.Name, '.')+1:]] {
+			c.Added, c.Removed = setChange(strings.Split(c.Old, ","), strings.Split(c.New, ","))
+			if len(c.Added)+len(c.Removed) == 0 {
+				continue // the same options in another order
+			}
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -120,6 +131,16 @@ func flatten(name string, v any, out map[string]string) {
 			flatten(name+"."+k, sub, out)
 		}
 	case []any:
+		if len(x) > 0 {
+			if _, ok := x[0].(map[string]any); ok {
+				// A list of objects (the dirs, a dir's queues): each by
+				// its position, as the work dirs of two runs pair up.
+				for i, e := range x {
+					flatten(fmt.Sprintf("%s[%d]", name, i), e, out)
+				}
+				return
+			}
+		}
 		var parts []string
 		for _, e := range x {
 			one := map[string]string{}
@@ -219,4 +240,28 @@ func comparableArgs(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// setChange lists the members of b not in a (added) and of a not in b
+// (removed), each once, in their order.
+func setChange(a, b []string) (added, removed []string) {
+	in := func(list []string) map[string]bool {
+		m := map[string]bool{}
+		for _, v := range list {
+			m[v] = true
+		}
+		return m
+	}
+	ia, ib := in(a), in(b)
+	for _, v := range b {
+		if !ia[v] && v != "" && !slices.Contains(added, v) {
+			added = append(added, v)
+		}
+	}
+	for _, v := range a {
+		if !ib[v] && v != "" && !slices.Contains(removed, v) {
+			removed = append(removed, v)
+		}
+	}
+	return added, removed
 }

@@ -34,6 +34,9 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 		if det := detailText(t.Details, d); det != "" {
 			p += " (" + det + ")"
 		}
+		if len(t.Culprits) > 0 {
+			p += " — " + strings.Join(t.Culprits, "; ")
+		}
 		parts = append(parts, p)
 	}
 	if len(parts) > 0 {
@@ -56,14 +59,11 @@ func detailText(ds []Detail, termNs float64) string {
 		if len(parts) == 3 {
 			break
 		}
-		delta := d.Delta()
-		if d.Unit == "ns" {
-			if math.Abs(delta) >= math.Max(0.1*math.Abs(termNs), 100) {
-				parts = append(parts, d.Name+" "+signedMicros(delta)+" µs")
-			}
-			continue
-		}
-		if math.Abs(delta) >= 0.01 && math.Abs(delta) >= 0.05*math.Max(math.Abs(d.Old), math.Abs(d.New)) {
+		switch {
+		case !moved(d, termNs):
+		case d.Unit == "ns":
+			parts = append(parts, d.Name+" "+signedMicros(d.Delta())+" µs")
+		default:
 			parts = append(parts, fmt.Sprintf("%s/op %s → %s", d.Name, perOp(d.Old), perOp(d.New)))
 		}
 	}

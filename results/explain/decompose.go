@@ -23,6 +23,9 @@ type Term struct {
 	// Noise: the rounds cannot tell this term from no difference.
 	Noise   bool     `json:"within_noise,omitempty"`
 	Details []Detail `json:"details,omitempty"`
+	// Culprits name the differences of the environment and the
+	// neighbours that the mechanism ties to this term (TieCulprits).
+	Culprits []string `json:"culprits,omitempty"`
 	// oldClass and newClass are the syscall classes on each side ("" for
 	// user space); they differ when two variants of one syscall pair up.
 	oldClass, newClass string

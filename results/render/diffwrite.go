@@ -20,10 +20,27 @@ func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
 	for _, p := range rep.Problems {
 		fmt.Fprintln(w, wrap("warning: "+p, 78, "  "))
 	}
-	if len(rep.Preflight) > 0 {
-		fmt.Fprintln(w, "\nPreflight differences (any of these can explain every change at once):")
-		for _, f := range rep.Preflight {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s → %s", f.Name, f.Old, f.New), 78, "    "))
+	tied, other := splitPreflight(rep)
+	if len(tied) > 0 {
+		fmt.Fprintln(w, "\nPreflight differences that can explain the changes (by their mechanism):")
+		for _, f := range tied {
+			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s; explains %s", f.Name, factChange(f), strings.Join(f.Explains, ", ")), 78, "    "))
+		}
+	}
+	if len(rep.Neighbours) > 0 {
+		fmt.Fprintln(w, "\nNeighbours (other tasks on the CPU and the disk during traced batches):")
+		for _, n := range rep.Neighbours {
+			fmt.Fprintln(w, wrap("  "+n, 78, "    "))
+		}
+	}
+	if len(other) > 0 {
+		head := "Preflight differences (any of these can explain every change at once):"
+		if len(tied) > 0 {
+			head = "Other preflight differences (no change is tied to them):"
+		}
+		fmt.Fprintln(w, "\n"+head)
+		for _, f := range other {
+			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s", f.Name, factChange(f)), 78, "    "))
 		}
 	}
 	for _, g := range rep.Groups() {
@@ -127,9 +144,19 @@ func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(p))
 	}
 	if len(rep.Preflight) > 0 {
-		fmt.Fprintln(w, "\n## Preflight differences\n\nAny of these can explain every change at once.\n\n| fact | OLD | NEW |\n|---|---|---|")
+		fmt.Fprintln(w, "\n## Preflight differences\n\nThose that explain a change first; any of the others can explain every change at once.\n\n| fact | OLD | NEW | explains |\n|---|---|---|---|")
 		for _, f := range rep.Preflight {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", mdCell(f.Name), mdCell(f.Old), mdCell(f.New))
+			old, cur := f.Old, f.New
+			if f.Added != nil || f.Removed != nil {
+				old, cur = strings.Join(f.Removed, ","), strings.Join(f.Added, ",")
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(f.Name), mdCell(old), mdCell(cur), mdCell(strings.Join(f.Explains, ", ")))
+		}
+	}
+	if len(rep.Neighbours) > 0 {
+		fmt.Fprint(w, "\n## Neighbours\n\n")
+		for _, n := range rep.Neighbours {
+			fmt.Fprintf(w, "- %s\n", mdCell(n))
 		}
 	}
 	fmt.Fprintln(w, "\n## What changed")
@@ -195,4 +222,33 @@ func sameDirection(rep *compare.DiffReport) string {
 		}
 	}
 	return fmt.Sprintf("All %d changed arms %s: look at the preflight differences first.", len(changed), changed[0].Status)
+}
+
+// splitPreflight splits the differences into those tied to a change and
+// the rest.
+func splitPreflight(rep *compare.DiffReport) (tied, other []compare.FactChange) {
+	for _, f := range rep.Preflight {
+		if len(f.Explains) > 0 {
+			tied = append(tied, f)
+		} else {
+			other = append(other, f)
+		}
+	}
+	return tied, other
+}
+
+// factChange says what changed: the options added and removed of an
+// option list ("+nobarrier −barrier"), else "OLD → NEW".
+func factChange(f compare.FactChange) string {
+	if f.Added == nil && f.Removed == nil {
+		return f.Old + " → " + f.New
+	}
+	var parts []string
+	for _, o := range f.Added {
+		parts = append(parts, "+"+o)
+	}
+	for _, o := range f.Removed {
+		parts = append(parts, "−"+o)
+	}
+	return strings.Join(parts, " ")
 }

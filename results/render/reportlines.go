@@ -69,7 +69,19 @@ func Footer(run *results.Run) []FooterLine {
 		if d.WriteCache != "" {
 			line += fmt.Sprintf(" · %s cache, FUA %s", d.WriteCache, d.FUA)
 		}
+		if d.Upper != "" {
+			line += " · overlay: upper layer " + d.Upper
+		}
+		for _, q := range d.Queues {
+			line += fmt.Sprintf(" · %s: %s, wbt %s µs, %s requests", q.Device, q.Scheduler, q.WbtLatUsec, q.NrRequests)
+		}
 		add("", "%s", line)
+	}
+	if env := envLine(m); env != "" {
+		add("", "%s", env)
+	}
+	for _, l := range neighbourLines(run) {
+		add("", "%s", l)
 	}
 	for _, w := range m.Warnings {
 		add(FooterWarning, "%s", w)
@@ -154,4 +166,126 @@ func Failures(arms []results.ArmResult) []Failure {
 		out = append(out, f)
 	}
 	return out
+}
+
+// envLine names the host settings and the pressure over the run that
+// move a lab's numbers: writeback thresholds, huge pages, the CPU
+// frequency governor, the workers' cgroup limits, and the share of the
+// run some task stalled for CPU, I/O or memory.
+func envLine(m results.Meta) string {
+	var parts []string
+	if r, ok := m.Sysctls["vm.dirty_ratio"]; ok {
+		parts = append(parts, fmt.Sprintf("dirty_ratio %s, dirty_background_ratio %s", r, m.Sysctls["vm.dirty_background_ratio"]))
+	}
+	if m.THP != "" {
+		parts = append(parts, "THP "+m.THP)
+	}
+	if m.CPUFreq != "" {
+		parts = append(parts, "cpufreq "+m.CPUFreq)
+	}
+	if c := m.Cgroup; c != nil {
+		cg := "cgroup " + c.Path
+		for _, l := range [][2]string{{"cpu.max", c.CPUMax}, {"io.max", c.IOMax}, {"memory.max", c.MemoryMax}} {
+			if l[1] != "" && l[1] != "max" && l[1] != "max 100000" {
+				cg += " " + l[0] + " " + l[1]
+			}
+		}
+		parts = append(parts, cg)
+	}
+	var psi []string
+	for _, p := range m.Pressure {
+		if p.WallNs > 0 && p.SomeNs*100 >= p.WallNs {
+			psi = append(psi, fmt.Sprintf("%s %s %.0f%%", p.Scope, p.Resource, 100*float64(p.SomeNs)/float64(p.WallNs)))
+		}
+	}
+	if len(psi) > 0 {
+		parts = append(parts, "stalled (PSI some) over the run: "+strings.Join(psi, ", "))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// neighbourLines name the other tasks that mattered during the traced
+// batches: over the run, a CPU neighbour that took a tenth or more of a
+// run-queue wait that was 1% or more of the traced time, up to three
+// tasks that took a tenth or more of the device time of the work dirs'
+// devices (the traced syscalls' and the neighbours'); then each case
+// whose run-queue wait (5% or more of its traced time) a quarter or more
+// of went to one neighbour.
+func neighbourLines(run *results.Run) []string {
+	type pool struct {
+		wall, rq, dev uint64
+		nbs           []results.Neighbour
+	}
+	add := func(p *pool, b *results.Batch) {
+		p.wall += uint64(b.WallNs)
+		p.rq += results.RunQueueNs(b)
+		p.dev += results.DeviceNs(b)
+		p.nbs = results.SumNeighbours(p.nbs, b.Neighbours)
+	}
+	var all pool
+	var cases []string
+	for i := range run.Arms {
+		a := &run.Arms[i]
+		var one pool
+		for j := range a.Batches {
+			if b := &a.Batches[j]; b.Traced && b.Measured() {
+				add(&all, b)
+				add(&one, b)
+			}
+		}
+		if one.wall == 0 || one.rq*20 < one.wall {
+			continue
+		}
+		for _, n := range one.nbs {
+			if n.Kind == results.NeighbourCPU && n.Ns*4 >= one.rq {
+				cases = append(cases, fmt.Sprintf("%s (%s): %s took %.0f%% of its run-queue wait (%.0f%% of its traced time)",
+					a.Arm, a.Runtime, n.Name(), pct(n.Ns, one.rq), pct(one.rq, one.wall)))
+				break
+			}
+		}
+	}
+	var cpu, disk []string
+	var diskNs uint64
+	for _, n := range all.nbs {
+		if n.Kind == results.NeighbourDisk {
+			diskNs += n.Ns
+		}
+	}
+	moreDisk := 0
+	for _, n := range all.nbs {
+		switch {
+		case n.Kind == results.NeighbourCPU && all.rq*100 >= all.wall && n.Ns*10 >= all.rq:
+			cpu = append(cpu, fmt.Sprintf("%s took %.0f%% of the run-queue wait", n.Name(), pct(n.Ns, all.rq)))
+		case n.Kind == results.NeighbourDisk && n.Ns*10 >= all.dev+diskNs && len(disk) < 3:
+			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %.0f%% of the device time", n.Name(), n.Count,
+				results.Bytes(int64(n.Bytes)), pct(n.Ns, all.dev+diskNs)))
+		case n.Kind == results.NeighbourDisk:
+			moreDisk++
+		}
+	}
+	if moreDisk > 0 && len(disk) > 0 {
+		disk = append(disk, fmt.Sprintf("%d more (run.json)", moreDisk))
+	}
+	var out []string
+	if len(cpu)+len(disk) > 0 {
+		var parts []string
+		if len(cpu) > 0 {
+			parts = append(parts, fmt.Sprintf("CPU (run-queue wait %.1f%% of the traced time): %s", pct(all.rq, all.wall), strings.Join(cpu, ", ")))
+		}
+		if len(disk) > 0 {
+			parts = append(parts, "disk: "+strings.Join(disk, ", "))
+		}
+		out = append(out, "neighbours during the traced batches: "+strings.Join(parts, "; "))
+	}
+	if len(cases) > 5 {
+		cases = append(cases[:5], fmt.Sprintf("%d more (run.json: batches' neighbours)", len(cases)-5))
+	}
+	return append(out, cases...)
+}
+
+func pct(part, whole uint64) float64 {
+	if whole == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(whole)
 }

@@ -302,10 +302,12 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 func withFigures(run *results.Run, sums []*results.Summary) *results.Run {
 	out := *run
 	out.Arms = append([]results.ArmResult(nil), run.Arms...)
+	out.Neighbours = nil
 	for i := range out.Arms {
 		if i < len(sums) && sums[i].ArmResult == &run.Arms[i] {
 			f := sums[i].Headline()
 			out.Arms[i].Figures = &f
+			out.Neighbours = results.SumNeighbours(out.Neighbours, f.Neighbours)
 		}
 	}
 	return &out

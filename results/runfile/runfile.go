@@ -127,6 +127,7 @@ func decodeRunJSON(data []byte) (*results.Run, error) {
 	if err := json.Unmarshal(data, &run); err != nil {
 		return nil, jsonErr(err)
 	}
+	run.Neighbours = nil // derived for other readers, as the figures
 	for i := range run.Arms {
 		run.Arms[i].Figures = nil // derived for other readers; recomputed from the batches
 	}

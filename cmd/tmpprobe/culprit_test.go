@@ -1,0 +1,327 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/internal/loopext4"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+// diffAll diffs two saved runs as JSON.
+func diffAll(t *testing.T, old, cur string) *compare.DiffReport {
+	t.Helper()
+	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json")
+	if code != 0 && code != exitRegressed {
+		t.Fatalf("diff: exit %d: %s", code, stderr)
+	}
+	var rep compare.DiffReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	_, text, _ := inProcess("diff", old, cur)
+	t.Log("\n" + text)
+	return &rep
+}
+
+func armDiff(rep *compare.DiffReport, arm string) *compare.ArmDiff {
+	for i := range rep.Arms {
+		if rep.Arms[i].Arm == arm {
+			return &rep.Arms[i]
+		}
+	}
+	return nil
+}
+
+// culpritTerm is the term of arm whose culprits name want, or nil.
+func culpritTerm(d *compare.ArmDiff, want string) string {
+	for _, term := range d.Terms {
+		for _, c := range term.Culprits {
+			if strings.Contains(c, want) {
+				return term.Name
+			}
+		}
+	}
+	return ""
+}
+
+// background starts a process in its own process group, which stop
+// kills (and cleanup, if the test did not).
+func background(t *testing.T, name string, args ...string) (stop func()) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop = func() {
+		if !stopped {
+			stopped = true
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
+	}
+	t.Cleanup(stop)
+	time.Sleep(100 * time.Millisecond) // past its exec
+	return stop
+}
+
+// The first case: the same journaled ext4 on a loop device, NEW
+// mounted nobarrier. fsync no longer flushes the cache: the diff lists
+// nobarrier as a difference that explains a change, and names it inside
+// fsync's sentence, beside dev_flush.
+func TestDiffNamesNobarrier(t *testing.T) {
+	needBPF(t)
+	out := t.TempDir()
+	old, cur := filepath.Join(out, "barrier"), filepath.Join(out, "nobarrier")
+	saveRun(t, loopext4.Journaled(t, "256M"), old, "TemporaryFile", "mkstemp-fsync")
+	saveRun(t, loopext4.JournaledWith(t, "256M", "nobarrier"), cur, "TemporaryFile", "mkstemp-fsync")
+	rep := diffAll(t, old, cur)
+	var tied *compare.FactChange
+	explainsNothing := -1
+	for i, f := range rep.Preflight {
+		if len(f.Explains) == 0 && f.Name != "work dirs" && explainsNothing < 0 {
+			explainsNothing = i
+		}
+		if slices.Contains(f.Added, "nobarrier") && len(f.Explains) > 0 && tied == nil {
+			tied = &rep.Preflight[i]
+			if explainsNothing >= 0 {
+				t.Errorf("nobarrier is difference #%d, after %s, which explains nothing", i+1, rep.Preflight[explainsNothing].Name)
+			}
+		}
+	}
+	if tied == nil || !slices.ContainsFunc(tied.Explains, func(e string) bool {
+		return strings.HasPrefix(e, "mkstemp-fsync (go") && strings.HasSuffix(e, "): fsync")
+	}) {
+		t.Errorf("no difference adds nobarrier and explains mkstemp-fsync's fsync: %+v", rep.Preflight)
+	}
+	d := armDiff(rep, "mkstemp-fsync")
+	if d == nil || len(d.Terms) == 0 {
+		t.Fatalf("mkstemp-fsync did not change: %+v", d)
+	}
+	if term := culpritTerm(d, "NEW is mounted nobarrier"); term != "fsync" {
+		t.Errorf("nobarrier named in term %q, want fsync: %s", term, d.Sentence)
+	}
+	if !strings.Contains(d.Sentence, "dev_flush") || !strings.Contains(d.Sentence, "NEW is mounted nobarrier") {
+		t.Errorf("sentence lacks the mechanism or its culprit: %s", d.Sentence)
+	}
+	for _, f := range rep.Preflight {
+		if len(f.Explains) > 0 && !strings.Contains(f.Name, "options") {
+			t.Errorf("%s (%s → %s) tied to %v: only the options differ in what moves fsync", f.Name, f.Old, f.New, f.Explains)
+		}
+	}
+}
+
+// The second case: an ext4 without a journal, as this machine's
+// /tmp, OLD mounted with discard and NEW without. The unlink of a file
+// fsync made ext4 allocate no longer discards its blocks: the diff names
+// "NEW is mounted nodiscard" in unlink's sentence, beside
+// bio_discard.
+func TestDiffNamesDiscard(t *testing.T) {
+	needBPF(t)
+	out := t.TempDir()
+	old, cur := filepath.Join(out, "discard"), filepath.Join(out, "nodiscard")
+	// 12 rounds a side: one discard per op is a few hundred µs against
+	// fsync's spread on this shared host.
+	more := []string{"--rounds", "12"}
+	saveRunWith(t, loopext4.Mount(t, "256M", loopext4.Options{Mkfs: []string{"-O", "^has_journal"}, Mount: "discard"}), old, more, "mkstemp-fsync")
+	saveRunWith(t, loopext4.NoJournal(t, "256M"), cur, more, "mkstemp-fsync")
+	rep := diffAll(t, old, cur)
+	listed, tied := false, false
+	for _, f := range rep.Preflight {
+		if slices.Contains(f.Removed, "discard") {
+			listed, tied = true, tied || len(f.Explains) > 0
+		}
+	}
+	if !listed {
+		t.Errorf("no difference removes discard: %+v", rep.Preflight)
+	}
+	// Whether the U test calls it a change depends on this shared host's
+	// noise (once in three runs here it did not, +70% at p=0.39); when it
+	// does, discard must be named in unlink's sentence.
+	d := armDiff(rep, "mkstemp-fsync")
+	if d == nil || d.Status != compare.StatusImproved {
+		t.Logf("mkstemp-fsync: %+v", d)
+		return
+	}
+	if term := culpritTerm(d, "NEW is mounted nodiscard"); term != "unlink" || !tied {
+		t.Errorf("discard named in term %q (tied %v), want unlink: %s", term, tied, d.Sentence)
+	}
+}
+
+// Real background writers: four dd loops writing 64 KiB blocks with
+// O_DIRECT and O_DSYNC to the same loop ext4 during NEW. The diff names
+// dd as a disk neighbour that appeared, and, when fsync regressed, names
+// it inside fsync's sentence beside the journal and device waits.
+func TestDiffNamesDiskNeighbour(t *testing.T) {
+	needBPF(t)
+	dir, out := loopext4.Journaled(t, "256M"), t.TempDir()
+	old, cur := filepath.Join(out, "alone"), filepath.Join(out, "shared")
+	// Judged by its own throughput (no baseline arm): the writers slow
+	// the device for every arm alike, which a ratio cancels.
+	// 12 rounds a side: fsync's spread on this shared host hides a 3×
+	// slowdown from a U test of 6.
+	more := []string{"--rounds", "12"}
+	saveRunWith(t, dir, old, more, "mkstemp-fsync")
+	const block = 64 << 10
+	var stops []func()
+	for _, f := range []string{"bg1", "bg2", "bg3", "bg4"} {
+		// Written and synced first, so the direct writes overwrite
+		// allocated blocks: one request per write, none split at an
+		// extent being converted.
+		if err := os.WriteFile(filepath.Join(dir, f), make([]byte, 256*block), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command("sync", filepath.Join(dir, f)).CombinedOutput(); err != nil {
+			t.Fatalf("sync: %v %s", err, b)
+		}
+		stops = append(stops, background(t, "sh", "-c", "while :; do dd if=/dev/zero of="+filepath.Join(dir, f)+
+			" bs=65536 count=256 oflag=direct,dsync conv=notrunc status=none; done"))
+	}
+	saveRunWith(t, dir, cur, more, "mkstemp-fsync")
+	for _, stop := range stops {
+		stop()
+	}
+	run, err := runfile.LoadRun(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs, bytes uint64
+	for _, a := range run.Arms {
+		for _, n := range a.Neighbours() {
+			if n.Kind == results.NeighbourDisk && n.Comm == "dd" {
+				reqs += n.Count
+				bytes += n.Bytes
+			}
+		}
+	}
+	// Exact counts of a known number of writes are the probe's test
+	// (TestDiskNeighbourCountsExactly, one dd alone). Here four dd loops
+	// run for a whole run and a few of their requests are not whole
+	// 64 KiB writes (one of 1 KiB with two loops; 0.15% of the bytes
+	// short with four, cause not pinned down): no request is larger, and
+	// nearly all are whole.
+	if reqs == 0 || bytes > reqs*block || float64(bytes) < 0.95*float64(reqs*block) {
+		t.Errorf("dd: %d requests, %d bytes; want some, nearly all of %d bytes", reqs, bytes, block)
+	}
+	rep := diffAll(t, old, cur)
+	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool { return strings.HasPrefix(s, "NEW: dd (pid ") }) {
+		t.Errorf("neighbours %q: want dd, appeared in NEW", rep.Neighbours)
+	}
+	// The writers' effect on fsync varies with what else this host does;
+	// when the diff calls it a change, dd must be named in it.
+	d := armDiff(rep, "mkstemp-fsync")
+	if d != nil && d.Status == compare.StatusRegressed {
+		if term := culpritTerm(d, "dd (pid "); term != "fsync" {
+			t.Errorf("mkstemp-fsync regressed; dd named in %q, want fsync: %s", term, d.Sentence)
+		}
+	} else {
+		t.Logf("mkstemp-fsync: %s", d.Status)
+	}
+}
+
+// A real CPU-bound process during NEW, on every CPU: the diff names it
+// as a CPU neighbour with its share of the run-queue wait.
+func TestDiffNamesCPUNeighbour(t *testing.T) {
+	needBPF(t)
+	dir, out := diskDir(t), t.TempDir()
+	old, cur := filepath.Join(out, "alone"), filepath.Join(out, "busy")
+	saveRun(t, dir, old, "TemporaryFile", "mkstemp-close-unlink")
+	var stops []func()
+	for range 2 { // one per CPU of this 2-CPU host
+		stops = append(stops, background(t, "sh", "-c", "while :; do :; done"))
+	}
+	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
+	for _, stop := range stops {
+		stop()
+	}
+	rep := diffAll(t, old, cur)
+	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool {
+		return strings.HasPrefix(s, "NEW: sh (pid ") && strings.Contains(s, "of the run-queue wait")
+	}) {
+		t.Errorf("neighbours %q: want sh, appeared in NEW with its share of the run-queue wait", rep.Neighbours)
+	}
+}
+
+// A/A: the same dir twice. No fact of the environment differs, and no
+// term names a difference of the environment as its culprit.
+func TestDiffAANoCulprit(t *testing.T) {
+	needBPF(t)
+	dir, out := loopext4.Journaled(t, "256M"), t.TempDir()
+	a, b := filepath.Join(out, "a"), filepath.Join(out, "b")
+	saveRun(t, dir, a, "TemporaryFile", "mkstemp-fsync")
+	saveRun(t, dir, b, "TemporaryFile", "mkstemp-fsync")
+	rep := diffAll(t, a, b)
+	for _, f := range rep.Preflight {
+		if f.Name != "flags" {
+			t.Errorf("A/A: %s differs: %s → %s", f.Name, f.Old, f.New)
+		}
+	}
+	for _, d := range rep.Arms {
+		for _, term := range d.Terms {
+			for _, c := range term.Culprits {
+				if strings.HasPrefix(c, "NEW is mounted") || strings.Contains(c, " → ") {
+					t.Errorf("A/A: %s %s names %q", d.Arm, term.Name, c)
+				}
+			}
+		}
+	}
+}
+
+// An overlay work dir, as a container's /tmp: measured on its upper
+// layer's ext4, so fsync's journal commits and device writes are matched
+// (no "no block device found under this overlay"), and the footer says so.
+func TestRunOnOverlay(t *testing.T) {
+	needBPF(t)
+	ext4 := loopext4.Journaled(t, "256M")
+	for _, d := range []string{"lower", "upper", "work", "merged"} {
+		if err := os.Mkdir(filepath.Join(ext4, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged := filepath.Join(ext4, "merged")
+	opts := "lowerdir=" + filepath.Join(ext4, "lower") + ",upperdir=" + filepath.Join(ext4, "upper") + ",workdir=" + filepath.Join(ext4, "work")
+	if b, err := exec.Command("mount", "-t", "overlay", "overlay", "-o", opts, merged).CombinedOutput(); err != nil {
+		t.Fatalf("mount overlay: %v\n%s", err, b)
+	}
+	t.Cleanup(func() { exec.Command("umount", merged).Run() })
+	out := filepath.Join(t.TempDir(), "run")
+	saveRun(t, merged, out, "mkstemp-fsync")
+	run, err := runfile.LoadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := run.Meta.Dirs[0]; d.Upper != filepath.Join(ext4, "upper") || d.Journal != "yes" {
+		t.Errorf("dir facts: upper %q journal %q, want the upper layer's journaled ext4", d.Upper, d.Journal)
+	}
+	var commits, writes uint64
+	for _, b := range run.Arms[0].Batches {
+		for _, r := range b.Records {
+			if r.Class == "fsync" && r.Stage == results.StageJBD2Commit {
+				commits += r.Calls
+			}
+			if r.Class == "fsync" && r.Stage == results.StageDevWrite {
+				writes += r.Calls
+			}
+		}
+	}
+	if commits == 0 || writes == 0 {
+		t.Errorf("fsync on the overlay: %d journal commits, %d device writes; want both matched", commits, writes)
+	}
+	_, text, _ := inProcess("report", out)
+	if !strings.Contains(text, "overlay: upper layer") || strings.Contains(text, "no block device") {
+		t.Errorf("footer does not say the overlay's upper layer is measured:\n%s", text)
+	}
+}

@@ -1,0 +1,348 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// EnvChange is one fact of the environment that differs between two runs:
+// a mount option, a block queue setting, a sysctl, the Python version.
+type EnvChange struct {
+	Name string `json:"name"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+	// Added and Removed are, for a list of options, what NEW has that OLD
+	// had not, and what OLD had that NEW has not.
+	Added   []string `json:"added,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+	// Explains names the terms of changed arms the mechanism ties this
+	// difference to ("mkstemp-fsync (go): fsync"); empty when it can
+	// explain no change.
+	Explains []string `json:"explains,omitempty"`
+}
+
+// Evidence are the words in a term's detail names that show a mechanism
+// at work: its stages ("dev_flush", "jbd2_commit") and off-CPU reasons
+// ("off-CPU waiting for the journal commit", "… (run-queue wait)").
+var (
+	evidenceFlush     = []string{results.StageDevFlush, "bio_flush", "bio_fua", results.StageJBD2Commit, "journal commit"}
+	evidenceDiscard   = []string{results.StageDevDiscard, "bio_discard"}
+	evidenceJournal   = []string{results.StageJBD2Commit, "jbd2_handle", "journal commit", results.StageDevFlush, results.StageDevWrite}
+	evidenceDevice    = []string{results.DevStagePrefix, "waiting for the device", "until the device", "journal commit"}
+	evidenceWriteback = []string{results.StageDevWrite, "bio_write", "writeback", "kworker"}
+	evidenceRunQueue  = []string{"run-queue wait"}
+	evidencePageFault = []string{results.StagePageFault}
+)
+
+// mechanism is what a fact of the environment moves: the evidence a term
+// shows when it moved, or user space (user), or any term (any: a change
+// of kernel or CPU speed moves every figure).
+type mechanism struct {
+	evidence []string
+	user     bool
+	any      bool
+}
+
+// optionMechanism is what a file system option moves, by its name without
+// "no" and "=value".
+func optionMechanism(opt string) mechanism {
+	key, _, _ := strings.Cut(opt, "=")
+	key = strings.TrimPrefix(key, "no")
+	switch key {
+	case "barrier":
+		return mechanism{evidence: evidenceFlush}
+	case "discard":
+		return mechanism{evidence: evidenceDiscard}
+	case "data", "commit", "journal_async_commit", "journal_checksum", "min_batch_time", "max_batch_time", "fast_commit", "journal_ioprio":
+		return mechanism{evidence: evidenceJournal}
+	case "delalloc", "dioread_nolock", "auto_da_alloc", "dax":
+		return mechanism{evidence: evidenceWriteback}
+	}
+	return mechanism{}
+}
+
+// factMechanism is what a fact moves, by the last part of its name.
+func factMechanism(c EnvChange) mechanism {
+	name := c.Name[strings.LastIndexByte(c.Name, '.')+1:]
+	switch {
+	case name == "write_cache" || name == "fua":
+		return mechanism{evidence: evidenceFlush}
+	case name == "discard_max_bytes" || name == "discard_granularity":
+		return mechanism{evidence: evidenceDiscard}
+	case name == "journal" || name == "fast_commit":
+		return mechanism{evidence: evidenceJournal}
+	case name == "scheduler" || name == "wbt_lat_usec" || name == "nr_requests" || name == "rotational" ||
+		name == "read_ahead_kb" || name == "max_sectors_kb" || name == "loop_dio" || name == "io_max":
+		return mechanism{evidence: evidenceDevice}
+	case strings.HasPrefix(name, "dirty_"):
+		return mechanism{evidence: evidenceWriteback}
+	case name == "python":
+		return mechanism{user: true}
+	case name == "thp" || name == "memory_max":
+		return mechanism{evidence: evidencePageFault}
+	case name == "cpu_max":
+		return mechanism{evidence: evidenceRunQueue, user: true}
+	case name == "kernel_release" || name == "kernel_cmdline" || name == "cpufreq" || name == "cpu" || name == "cpus" || name == "backend",
+		// Another file system under the work dir changes every mechanism.
+		name == "fs_type" || name == "overlay_upper":
+		return mechanism{any: true}
+	}
+	return mechanism{}
+}
+
+// optionToggled: NEW's option is OLD's turned the other way (nobarrier
+// for barrier, data=writeback for data=ordered): one change, said once.
+func optionToggled(opt string, others []string) bool {
+	key, _, _ := strings.Cut(opt, "=")
+	for _, o := range others {
+		k, _, _ := strings.Cut(o, "=")
+		if k == key || "no"+k == key || k == "no"+key {
+			return true
+		}
+	}
+	return false
+}
+
+// negated is the option a file system reports when o is gone: discard
+// removed is nodiscard, nobarrier removed is barrier, so a change seen in
+// the mount options and in the options ext4 reports is said once.
+func negated(o string) string {
+	switch {
+	case strings.Contains(o, "="):
+		return "without " + o
+	case strings.HasPrefix(o, "no"):
+		return strings.TrimPrefix(o, "no")
+	}
+	return "no" + o
+}
+
+// causes are a change said as causes with what it moves; ok false
+// when the fact cannot explain a change in time (a device's name, a
+// mount point).
+func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
+	if c.Added != nil || c.Removed != nil {
+		for _, o := range c.Added {
+			if m := optionMechanism(o); m.evidence != nil {
+				phrases, mechs = append(phrases, "NEW is mounted "+o), append(mechs, m)
+			}
+		}
+		for _, o := range c.Removed {
+			if m := optionMechanism(o); m.evidence != nil && !optionToggled(o, c.Added) {
+				phrases, mechs = append(phrases, "NEW is mounted "+negated(o)), append(mechs, m)
+			}
+		}
+		return phrases, mechs
+	}
+	m := factMechanism(c)
+	if m.evidence == nil && !m.user && !m.any {
+		return nil, nil
+	}
+	name := c.Name[strings.LastIndexByte(c.Name, '.')+1:]
+	return []string{fmt.Sprintf("%s %s → %s", strings.ReplaceAll(name, "_", " "), results.OrNone(c.Old), results.OrNone(c.New))}, []mechanism{m}
+}
+
+// moved says a detail changed enough to show in a sentence: a time that
+// is a tenth or more of the term's change, a count that changed by 5% or
+// more. detailText names exactly these.
+func moved(d Detail, termNs float64) bool {
+	delta := d.Delta()
+	if d.Unit == "ns" {
+		return math.Abs(delta) >= math.Max(0.1*math.Abs(termNs), 100)
+	}
+	return math.Abs(delta) >= 0.01 && math.Abs(delta) >= 0.05*math.Max(math.Abs(d.Old), math.Abs(d.New))
+}
+
+// shows says a term moved through the mechanism: one of its moved
+// details carries the mechanism's evidence, or it is user space and the
+// mechanism moves user space.
+func (m mechanism) shows(t Term) bool {
+	if m.user && t.Name == results.UserTerm {
+		return true
+	}
+	for _, d := range t.Details {
+		if !moved(d, float64(t.Delta)) {
+			continue
+		}
+		for _, e := range m.evidence {
+			if strings.Contains(d.Name, e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shown says the term is one a change sentence names: not noise, and
+// large enough (ChangeSentence's rule).
+func shown(terms []Term, i int) bool {
+	var sumAbs float64
+	for _, t := range terms {
+		sumAbs += math.Abs(float64(t.Delta))
+	}
+	d := math.Abs(float64(terms[i].Delta))
+	return i < 4 && !terms[i].Noise && d >= 0.05*sumAbs && d >= 1
+}
+
+// TieCulprits names, inside each term of a changed arm that it moved, the
+// difference of the environment and the neighbours behind it: "NEW is
+// mounted nobarrier" beside fsync's dev_flush/op 2 → 0. A fact that moves
+// every figure (the kernel, the CPU) is tied to the arm, not to a term.
+// label names the arm in env's Explains.
+func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.Summary) {
+	for ci := range env {
+		phrases, mechs := env[ci].causes()
+		for pi, m := range mechs {
+			if m.any {
+				// It may explain the whole arm, through no one term.
+				env[ci].Explains = appendOnce(env[ci].Explains, label)
+				continue
+			}
+			for ti := range terms {
+				if !shown(terms, ti) || !m.shows(terms[ti]) {
+					continue
+				}
+				terms[ti].Culprits = appendOnce(terms[ti].Culprits, phrases[pi])
+				env[ci].Explains = appendOnce(env[ci].Explains, label+": "+terms[ti].Name)
+			}
+		}
+	}
+	// A neighbour goes on the first shown term it moved (the largest),
+	// once: every syscall waits on the same run queue and device.
+	for _, nc := range NeighbourChanges(old, cur) {
+		m := mechanism{evidence: evidenceRunQueue}
+		if nc.Kind == results.NeighbourDisk {
+			m.evidence = append(append([]string{}, evidenceDevice...), evidenceWriteback...)
+		}
+		for ti := range terms {
+			if shown(terms, ti) && m.shows(terms[ti]) {
+				terms[ti].Culprits = appendOnce(terms[ti].Culprits, nc.Phrase)
+				break
+			}
+		}
+	}
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// NeighbourChange is a neighbour that appeared, grew, shrank or vanished
+// between two runs of an arm, with its share in each.
+type NeighbourChange struct {
+	Kind   string
+	Name   string
+	Phrase string // "NEW: sh (pid 4123) took 41% of the run-queue wait (was 0%)"
+}
+
+// neighbourShareMin is the share of the run-queue wait or of the device
+// time below which a neighbour is not named: the scheduler's own threads
+// and a stray daemon always take a little.
+const neighbourShareMin = 0.10
+
+// neighbourWallMin is the share of the traced time below which a
+// neighbour moves no figure worth naming it for.
+const neighbourWallMin = 0.01
+
+// NeighbourChanges compares the neighbours of an arm's traced batches in
+// two runs: those that took a tenth or more of the run-queue wait or the
+// device time on one side, and on the other at most half as much of the
+// traced wall time (batches are sized by time, so per op and per wall
+// time are alike for one arm; per wall time also holds for a whole run).
+func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
+	if old == nil || cur == nil || old.Traced == nil || cur.Traced == nil {
+		return nil
+	}
+	type side struct {
+		share   float64 // of the run-queue wait, or of the device time
+		perWall float64 // ns per ns of traced wall time
+		reqs    float64 // requests per op (disk)
+		bytes   float64
+		present bool
+	}
+	sides := map[string]*[2]side{}
+	names := map[string]results.Neighbour{}
+	for i, s := range []*results.Summary{old, cur} {
+		ops, wall := float64(s.Traced.Ops), float64(s.Traced.WallNs)
+		if ops == 0 || wall == 0 {
+			continue
+		}
+		rq, dev := results.RunQueueNs(s.Traced), results.DeviceNs(s.Traced)
+		for _, n := range s.Traced.Neighbours {
+			if n.Kind == results.NeighbourCPU && float64(rq)*100 < wall {
+				continue // a run-queue wait under 1% of the time matters to no figure
+			}
+			// By comm: the same program is the same neighbour in two
+			// runs whatever its pid (a build's compiler, tmpprobe itself).
+			k := n.Kind + "/" + n.Comm
+			if sides[k] == nil {
+				sides[k] = &[2]side{}
+			}
+			if n.Ns > names[k].Ns {
+				names[k] = n
+			}
+			total := rq
+			if n.Kind == results.NeighbourDisk {
+				total = dev + n.Ns
+			}
+			sd := &sides[k][i]
+			sd.present = true
+			sd.perWall += float64(n.Ns) / wall
+			sd.reqs += float64(n.Count) / ops
+			sd.bytes += float64(n.Bytes)
+			if total > 0 {
+				sd.share += float64(n.Ns) / float64(total)
+			}
+		}
+	}
+	var out []NeighbourChange
+	for k, s := range sides {
+		o, c := s[0], s[1]
+		if math.Max(o.share, c.share) < neighbourShareMin || math.Max(o.perWall, c.perWall) < neighbourWallMin {
+			continue
+		}
+		n := names[k]
+		what := "of the run-queue wait"
+		if n.Kind == results.NeighbourDisk {
+			what = "of the device time"
+		}
+		var p string
+		switch {
+		case !o.present || c.perWall >= 2*o.perWall:
+			verb := "appeared"
+			if o.present {
+				verb = "grew"
+			}
+			p = fmt.Sprintf("NEW: %s took %.0f%% %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), 100*c.share, what, 100*c.perWall, 100*o.perWall, verb)
+		case !c.present || c.perWall <= 0.5*o.perWall:
+			verb := "gone in NEW"
+			if c.present {
+				verb = fmt.Sprintf("NEW %.1f%%", 100*c.perWall)
+			}
+			p = fmt.Sprintf("OLD: %s took %.0f%% %s, %.1f%% of the traced time (%s)", n.Name(), 100*o.share, what, 100*o.perWall, verb)
+		default:
+			continue
+		}
+		if n.Kind == results.NeighbourDisk {
+			p += fmt.Sprintf(", %s requests/op", results.Calls(math.Max(o.reqs, c.reqs)))
+		}
+		out = append(out, NeighbourChange{Kind: n.Kind, Name: n.Name(), Phrase: p})
+	}
+	sortChanges(out)
+	return out
+}
+
+func sortChanges(out []NeighbourChange) {
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Phrase < out[j-1].Phrase; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+}
