@@ -126,7 +126,7 @@ type BackendError struct {
 }
 
 func (e *BackendError) Error() string {
-	return fmt.Sprintf("--attach %s: %s", e.Backend, Reason(e.Err))
+	return fmt.Sprintf("%s backend: %s", e.Backend, Reason(e.Err))
 }
 
 func (e *BackendError) Unwrap() error { return e.Err }

@@ -28,7 +28,7 @@ func attachFlag(s string) (probe.Backend, error) {
 	}
 	b, err := probe.ParseBackend(s)
 	if err != nil {
-		return "", usageError{err.Error()}
+		return "", usagef("--attach %q: want auto, fentry, kprobe, tracepoint or none", s)
 	}
 	return b, nil
 }
@@ -193,7 +193,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 // privileges; --attach none is offered only where a run can do without
 // the probe (trace cannot).
 func privilegeHint(err error, attachNone bool) string {
-	msg := errtext.FirstLine(err.Error())
+	msg := errtext.FirstLine(openError(err))
 	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
 		if attachNone {
 			return needPrivileges + ": run it with sudo, or pass --attach none for throughput only"
@@ -201,6 +201,15 @@ func privilegeHint(err error, attachNone bool) string {
 		return needPrivileges + ": run it with sudo"
 	}
 	return msg
+}
+
+// openError is probe.Open's error as the user asked for the backend: a
+// backend that cannot be used is named by the flag that chose it.
+func openError(err error) string {
+	if be, ok := err.(*probe.BackendError); ok {
+		return "--attach " + string(be.Backend) + ": " + probe.Reason(be.Err)
+	}
+	return err.Error()
 }
 
 const needPrivileges = "loading BPF needs root (or CAP_BPF and CAP_PERFMON)"
