@@ -6,16 +6,50 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/preflight"
 )
+
+// CgroupID is the id of a cgroup v2 directory for --cgroup: its inode
+// number, which is what bpf_get_current_cgroup_id returns. A relative path
+// is taken under the cgroup2 mount (/sys/fs/cgroup, or
+// /sys/fs/cgroup/unified on hybrid systems).
+func CgroupID(path string) (uint64, error) {
+	if !strings.HasPrefix(path, "/") {
+		root, err := preflight.Cgroup2Root()
+		if err != nil {
+			return 0, err
+		}
+		path = filepath.Join(root, path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, fmt.Errorf("--cgroup %s: %w", path, errtext.Cause(err))
+	}
+	if !fi.IsDir() {
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", path)
+	}
+	// Any directory has an inode number, and one on another filesystem can
+	// equal a real cgroup's id: only a cgroup2 directory's number is one.
+	var fs unix.Statfs_t
+	if err := unix.Statfs(path, &fs); err != nil {
+		return 0, fmt.Errorf("--cgroup %s: %w", path, err)
+	}
+	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup v2 directory (not on a cgroup2 filesystem)", path)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino, nil
+}
 
 // commandCgroup is a cgroup v2 of the launched command's own, made below
 // tmpprobe's cgroup. The command starts in it (clone3's

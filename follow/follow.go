@@ -24,6 +24,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 )
@@ -115,11 +116,11 @@ const (
 // they are not the command's and are dropped.
 const LaunchPhase = 2
 
-// Tracer is the probe as a trace sees it: it tracks the processes or
-// threads it is given, with their phase, and reads the running totals by
-// phase without clearing them.
+// Tracer is the probe as a trace sees it: it tracks the threads it is
+// given, with their phase, and reads the running totals by phase without
+// clearing them. Finding a process's threads is follow's job (/proc), not
+// the probe's.
 type Tracer interface {
-	TrackProcess(pid int, phase uint32, follow bool) error
 	TrackThreads(tids []int, phase uint32, follow bool) error
 	Snapshot() (map[uint32][]results.ClassRecord, error)
 }
@@ -152,7 +153,7 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 				cg.remove() // and whatever the command left running
 			}
 		}()
-		if err := p.TrackProcess(cmd.Process.Pid, LaunchPhase, spec.Follow); err != nil {
+		if err := trackProcess(p, cmd.Process.Pid, LaunchPhase, spec.Follow); err != nil {
 			return nil, err
 		}
 		defer release.Close()
@@ -162,7 +163,7 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 		release.Write([]byte{1})
 	case len(spec.PIDs) > 0:
 		for _, pid := range spec.PIDs {
-			if err := p.TrackProcess(pid, Phase, spec.Follow); err != nil {
+			if err := trackProcess(p, pid, Phase, spec.Follow); err != nil {
 				return nil, err
 			}
 		}
@@ -317,6 +318,32 @@ var launched struct {
 	sync.Mutex
 	procs   map[*os.Process]*commandCgroup // nil: none
 	aborted bool
+}
+
+// trackProcess traces every thread of pid in phase, as a whole (no
+// markers). New threads are picked up at fork; with follow, new child
+// processes too.
+func trackProcess(p Tracer, pid int, phase uint32, follow bool) error {
+	tids, err := threadsOf(pid)
+	if err != nil {
+		return err
+	}
+	return p.TrackThreads(tids, phase, follow)
+}
+
+// threadsOf lists pid's threads from /proc/<pid>/task.
+func threadsOf(pid int) ([]int, error) {
+	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return nil, fmt.Errorf("pid %d: %w", pid, errtext.Cause(err))
+	}
+	var out []int
+	for _, e := range entries {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out, nil
 }
 
 func forget(p *os.Process) {

@@ -38,7 +38,7 @@ func (p *Probe) Attach() error {
 				p.Detach()
 				return fmt.Errorf("attach %s: %w", s.name, err)
 			}
-			p.Missing = append(p.Missing, fmt.Sprintf("%s (%s): %s", s.name, s.why, Reason(err)))
+			p.Missing = append(p.Missing, fmt.Sprintf("%s (%s): %s", s.name, s.why, Refusal(err)))
 			continue
 		}
 		p.links = append(p.links, l)

@@ -18,14 +18,14 @@ const (
 // AutoOrder is what --attach auto tries, deepest first.
 var AutoOrder = []Backend{BackendFentry, BackendKprobe, BackendTracepoint}
 
-// ParseBackend checks an --attach value (without "none", which means no
+// ParseBackend checks a backend's name (without "none", which means no
 // probe at all and is the command's business).
 func ParseBackend(s string) (Backend, error) {
 	switch b := Backend(s); b {
 	case BackendAuto, BackendFentry, BackendKprobe, BackendTracepoint:
 		return b, nil
 	}
-	return "", fmt.Errorf("--attach %q: want auto, fentry, kprobe, tracepoint or none", s)
+	return "", fmt.Errorf("unknown backend %q (want auto, fentry, kprobe or tracepoint)", s)
 }
 
 // families are the program name prefixes of a function backend's entry and

@@ -23,7 +23,7 @@ func openBackendProbe(t *testing.T, b Backend) *Probe {
 	p, err := Open(Options{Attach: b})
 	var be *BackendError
 	if errors.As(err, &be) {
-		if c := Classify(be.Err); c == ClassNotSupported || c == ClassPermission {
+		if c := Classify(be.Err); c == VerdictNotSupported || c == VerdictPermission {
 			t.Skipf("%v", err)
 		}
 	}

@@ -16,16 +16,16 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// CheckRow is one fact of 'tmpprobe check': a name, yes or the class of
+// CheckRow is one fact of 'tmpprobe check': a name, yes or the verdict of
 // no, and why.
 type CheckRow struct {
-	Name  string
-	Class Class
-	Why   string
+	Name    string
+	Verdict Verdict
+	Why     string
 }
 
 // OK reports a yes.
-func (r CheckRow) OK() bool { return r.Class == ClassYes }
+func (r CheckRow) OK() bool { return r.Verdict == VerdictYes }
 
 // FuncRow is one kernel function with a trial of each function hook kind.
 type FuncRow struct {
@@ -68,9 +68,9 @@ func Check() *CheckReport {
 		{"kprobe", openat}, {"kretprobe", openat}, {"kprobe.multi", openat},
 		{"fentry", openat}, {"fexit", openat},
 	} {
-		row := CheckRow{Name: tr.name, Class: ClassYes, Why: "on " + tr.on}
+		row := CheckRow{Name: tr.name, Verdict: VerdictYes, Why: "on " + tr.on}
 		if err := t.try(tr.name, tr.on); err != nil {
-			row.Class, row.Why = Classify(err), errText(err)
+			row.Verdict, row.Why = Classify(err), errText(err)
 		}
 		typeRow[tr.name] = row
 		r.Types = append(r.Types, row)
@@ -86,17 +86,17 @@ func Check() *CheckReport {
 		r.Funcs = append(r.Funcs, fr)
 	}
 	for _, b := range AutoOrder {
-		row := CheckRow{Name: string(b), Class: ClassYes}
+		row := CheckRow{Name: string(b), Verdict: VerdictYes}
 		p, err := Open(Options{Attach: b})
 		var be *BackendError
 		var old *KernelTooOld
 		switch {
 		case errors.As(err, &old):
-			row.Class, row.Why = Classify(err), "the kernel cannot run tmpprobe (see its row above)"
+			row.Verdict, row.Why = Classify(err), "the kernel cannot run tmpprobe (see its row above)"
 		case errors.As(err, &be):
-			row.Class, row.Why = Classify(be.Err), errText(be.Err)
+			row.Verdict, row.Why = Classify(be.Err), errText(be.Err)
 		case err != nil:
-			row.Class, row.Why = Classify(err), errText(err)
+			row.Verdict, row.Why = Classify(err), errText(err)
 		default:
 			row.Why = p.Describe()
 			if len(p.unavailable) > 0 {
@@ -125,15 +125,15 @@ func stageUnder(fn string) string {
 // the kernel or the kind failed on every function already (its type row).
 func (t trial) funcCell(kind, fn string, syms Symbols, typeRow CheckRow) CheckRow {
 	if why := syms.Missing(fn); why != "" {
-		return CheckRow{Name: kind, Class: ClassMissing, Why: why}
+		return CheckRow{Name: kind, Verdict: VerdictMissing, Why: why}
 	}
-	if c := typeRow.Class; c == ClassNotSupported || c == ClassPermission {
-		return CheckRow{Name: kind, Class: c, Why: typeRow.Why}
+	if c := typeRow.Verdict; c == VerdictNotSupported || c == VerdictPermission {
+		return CheckRow{Name: kind, Verdict: c, Why: typeRow.Why}
 	}
 	if err := t.try(kind, fn); err != nil {
-		return CheckRow{Name: kind, Class: Classify(err), Why: errText(err)}
+		return CheckRow{Name: kind, Verdict: Classify(err), Why: errText(err)}
 	}
-	return CheckRow{Name: kind, Class: ClassYes}
+	return CheckRow{Name: kind, Verdict: VerdictYes}
 }
 
 // trial loads a program that returns 0 and attaches it to one hook.
@@ -194,14 +194,14 @@ func (t trial) try(kind, on string) error {
 
 func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
 	var rows []CheckRow
-	add := func(name string, ok bool, class Class, why string) {
+	add := func(name string, ok bool, verdict Verdict, why string) {
 		if ok {
-			class = ClassYes
+			verdict = VerdictYes
 		}
-		rows = append(rows, CheckRow{name, class, why})
+		rows = append(rows, CheckRow{name, verdict, why})
 	}
 	priv, why := privileges()
-	add("privileges", priv, ClassPermission, why)
+	add("privileges", priv, VerdictPermission, why)
 	_, err := cache.Kernel()
 	add("BTF", err == nil, Classify(err), btfWhy(err))
 	kernelWhy := kernelSummary()
@@ -210,7 +210,7 @@ func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
 	}
 	add("kernel", err == nil, Classify(err), kernelWhy)
 	tracefs := tracefsDir()
-	add("tracefs", tracefs != "", ClassMissing, orElse(tracefs, "not mounted (only classic tracepoints and the kprobe fallback need it)"))
+	add("tracefs", tracefs != "", VerdictMissing, orElse(tracefs, "not mounted (only classic tracepoints and the kprobe fallback need it)"))
 	if symErr != nil {
 		add("kallsyms", false, Classify(symErr), errText(symErr))
 	} else {
@@ -220,14 +220,14 @@ func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
 				n++
 			}
 		}
-		add("kallsyms", n > 0, ClassMissing, fmt.Sprintf("%d of %d hooked functions", n, len(funcTargets())))
+		add("kallsyms", n > 0, VerdictMissing, fmt.Sprintf("%d of %d hooked functions", n, len(funcTargets())))
 	}
 	pmu := HaveKprobePMU()
 	pmuWhy := "no " + kprobePMU
 	if pmu {
 		pmuWhy = kprobePMU
 	}
-	add("kprobe PMU", pmu, ClassNotSupported, pmuWhy)
+	add("kprobe PMU", pmu, VerdictNotSupported, pmuWhy)
 	return rows
 }
 

@@ -38,7 +38,7 @@ func (r *CheckReport) WriteTable(w io.Writer) {
 			c := f.Kinds[k]
 			fmt.Fprintf(w, " %-9s", cell(c))
 			switch {
-			case c.Class == ClassMissing:
+			case c.Verdict == VerdictMissing:
 				missing = c.Why
 			case !c.OK() && c.Why != types[k].Why:
 				notes = append(notes, fmt.Sprintf("%s %s: %s", k, f.Func, why(c)))
@@ -74,24 +74,24 @@ func yesNo(r CheckRow) string {
 	return "no"
 }
 
-// why is the detail of a yes, or the class and reason of a no.
+// why is the detail of a yes, or the verdict and reason of a no.
 func why(r CheckRow) string {
 	if r.OK() || r.Why == "" {
 		return r.Why
 	}
-	return string(r.Class) + ": " + r.Why
+	return string(r.Verdict) + ": " + r.Why
 }
 
-// cell is a function table entry: yes, or the short class of a no.
+// cell is a function table entry: yes, or the short verdict of a no.
 func cell(r CheckRow) string {
-	switch r.Class {
-	case ClassYes:
+	switch r.Verdict {
+	case VerdictYes:
 		return "yes"
-	case ClassNotSupported:
+	case VerdictNotSupported:
 		return "no:unsup"
-	case ClassPermission:
+	case VerdictPermission:
 		return "no:perm"
-	case ClassMissing:
+	case VerdictMissing:
 		return "missing"
 	}
 	return "no:other"

@@ -13,10 +13,10 @@ import (
 func TestCheckTableKernelTooOld(t *testing.T) {
 	old := &KernelTooOld{"5.15.0-91-generic", notSupported("sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)")}
 	r := &CheckReport{
-		Env: []CheckRow{{"BTF", ClassYes, "/sys/kernel/btf/vmlinux"}, {"kernel", Classify(old), errText(old)}},
+		Env: []CheckRow{{"BTF", VerdictYes, "/sys/kernel/btf/vmlinux"}, {"kernel", Classify(old), errText(old)}},
 	}
 	for _, b := range AutoOrder {
-		r.Backends = append(r.Backends, CheckRow{string(b), ClassNotSupported, "the kernel cannot run tmpprobe (see its row above)"})
+		r.Backends = append(r.Backends, CheckRow{string(b), VerdictNotSupported, "the kernel cannot run tmpprobe (see its row above)"})
 	}
 	var buf bytes.Buffer
 	r.WriteTable(&buf)

@@ -97,22 +97,18 @@ func (p *Probe) Drops() (map[string]uint64, error) {
 
 func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRecord {
 	r := results.ClassRecord{Class: ClassName(key.Class), Stage: stageName(key.Stage)}
-	var hist [tmpprobeHistGeometryHIST_SLOTS]uint64
-	var off [tmpprobeOffLabelOFF_LABELS]uint64
 	for _, s := range percpu {
-		r.Calls += s.Calls
-		r.Errors += s.Errors
-		r.TotalNs += s.TotalNs
-		r.OffCPUNs += s.OffcpuNs
-		r.Bytes += s.Bytes
-		for i, v := range s.OffNs {
-			off[i] += v
-		}
-		for i, v := range s.Hist {
-			hist[i] += uint64(v)
-		}
+		r.Add(cpuRecord(s))
 	}
-	for i, v := range off {
+	return r
+}
+
+// cpuRecord is one CPU's slot of a class_stats entry as a record (its
+// off-CPU labels and histogram slots that are not zero), for
+// results.ClassRecord.Add to sum.
+func cpuRecord(s tmpprobeClassStats) results.ClassRecord {
+	r := results.ClassRecord{Calls: s.Calls, Errors: s.Errors, TotalNs: s.TotalNs, OffCPUNs: s.OffcpuNs, Bytes: s.Bytes}
+	for i, v := range s.OffNs {
 		if v > 0 {
 			if r.OffNs == nil {
 				r.OffNs = map[string]uint64{}
@@ -120,9 +116,9 @@ func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRe
 			r.OffNs[OffLabel(i)] += v
 		}
 	}
-	for i, v := range hist {
+	for i, v := range s.Hist {
 		if v > 0 {
-			r.Hist = append(r.Hist, results.HistBucket{Slot: i, Count: v})
+			r.Hist = append(r.Hist, results.HistBucket{Slot: i, Count: uint64(v)})
 		}
 	}
 	return r

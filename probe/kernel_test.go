@@ -86,7 +86,7 @@ func TestKernelTooOldLine(t *testing.T) {
 	if got := err.Error(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if Classify(err) != ClassNotSupported {
+	if Classify(err) != VerdictNotSupported {
 		t.Errorf("class %s", Classify(err))
 	}
 }

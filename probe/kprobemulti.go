@@ -114,7 +114,7 @@ func (p *Probe) loadFuncBackend(hooks []funcHook) error {
 		if err == nil {
 			return nil
 		}
-		p.noMulti = Reason(err)
+		p.noMulti = Refusal(err)
 	}
 	return p.loadFuncs(hooks)
 }

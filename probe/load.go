@@ -139,7 +139,7 @@ func loadFamily(fam Family, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error
 			prog, err = p.loadOne(name, "")
 		}
 		if err != nil {
-			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Reason(err)))
+			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Refusal(err)))
 			continue
 		}
 		p.progs[name] = prog
@@ -289,7 +289,7 @@ func (p *Probe) loadFuncs(hooks []funcHook) error {
 			if h.syscall != "" {
 				return fmt.Errorf("loading %s on %s: %w", progs[0], h.target, err)
 			}
-			p.unavailable = append(p.unavailable, fmt.Sprintf("%s %s: %s", p.Backend, h.label(), Reason(err)))
+			p.unavailable = append(p.unavailable, fmt.Sprintf("%s %s: %s", p.Backend, h.label(), Refusal(err)))
 			continue
 		}
 		p.funcs = append(p.funcs, f)

@@ -90,7 +90,7 @@ type Options struct {
 // Skipped is a backend auto tried and could not use.
 type Skipped struct {
 	Backend Backend
-	Class   Class
+	Verdict Verdict
 	Reason  string
 }
 
@@ -126,7 +126,7 @@ type BackendError struct {
 }
 
 func (e *BackendError) Error() string {
-	return fmt.Sprintf("--attach %s: %s", e.Backend, Reason(e.Err))
+	return fmt.Sprintf("%s backend: %s", e.Backend, Refusal(e.Err))
 }
 
 func (e *BackendError) Unwrap() error { return e.Err }
@@ -166,7 +166,7 @@ func Open(opts Options) (*Probe, error) {
 	}
 	var why []string
 	for _, s := range skipped {
-		why = append(why, fmt.Sprintf("%s: %s: %s", s.Backend, s.Class, s.Reason))
+		why = append(why, fmt.Sprintf("%s: %s: %s", s.Backend, s.Verdict, s.Reason))
 	}
 	return nil, fmt.Errorf("no attach backend works (%s); see 'tmpprobe check': %w", strings.Join(why, "; "), errors.Unwrap(lastErr))
 }

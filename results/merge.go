@@ -18,19 +18,7 @@ func MergeRecords(into, recs []ClassRecord) []ClassRecord {
 		} else {
 			into[i].Quantiles = nil
 		}
-		m := &into[i]
-		m.Calls += r.Calls
-		m.Errors += r.Errors
-		m.TotalNs += r.TotalNs
-		m.OffCPUNs += r.OffCPUNs
-		m.Bytes += r.Bytes
-		for l, v := range r.OffNs {
-			if m.OffNs == nil {
-				m.OffNs = map[string]uint64{}
-			}
-			m.OffNs[l] += v
-		}
-		m.Hist = mergeHist(m.Hist, r.Hist)
+		into[i].Add(r)
 	}
 	return into
 }
@@ -64,26 +52,7 @@ func SubtractRecords(cur, prev []ClassRecord) []ClassRecord {
 	}
 	var out []ClassRecord
 	for _, r := range cur {
-		b := before[r.Class+"\x00"+r.Stage]
-		d := ClassRecord{Class: r.Class, Stage: r.Stage, Calls: r.Calls - b.Calls, Errors: r.Errors - b.Errors,
-			TotalNs: r.TotalNs - b.TotalNs, OffCPUNs: r.OffCPUNs - b.OffCPUNs, Bytes: r.Bytes - b.Bytes}
-		for l, v := range r.OffNs {
-			if v > b.OffNs[l] {
-				if d.OffNs == nil {
-					d.OffNs = map[string]uint64{}
-				}
-				d.OffNs[l] = v - b.OffNs[l]
-			}
-		}
-		was := map[int]uint64{}
-		for _, h := range b.Hist {
-			was[h.Slot] = h.Count
-		}
-		for _, h := range r.Hist {
-			if h.Count > was[h.Slot] {
-				d.Hist = append(d.Hist, HistBucket{Slot: h.Slot, Count: h.Count - was[h.Slot]})
-			}
-		}
+		d := r.Sub(before[r.Class+"\x00"+r.Stage])
 		if d.Calls > 0 || d.TotalNs > 0 || d.OffCPUNs > 0 {
 			out = append(out, d)
 		}

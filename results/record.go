@@ -19,6 +19,51 @@ type ClassRecord struct {
 	Quantiles []uint64 `json:"-"`
 }
 
+// Add adds o's counts, times, off-CPU time by label and histogram into r:
+// the one place a record's sum is written (per-CPU slots in probe, batches
+// and rounds in MergeRecords). Class and Stage are the caller's match;
+// Quantiles do not add (MergeRecords drops them).
+func (r *ClassRecord) Add(o ClassRecord) {
+	r.Calls += o.Calls
+	r.Errors += o.Errors
+	r.TotalNs += o.TotalNs
+	r.OffCPUNs += o.OffCPUNs
+	r.Bytes += o.Bytes
+	for l, v := range o.OffNs {
+		if r.OffNs == nil {
+			r.OffNs = map[string]uint64{}
+		}
+		r.OffNs[l] += v
+	}
+	r.Hist = mergeHist(r.Hist, o.Hist)
+}
+
+// Sub is r − prev for running totals (prev an earlier snapshot of the same
+// class and stage): Add undone. An off-CPU label or histogram slot that
+// did not grow is left out.
+func (r ClassRecord) Sub(prev ClassRecord) ClassRecord {
+	d := ClassRecord{Class: r.Class, Stage: r.Stage, Calls: r.Calls - prev.Calls, Errors: r.Errors - prev.Errors,
+		TotalNs: r.TotalNs - prev.TotalNs, OffCPUNs: r.OffCPUNs - prev.OffCPUNs, Bytes: r.Bytes - prev.Bytes}
+	for l, v := range r.OffNs {
+		if v > prev.OffNs[l] {
+			if d.OffNs == nil {
+				d.OffNs = map[string]uint64{}
+			}
+			d.OffNs[l] = v - prev.OffNs[l]
+		}
+	}
+	was := map[int]uint64{}
+	for _, h := range prev.Hist {
+		was[h.Slot] = h.Count
+	}
+	for _, h := range r.Hist {
+		if h.Count > was[h.Slot] {
+			d.Hist = append(d.Hist, HistBucket{Slot: h.Slot, Count: h.Count - was[h.Slot]})
+		}
+	}
+	return d
+}
+
 // percentiles are the record's p50, p95 and p99 of single calls.
 func (r *ClassRecord) percentiles() (p50, p95, p99 uint64) {
 	if len(r.Hist) == 0 && len(r.Quantiles) == 3 {

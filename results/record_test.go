@@ -1,6 +1,9 @@
 package results
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 // The slot arithmetic must match bpf/tmpprobe.h: every value lands in a
 // slot whose [low, high) range contains it, and slots tile the line.
@@ -44,5 +47,80 @@ func TestBytes(t *testing.T) {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// Add and Sub handle every field of ClassRecord: each summed field, set
+// alone, adds and subtracts back, so a field added to the struct and not
+// to Add and Sub fails here (a kind the test does not know fails too).
+func TestRecordAddSubEveryField(t *testing.T) {
+	notSummed := map[string]bool{
+		"Class": true, "Stage": true, // the key records are matched by
+		"Quantiles": true, // of one record only: MergeRecords drops them
+	}
+	typ := reflect.TypeFor[ClassRecord]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if notSummed[f.Name] {
+			continue
+		}
+		// values gives the field's a, b and a+b, fresh each call: a map or
+		// slice in a copied record is shared, and Add writes into it.
+		var values func() (a, b, sum any)
+		switch v := reflect.New(f.Type).Elem().Interface().(type) {
+		case uint64:
+			values = func() (any, any, any) { return uint64(3), uint64(4), uint64(7) }
+		case map[string]uint64:
+			values = func() (any, any, any) {
+				return map[string]uint64{"disk": 3, "lock": 1}, map[string]uint64{"disk": 4, "sleep": 2},
+					map[string]uint64{"disk": 7, "lock": 1, "sleep": 2}
+			}
+		case []HistBucket:
+			values = func() (any, any, any) {
+				return []HistBucket{{Slot: 5, Count: 3}, {Slot: 9, Count: 1}}, []HistBucket{{Slot: 2, Count: 2}, {Slot: 5, Count: 4}},
+					[]HistBucket{{Slot: 2, Count: 2}, {Slot: 5, Count: 7}, {Slot: 9, Count: 1}}
+			}
+		default:
+			t.Fatalf("ClassRecord.%s is a %T: add it to Add and Sub (or to notSummed, saying why), and here", f.Name, v)
+		}
+		with := func(v any) ClassRecord {
+			var r ClassRecord
+			reflect.ValueOf(&r).Elem().Field(i).Set(reflect.ValueOf(v))
+			return r
+		}
+		a, b, want := values()
+		sum := with(a)
+		sum.Add(with(b))
+		if got := reflect.ValueOf(sum).Field(i).Interface(); !reflect.DeepEqual(got, want) {
+			t.Errorf("Add: %s = %v, want %v", f.Name, got, want)
+		}
+		a, b, _ = values()
+		if got := sum.Sub(with(b)); !reflect.DeepEqual(got, with(a)) {
+			t.Errorf("Sub after Add: %s: %+v, want %+v", f.Name, got, with(a))
+		}
+	}
+}
+
+// MergeRecords and SubtractRecords match by class and stage: a key in one
+// side only is added or kept as it is; a row that did not grow is dropped.
+func TestMergeSubtractRecords(t *testing.T) {
+	prev := []ClassRecord{{Class: "write", Calls: 2, TotalNs: 20, Hist: []HistBucket{{Slot: 4, Count: 2}}}}
+	more := []ClassRecord{
+		{Class: "write", Calls: 3, TotalNs: 30, OffNs: map[string]uint64{"disk": 5}, OffCPUNs: 5, Hist: []HistBucket{{Slot: 4, Count: 3}}},
+		{Class: "write", Stage: "ext4", Calls: 1, TotalNs: 7},
+	}
+	cur := MergeRecords(MergeRecords(nil, prev), more)
+	want := []ClassRecord{
+		{Class: "write", Calls: 5, TotalNs: 50, OffCPUNs: 5, OffNs: map[string]uint64{"disk": 5}, Hist: []HistBucket{{Slot: 4, Count: 5}}},
+		{Class: "write", Stage: "ext4", Calls: 1, TotalNs: 7},
+	}
+	if !reflect.DeepEqual(cur, want) {
+		t.Fatalf("MergeRecords: %+v, want %+v", cur, want)
+	}
+	if got := SubtractRecords(cur, prev); !reflect.DeepEqual(got, more) {
+		t.Errorf("SubtractRecords: %+v, want %+v", got, more)
+	}
+	if got := SubtractRecords(cur, cur); len(got) != 0 {
+		t.Errorf("SubtractRecords of a snapshot from itself: %+v, want none", got)
 	}
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ func attachFlag(s string) (probe.Backend, error) {
 	}
 	b, err := probe.ParseBackend(s)
 	if err != nil {
-		return "", usageError{err.Error()}
+		return "", usagef("--attach %q: want auto, fentry, kprobe, tracepoint or none", s)
 	}
 	return b, nil
 }
@@ -184,7 +183,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 	meta.BackendDetail = p.Describe()
 	meta.MissingHooks = append([]string(nil), p.Missing...)
 	for _, s := range p.Skipped {
-		meta.Notes = append(meta.Notes, render.BackendSkippedNote(string(s.Backend), string(s.Class), s.Reason))
+		meta.Notes = append(meta.Notes, render.BackendSkippedNote(string(s.Backend), string(s.Verdict), s.Reason))
 	}
 	return p, nil
 }
@@ -193,14 +192,22 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 // privileges; --attach none is offered only where a run can do without
 // the probe (trace cannot).
 func privilegeHint(err error, attachNone bool) string {
-	msg := errtext.FirstLine(err.Error())
-	if os.Geteuid() != 0 && (errors.Is(err, os.ErrPermission) || strings.Contains(msg, "permission") || strings.Contains(msg, "operation not permitted")) {
+	if os.Geteuid() != 0 && probe.Classify(err) == probe.VerdictPermission {
 		if attachNone {
 			return needPrivileges + ": run it with sudo, or pass --attach none for throughput only"
 		}
 		return needPrivileges + ": run it with sudo"
 	}
-	return msg
+	return errtext.FirstLine(openError(err))
+}
+
+// openError is probe.Open's error as the user asked for the backend: a
+// backend that cannot be used is named by the flag that chose it.
+func openError(err error) string {
+	if be, ok := err.(*probe.BackendError); ok {
+		return "--attach " + string(be.Backend) + ": " + probe.Refusal(be.Err)
+	}
+	return err.Error()
 }
 
 const needPrivileges = "loading BPF needs root (or CAP_BPF and CAP_PERFMON)"

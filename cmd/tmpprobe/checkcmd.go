@@ -60,7 +60,7 @@ func cmdCheck(args []string, stdout io.Writer) error {
 func writeCost(w io.Writer, b probe.Backend) {
 	p, err := probe.Open(probe.Options{Attach: b})
 	if err != nil {
-		fmt.Fprintf(w, "\nCOST           could not open the %s backend: %s\n", b, errtext.FirstLine(err.Error()))
+		fmt.Fprintf(w, "\nCOST           could not open the %s backend: %s\n", b, errtext.FirstLine(openError(err)))
 		return
 	}
 	defer p.Close()

@@ -335,6 +335,31 @@ func TestUnprivileged(t *testing.T) {
 	}
 }
 
+// The exact line a user without privileges reads, for a run (which can
+// do without the probe) and a trace (which cannot): written out here, not
+// built from the constant, so a change to the wording shows in review.
+func TestPrivilegeHintLines(t *testing.T) {
+	needRoot(t) // to switch to nobody
+	dir := sharedDir(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "TemporaryFile", "--runtime", "go", "--ops", "10", "--rounds", "1", "-q", "--dir", dir},
+			"tmpprobe: loading BPF needs root (or CAP_BPF and CAP_PERFMON): run it with sudo, or pass --attach none for throughput only\n"},
+		{[]string{"trace", "--", "true"},
+			"tmpprobe: loading BPF needs root (or CAP_BPF and CAP_PERFMON): run it with sudo\n"},
+	} {
+		cmd := asNobody(t, c.args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := exitStatus(t, cmd.Run())
+		if code != exitUsage || stdout.Len() != 0 || stderr.String() != c.want {
+			t.Errorf("%q as nobody: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout.String(), stderr.String(), exitUsage, c.want)
+		}
+	}
+}
+
 // sharedDir is a directory anyone may create files in, sticky as /tmp
 // (a world-writable --dir without the sticky bit is refused).
 func sharedDir(t *testing.T) string {

@@ -346,7 +346,7 @@ func checkDirs(dirs []string) ([]string, error) {
 	for _, d := range dirs {
 		lst, err := os.Lstat(d)
 		if err != nil {
-			return nil, usagef("--dir %s: %s", d, errtext.Reason(err))
+			return nil, usagef("--dir %s: %s", d, errtext.Bare(err))
 		}
 		if lst.Mode()&os.ModeSymlink != 0 {
 			return nil, usagef("--dir %s is a symlink; pass the directory it points to", d)
@@ -355,7 +355,7 @@ func checkDirs(dirs []string) ([]string, error) {
 			return nil, usagef("--dir %s is not a directory", d)
 		}
 		if err := syscall.Access(d, 2|1); err != nil {
-			return nil, usagef("--dir %s is not writable: %s", d, errtext.Reason(err))
+			return nil, usagef("--dir %s is not writable: %s", d, errtext.Bare(err))
 		}
 		if _, err := safefs.CheckDir(d); err != nil {
 			return nil, usagef("--dir %s: %s", d, err)

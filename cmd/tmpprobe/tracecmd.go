@@ -120,7 +120,7 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		opts.LaunchPhase = follow.LaunchPhase
 	}
 	if spec.Cgroup != "" {
-		if opts.TargetCgroup, err = probe.CgroupID(spec.Cgroup); err != nil {
+		if opts.TargetCgroup, err = follow.CgroupID(spec.Cgroup); err != nil {
 			return usageError{err.Error()}
 		}
 	}

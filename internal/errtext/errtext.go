@@ -15,9 +15,9 @@ func FirstLine(s string) string {
 	return s
 }
 
-// Reason is err without the operation and path of an *os.PathError, for
-// a message that names the path itself.
-func Reason(err error) string { return Cause(err).Error() }
+// Bare is err's text without the operation and path of an *os.PathError,
+// for a message that names the path itself.
+func Bare(err error) string { return Cause(err).Error() }
 
 // Cause is err without the operation and path of an *os.PathError, still
 // an error, so that a message wrapping it keeps errors.Is.

@@ -21,13 +21,13 @@ func TestFirstLine(t *testing.T) {
 
 func TestReason(t *testing.T) {
 	_, err := os.Stat("/nonexistent/x")
-	if got := Reason(err); got != "no such file or directory" {
-		t.Errorf("Reason(%v) = %q", err, got)
+	if got := Bare(err); got != "no such file or directory" {
+		t.Errorf("Bare(%v) = %q", err, got)
 	}
-	if got := Reason(fmt.Errorf("wrapped: %w", err)); got != "no such file or directory" {
+	if got := Bare(fmt.Errorf("wrapped: %w", err)); got != "no such file or directory" {
 		t.Errorf("Reason of a wrapped PathError = %q", got)
 	}
-	if got := Reason(fmt.Errorf("plain")); got != "plain" {
-		t.Errorf("Reason(plain) = %q", got)
+	if got := Bare(fmt.Errorf("plain")); got != "plain" {
+		t.Errorf("Bare(plain) = %q", got)
 	}
 }

@@ -36,7 +36,7 @@ const notRegular = "not a regular file: a run is a directory, a run.json or a sy
 func LoadRun(path string) (*results.Run, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, errtext.Reason(err))
+		return nil, fmt.Errorf("%s: %s", path, errtext.Bare(err))
 	}
 	if st.IsDir() {
 		for _, name := range []string{"run.json", "syscalls.csv"} {
@@ -47,7 +47,7 @@ func LoadRun(path string) (*results.Run, error) {
 			}
 			if !errors.Is(err, os.ErrNotExist) {
 				// EACCES on a directory we cannot search is not "no run here".
-				return nil, fmt.Errorf("%s: %s", p, errtext.Reason(err))
+				return nil, fmt.Errorf("%s: %s", p, errtext.Bare(err))
 			}
 		}
 		return nil, fmt.Errorf("%s: no run.json or syscalls.csv in this directory", path)

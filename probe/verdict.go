@@ -13,17 +13,17 @@ import (
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 )
 
-// Class is what a failed load or attach says about the kernel, with
+// Verdict is what a failed load or attach says about the kernel, with
 // cilium/ebpf features semantics: nil is yes, ErrNotSupported is a clear no,
 // and anything else is inconclusive.
-type Class string
+type Verdict string
 
 const (
-	ClassYes          Class = "yes"
-	ClassNotSupported Class = "not supported"
-	ClassPermission   Class = "permission refused"
-	ClassMissing      Class = "missing" // the function is not in this kernel
-	ClassOther        Class = "other"
+	VerdictYes          Verdict = "yes"
+	VerdictNotSupported Verdict = "not supported"
+	VerdictPermission   Verdict = "permission refused"
+	VerdictMissing      Verdict = "missing" // the function is not in this kernel
+	VerdictOther        Verdict = "other"
 )
 
 // notSupported is a kernel fact that cilium/ebpf reports otherwise; it
@@ -33,22 +33,22 @@ type notSupported string
 func (e notSupported) Error() string { return string(e) }
 func (e notSupported) Unwrap() error { return ebpf.ErrNotSupported }
 
-// Classify names the class of a load or attach error.
-func Classify(err error) Class {
+// Classify gives the verdict of a load or attach error.
+func Classify(err error) Verdict {
 	switch {
 	case err == nil:
-		return ClassYes
+		return VerdictYes
 	case errors.Is(err, ebpf.ErrNotSupported):
-		return ClassNotSupported
+		return VerdictNotSupported
 	case errors.Is(err, unix.EPERM), errors.Is(err, unix.EACCES), errors.Is(err, os.ErrPermission):
-		return ClassPermission
+		return VerdictPermission
 	}
-	return ClassOther
+	return VerdictOther
 }
 
-// Reason is the class and the error's first line, e.g. "permission
+// Refusal is the verdict and the error's first line, e.g. "permission
 // refused: load program: operation not permitted".
-func Reason(err error) string {
+func Refusal(err error) string {
 	if err == nil {
 		return ""
 	}
