@@ -226,10 +226,20 @@ func CheckRow(out, name string) string {
 // FooterBackend is the report footer's "backend …" line, which names the
 // backend and how it is attached.
 func FooterBackend(out string) string {
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "backend ") {
-			return line
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		if !strings.HasPrefix(line, "backend ") {
+			continue
 		}
+		// The footer wraps to 80 columns, its continuation lines
+		// indented by two spaces: the backend's line is all of them.
+		for _, more := range lines[i+1:] {
+			if !strings.HasPrefix(more, "  ") {
+				break
+			}
+			line += " " + strings.TrimSpace(more)
+		}
+		return line
 	}
 	return ""
 }

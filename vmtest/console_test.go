@@ -111,4 +111,9 @@ kprobe.multi   no   not supported: no kprobe.multi links (kernel built without C
 	if got := FooterBackend(run); !strings.HasPrefix(got, "backend kprobe (kprobe.multi+kretprobe.multi on 9") || strings.Contains(got, "dir") {
 		t.Errorf("FooterBackend = %q", got)
 	}
+	// Wrapped at 80 columns, as the report writes it since #21.
+	wrapped := "ARM ...\n\nbackend kprobe (kprobe+kretprobe on 9 syscalls and 9 stages, tracepoints via\n  tp_btf; single kprobes, no kprobe.multi: not supported) · kernel 6.1 ·\n  1 CPUs\ndir /tmp: tmpfs\n"
+	if got := FooterBackend(wrapped); !strings.Contains(got, "via tp_btf; single kprobes, no kprobe.multi: not supported) · kernel 6.1 · 1 CPUs") || strings.Contains(got, "dir") {
+		t.Errorf("FooterBackend of a wrapped footer = %q", got)
+	}
 }
