@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"golang.org/x/term"
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/cmdbench"
@@ -165,13 +164,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 }
 
 // compareProgress shows the round and the command running: on a terminal
-// one line rewritten in place, elsewhere a line per finished round. A zero
-// Progress ends it.
+// one line rewritten in place, as wide as the terminal and cut by whole
+// fields as the labs' progress line is (fitFields); elsewhere a line per
+// finished round. A zero Progress ends it.
 func compareProgress(w io.Writer) func(cmdbench.Progress) {
-	tty := false
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		tty = true
-	}
+	width, tty := termWidth(w)
 	start, since := time.Now(), time.Now()
 	return func(p cmdbench.Progress) {
 		switch {
@@ -188,8 +185,9 @@ func compareProgress(w io.Writer) func(cmdbench.Progress) {
 			if p.Warmup {
 				stage = "warm-up"
 			}
-			fmt.Fprintf(w, "\r\033[K%s", truncRunes(fmt.Sprintf("%s %d%s · run %d/%d · %s · %.0fs", stage, p.Round, of,
-				p.Done, p.Total, p.Command, time.Since(start).Seconds()), 79))
+			fields := []string{fmt.Sprintf("%s %d%s", stage, p.Round, of), fmt.Sprintf("run %d/%d", p.Done, p.Total),
+				fmt.Sprintf("%.0fs", time.Since(start).Seconds()), p.Command}
+			fmt.Fprintf(w, "\r\033[K%s", fitFields(fields, width-1))
 		case p.Done == p.Total && !p.Warmup:
 			fmt.Fprintf(w, "round %d done (%.1fs)\n", p.Round, time.Since(since).Seconds())
 			since = time.Now()
