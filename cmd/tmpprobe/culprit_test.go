@@ -239,9 +239,17 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 	dir, out := diskDir(t), t.TempDir()
 	old, cur := filepath.Join(out, "alone"), filepath.Join(out, "busy")
 	saveRun(t, dir, old, "TemporaryFile", "mkstemp-close-unlink")
+	// The hog runs under a name no other process has: neighbours are told
+	// apart by comm, and with other test packages running beside this one
+	// (make test runs them in parallel) OLD can have its own "sh"
+	// neighbours, so a plain sh in NEW would not have "appeared".
+	hog := filepath.Join(t.TempDir(), "cpuhog")
+	if err := os.Symlink("/bin/sh", hog); err != nil {
+		t.Fatal(err)
+	}
 	var stops []func()
 	for range 2 { // one per CPU of this 2-CPU host
-		stops = append(stops, background(t, "sh", "-c", "while :; do :; done"))
+		stops = append(stops, background(t, hog, "-c", "while :; do :; done"))
 	}
 	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
 	for _, stop := range stops {
@@ -249,9 +257,9 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 	}
 	rep := diffAll(t, old, cur)
 	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool {
-		return strings.HasPrefix(s, "NEW: sh (pid ") && strings.Contains(s, "of the run-queue wait")
+		return strings.HasPrefix(s, "NEW: cpuhog (pid ") && strings.Contains(s, "of the run-queue wait")
 	}) {
-		t.Errorf("neighbours %q: want sh, appeared in NEW with its share of the run-queue wait", rep.Neighbours)
+		t.Errorf("neighbours %q: want cpuhog, appeared in NEW with its share of the run-queue wait", rep.Neighbours)
 	}
 }
 
