@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
 
 // openBackendProbe skips only when this kernel has no such backend (not
@@ -51,7 +53,7 @@ func TestBackendsCountExactly(t *testing.T) {
 			dir := t.TempDir()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			marker(p.Cookie, 3, true)
+			marker.Begin(p.Cookie, 3)
 			for i := 0; i < n; i++ {
 				path := filepath.Join(dir, "f")
 				fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL, 0o600)
@@ -63,7 +65,7 @@ func TestBackendsCountExactly(t *testing.T) {
 				unix.Unlink(path)
 			}
 			unix.Unlink(dir + "/missing") // one failing call
-			marker(p.Cookie, 3, false)
+			marker.End(p.Cookie, 3)
 
 			got, err := p.Collect()
 			if err != nil {

@@ -3,8 +3,6 @@
 package probe
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,19 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 )
-
-func newCookie() (uint64, error) {
-	var b [8]byte
-	for {
-		if _, err := rand.Read(b[:]); err != nil {
-			return 0, fmt.Errorf("marker cookie: %w", err)
-		}
-		// 63 bits: lseek's offset is a signed off_t and must stay positive.
-		if c := binary.LittleEndian.Uint64(b[:]) >> 1; c != 0 {
-			return c, nil
-		}
-	}
-}
 
 // syscallSet is config.backend_syscalls: bit nr set for a syscall that a
 // function backend times.

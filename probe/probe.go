@@ -13,6 +13,8 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
+
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
 
 // Hook is one tracepoint tmpprobe attaches to. Required hooks make the
@@ -138,7 +140,7 @@ func Open(opts Options) (*Probe, error) {
 	if err := CheckKernel(btf.NewCache()); err != nil {
 		return nil, err
 	}
-	cookie, err := newCookie()
+	cookie, err := marker.NewCookie()
 	if err != nil {
 		return nil, err
 	}
