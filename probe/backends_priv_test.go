@@ -46,7 +46,7 @@ func openBackendProbe(t *testing.T, b Backend) *Probe {
 // Each backend counts a marked region's syscalls exactly once, the
 // function backends with their stages under the syscall's class.
 func TestBackendsCountExactly(t *testing.T) {
-	for _, b := range AutoOrder {
+	for _, b := range autoOrder {
 		t.Run(string(b), func(t *testing.T) {
 			p := openBackendProbe(t, b)
 			const n = 200
@@ -94,7 +94,7 @@ func TestBackendsCountExactly(t *testing.T) {
 				t.Errorf("unlinkat errors = %d, want 1", errs["unlinkat>"])
 			}
 			funcStages := map[string]bool{}
-			for _, s := range StageFuncs {
+			for _, s := range stageFuncs {
 				funcStages[s.Func] = true
 			}
 			for _, r := range got[3] {

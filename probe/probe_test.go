@@ -35,7 +35,7 @@ func TestRawTpFamily(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to load BPF")
 	}
-	p, err := loadFamily(FamilyRawTp, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
+	p, err := loadFamily(familyRawTp, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
 	if err != nil {
 		t.Fatal(err)
 	}
