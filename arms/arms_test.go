@@ -20,6 +20,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -46,10 +47,10 @@ func hammer(dir, cookie string) {
 			unix.Close(fd)
 		}
 		unix.Unlink(path)
-		phase := i % 200
-		unix.Seek(-1, int64(c), phase<<1|1)
+		phase := uint32(i % 200)
+		marker.Begin(c, phase)
 		unix.Getppid()
-		unix.Seek(-1, int64(c), phase<<1)
+		marker.End(c, phase)
 	}
 }
 

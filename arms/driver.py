@@ -3,7 +3,8 @@
 # catalogue says which). The parent sends one JSON config line, then
 # "batch PHASE TRACED OPS" lines; each batch of OPS ops is timed with
 # perf_counter_ns inside the marker syscalls lseek(-1, cookie,
-# phase << 1 | begin), which fail with EBADF.
+# phase << 1 | begin), which fail with EBADF: internal/marker's call, which
+# TestPythonMarksAsGo holds this one to.
 import io
 import json
 import os

@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
 
 // The Go runtime: native mirrors of the Python arms. Every file syscall is
@@ -92,7 +94,7 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 			return fmt.Errorf("bad command %q", line)
 		}
 		if traced {
-			marker(cfg.Cookie, uint32(phase), true)
+			marker.Begin(cfg.Cookie, uint32(phase))
 		}
 		t0 := time.Now()
 		for i := 0; i < ops; i++ {
@@ -102,21 +104,12 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 		}
 		wall := time.Since(t0)
 		if traced {
-			marker(cfg.Cookie, uint32(phase), false)
+			marker.End(cfg.Cookie, uint32(phase))
 		}
 		fmt.Fprintf(out, "done %d\n", wall.Nanoseconds())
 	}
 	unix.Unlink(string(w.dest[:len(w.dest)-1]))
 	return nil
-}
-
-// marker issues lseek(-1, cookie, phase<<1|begin); it fails with EBADF.
-func marker(cookie uint64, phase uint32, begin bool) {
-	whence := uintptr(phase) << 1
-	if begin {
-		whence |= 1
-	}
-	unix.RawSyscall(unix.SYS_LSEEK, ^uintptr(0), uintptr(cookie), whence)
 }
 
 func newGoWorker(cfg Config) (*goWorker, error) {

@@ -227,4 +227,34 @@ struct neighbour_stats {
 	__u64 bytes; /* disk */
 };
 
+/* A traced thread, the value of the threads map (by tid). The BPF side
+ * keeps it from a begin marker on; Go writes it for the threads that
+ * trace -- CMD, --pid and --tid follow from the start (probe.TrackThreads). */
+struct thread_state {
+	__u32 phase;
+	__u32 nr;         /* syscall in progress; valid when in_syscall */
+	__u16 class;
+	__u8 in_syscall;
+	__u8 in_marker;   /* skip the next sys_exit: a marker's own, or the first
+			   * of a thread adopted mid-syscall or just forked */
+	enum off_state off_state; /* why it was switched out */
+	enum off_waker waker;     /* who woke it */
+	__u8 off_user;    /* switched out in user space, not in a syscall */
+	/* The first loop device this syscall's I/O reached (kernel dev_t), 0
+	 * for none: the top of its stack of loop devices. */
+	__u32 top_loop;
+	__u64 enter_ns;
+	__u64 off_since;  /* switched out inside a syscall at; 0 = on CPU */
+	__u64 window_ns[NR_EXT4_WINDOWS]; /* inside that ext4 stage since; 0 = not */
+	/* Traced as a whole (trace --pid/--cgroup/-- CMD): the phase to return
+	 * to when a marked region ends; 0 for arms, whose entry goes at the end
+	 * marker. follow: children are traced too, not just threads. */
+	__u32 base_phase;
+	__u8 follow;
+	__u8 pad2[3];
+	__u64 region_start;
+	__u32 preempt_cpu; /* where it was last preempted (cpu_slots) */
+	__u32 pad3;
+};
+
 #endif

@@ -50,18 +50,18 @@ func (p *Probe) Attach() error {
 // function hooks' exits, their entries, and sys_enter last.
 func (p *Probe) attachSteps() []attachStep {
 	var steps []attachStep
-	for _, h := range Hooks {
+	for _, h := range tpHooks {
 		if h.Name == "sys_enter" {
 			steps = append(steps, p.funcSteps(false)...)
 			steps = append(steps, p.funcSteps(true)...)
 		}
-		name := progName(p.Family, h)
+		name := progName(p.family, h)
 		prog := p.progs[name]
 		if prog == nil && !h.Required {
 			continue // noted in unavailable when it did not load
 		}
 		steps = append(steps, attachStep{
-			name: string(p.Family) + "/" + h.Name, required: h.Required, why: h.Why,
+			name: string(p.family) + "/" + h.Name, required: h.Required, why: h.Why,
 			attach: func() (link.Link, error) {
 				if prog == nil {
 					return nil, fmt.Errorf("program %s is not loaded", name)
@@ -74,7 +74,7 @@ func (p *Probe) attachSteps() []attachStep {
 }
 
 func (p *Probe) attachTracepoint(tp string, prog *ebpf.Program) (link.Link, error) {
-	if p.Family == FamilyTpBtf {
+	if p.family == familyTpBtf {
 		return link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
 	}
 	return link.AttachRawTracepoint(link.RawTracepointOptions{Name: tp, Program: prog})
@@ -127,7 +127,7 @@ func attachFunc(kind, target string, prog *ebpf.Program) (link.Link, error) {
 	default:
 		return nil, fmt.Errorf("unknown hook kind %q", kind)
 	}
-	if err != nil && (kind == "kprobe" || kind == "kretprobe") && errors.Is(err, os.ErrNotExist) && !HaveKprobePMU() {
+	if err != nil && (kind == "kprobe" || kind == "kretprobe") && errors.Is(err, os.ErrNotExist) && !haveKprobePMU() {
 		// cilium/ebpf falls back from the kprobe PMU to tracefs
 		// kprobe_events; with neither the kernel has no kprobes at all,
 		// which its error (ENOENT on a tracefs file) does not say.
@@ -138,9 +138,9 @@ func attachFunc(kind, target string, prog *ebpf.Program) (link.Link, error) {
 
 const kprobePMU = "/sys/bus/event_source/devices/kprobe"
 
-// HaveKprobePMU reports whether perf can create kprobes (v4.17+, with
+// haveKprobePMU reports whether perf can create kprobes (v4.17+, with
 // CONFIG_KPROBE_EVENTS).
-func HaveKprobePMU() bool {
+func haveKprobePMU() bool {
 	_, err := os.Stat(kprobePMU + "/type")
 	return err == nil
 }

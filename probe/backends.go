@@ -15,8 +15,8 @@ const (
 	BackendTracepoint Backend = "tracepoint"
 )
 
-// AutoOrder is what --attach auto tries, deepest first.
-var AutoOrder = []Backend{BackendFentry, BackendKprobe, BackendTracepoint}
+// autoOrder is what --attach auto tries, deepest first.
+var autoOrder = []Backend{BackendFentry, BackendKprobe, BackendTracepoint}
 
 // ParseBackend checks a backend's name (without "none", which means no
 // probe at all and is the command's business).
@@ -45,22 +45,22 @@ func (b Backend) families() (entry, exit string) {
 // what the BPF side reads the arguments from.
 const syscallPrefix = "__x64_sys_"
 
-// BackendSyscalls are the syscalls the fentry and kprobe backends time on
+// backendSyscalls are the syscalls the fentry and kprobe backends time on
 // their own functions; the BPF side has a hook pair for each.
-var BackendSyscalls = []string{
+var backendSyscalls = []string{
 	"openat", "unlink", "unlinkat", "fsync", "fdatasync", "linkat",
 	"rename", "renameat", "renameat2",
 }
 
-// StageFunc is a kernel function timed inside a syscall.
-type StageFunc struct {
+// stageFunc is a kernel function timed inside a syscall.
+type stageFunc struct {
 	Func  string        // the kernel function, and the stage's name
 	Stage tmpprobeStage // its STAGE_<FUNC>
 	Under string        // the syscalls it usually shows under, for humans
 }
 
-// StageFuncs in the order of bpf/backends.bpf.h.
-var StageFuncs = []StageFunc{
+// stageFuncs in the order of bpf/backends.bpf.h.
+var stageFuncs = []stageFunc{
 	{"do_sys_openat2", tmpprobeStageSTAGE_DO_SYS_OPENAT2, "openat"},
 	{"do_unlinkat", tmpprobeStageSTAGE_DO_UNLINKAT, "unlink(at)"},
 	{"vfs_unlink", tmpprobeStageSTAGE_VFS_UNLINK, "unlink(at)"},
@@ -98,10 +98,10 @@ func (h funcHook) label() string {
 // funcHooks lists every function hook: the syscalls first, then stages.
 func funcHooks() []funcHook {
 	var out []funcHook
-	for _, s := range BackendSyscalls {
+	for _, s := range backendSyscalls {
 		out = append(out, funcHook{target: syscallPrefix + s, prog: "sys_" + s, syscall: s})
 	}
-	for _, s := range StageFuncs {
+	for _, s := range stageFuncs {
 		out = append(out, funcHook{target: s.Func, prog: s.Func, stage: s.Stage})
 	}
 	return out

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
 
 // openBackendProbe skips only when this kernel has no such backend (not
@@ -44,14 +46,14 @@ func openBackendProbe(t *testing.T, b Backend) *Probe {
 // Each backend counts a marked region's syscalls exactly once, the
 // function backends with their stages under the syscall's class.
 func TestBackendsCountExactly(t *testing.T) {
-	for _, b := range AutoOrder {
+	for _, b := range autoOrder {
 		t.Run(string(b), func(t *testing.T) {
 			p := openBackendProbe(t, b)
 			const n = 200
 			dir := t.TempDir()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			marker(p.Cookie, 3, true)
+			marker.Begin(p.Cookie, 3)
 			for i := 0; i < n; i++ {
 				path := filepath.Join(dir, "f")
 				fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL, 0o600)
@@ -63,7 +65,7 @@ func TestBackendsCountExactly(t *testing.T) {
 				unix.Unlink(path)
 			}
 			unix.Unlink(dir + "/missing") // one failing call
-			marker(p.Cookie, 3, false)
+			marker.End(p.Cookie, 3)
 
 			got, err := p.Collect()
 			if err != nil {
@@ -92,7 +94,7 @@ func TestBackendsCountExactly(t *testing.T) {
 				t.Errorf("unlinkat errors = %d, want 1", errs["unlinkat>"])
 			}
 			funcStages := map[string]bool{}
-			for _, s := range StageFuncs {
+			for _, s := range stageFuncs {
 				funcStages[s.Func] = true
 			}
 			for _, r := range got[3] {

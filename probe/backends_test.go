@@ -64,7 +64,7 @@ func TestKprobeMultiCookies(t *testing.T) {
 // Every argument the kernel check knows is of a hook tmpprobe attaches.
 func TestTracepointArgsAreHooks(t *testing.T) {
 	hooks := map[string]bool{}
-	for _, h := range Hooks {
+	for _, h := range tpHooks {
 		hooks[h.Name] = true
 	}
 	for _, a := range tpArgs {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
 
 // calibrationPhase is never handed to a worker (phases count up from 1).
@@ -39,19 +41,11 @@ func (p *Probe) Calibrate(n int) (Calibration, error) {
 		return c, err
 	}
 	c.Inactive = loop()
-	marker(p.Cookie, calibrationPhase, true)
+	marker.Begin(p.Cookie, calibrationPhase)
 	c.Active = loop()
-	marker(p.Cookie, calibrationPhase, false)
+	marker.End(p.Cookie, calibrationPhase)
 	p.forgetPhase(calibrationPhase)
 	return c, nil
-}
-
-func marker(cookie uint64, phase uint32, begin bool) {
-	whence := int(phase << 1)
-	if begin {
-		whence |= 1
-	}
-	unix.Seek(-1, int64(cookie), whence)
 }
 
 func (p *Probe) forgetPhase(phase uint32) {

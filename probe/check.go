@@ -16,33 +16,33 @@ import (
 	"github.com/cilium/ebpf/link"
 )
 
-// CheckRow is one fact of 'tmpprobe check': a name, yes or the verdict of
+// checkRow is one fact of 'tmpprobe check': a name, yes or the verdict of
 // no, and why.
-type CheckRow struct {
+type checkRow struct {
 	Name    string
 	Verdict Verdict
 	Why     string
 }
 
-// OK reports a yes.
-func (r CheckRow) OK() bool { return r.Verdict == VerdictYes }
+// ok reports a yes.
+func (r checkRow) ok() bool { return r.Verdict == VerdictYes }
 
-// FuncRow is one kernel function with a trial of each function hook kind.
-type FuncRow struct {
+// funcRow is one kernel function with a trial of each function hook kind.
+type funcRow struct {
 	Func  string
 	Role  string              // the syscall it is, or "in" the syscalls of a stage
-	Kinds map[string]CheckRow // by FuncKinds
+	Kinds map[string]checkRow // by funcKinds
 }
 
-// FuncKinds are the hook kinds the function backends use.
-var FuncKinds = []string{"kprobe", "kretprobe", "fentry", "fexit"}
+// funcKinds are the hook kinds the function backends use.
+var funcKinds = []string{"kprobe", "kretprobe", "fentry", "fexit"}
 
 // CheckReport is everything 'tmpprobe check' found.
 type CheckReport struct {
-	Env      []CheckRow // privileges, BTF, tracefs, kallsyms, kprobe PMU
-	Types    []CheckRow // each hook type, tried on one exact hook
-	Funcs    []FuncRow  // each function hook, tried on its function
-	Backends []CheckRow // each backend, opened and attached for real
+	env      []checkRow // privileges, BTF, tracefs, kallsyms, kprobe PMU
+	types    []checkRow // each hook type, tried on one exact hook
+	funcs    []funcRow  // each function hook, tried on its function
+	backends []checkRow // each backend, opened and attached for real
 	Auto     Backend    // what --attach auto takes; "" when nothing works
 }
 
@@ -54,42 +54,42 @@ func Check() *CheckReport {
 	defer mountTracefs()()
 	r := &CheckReport{}
 	cache := btf.NewCache()
-	syms, symErr := ReadKallsyms(funcTargets())
-	r.Env = envRows(cache, syms, symErr)
+	syms, symErr := readKallsyms(funcTargets())
+	r.env = envRows(cache, syms, symErr)
 	var kernel *btf.Spec
 	if k, err := cache.Kernel(); err == nil {
 		kernel = k
 	}
 	t := trial{kernel: kernel}
 	openat := syscallPrefix + "openat"
-	typeRow := map[string]CheckRow{}
+	typeRow := map[string]checkRow{}
 	for _, tr := range []struct{ name, on string }{
 		{"tp_btf", "sys_enter"}, {"raw_tp", "sys_enter"}, {"tracepoint", "raw_syscalls:sys_enter"},
 		{"kprobe", openat}, {"kretprobe", openat}, {"kprobe.multi", openat},
 		{"fentry", openat}, {"fexit", openat},
 	} {
-		row := CheckRow{Name: tr.name, Verdict: VerdictYes, Why: "on " + tr.on}
+		row := checkRow{Name: tr.name, Verdict: VerdictYes, Why: "on " + tr.on}
 		if err := t.try(tr.name, tr.on); err != nil {
 			row.Verdict, row.Why = Classify(err), errText(err)
 		}
 		typeRow[tr.name] = row
-		r.Types = append(r.Types, row)
+		r.types = append(r.types, row)
 	}
 	for _, h := range funcHooks() {
-		fr := FuncRow{Func: h.target, Role: h.syscall, Kinds: map[string]CheckRow{}}
+		fr := funcRow{Func: h.target, Role: h.syscall, Kinds: map[string]checkRow{}}
 		if h.syscall == "" {
 			fr.Role = "in " + stageUnder(h.target)
 		}
-		for _, kind := range FuncKinds {
+		for _, kind := range funcKinds {
 			fr.Kinds[kind] = t.funcCell(kind, h.target, syms, typeRow[kind])
 		}
-		r.Funcs = append(r.Funcs, fr)
+		r.funcs = append(r.funcs, fr)
 	}
-	for _, b := range AutoOrder {
-		row := CheckRow{Name: string(b), Verdict: VerdictYes}
+	for _, b := range autoOrder {
+		row := checkRow{Name: string(b), Verdict: VerdictYes}
 		p, err := Open(Options{Attach: b})
 		var be *BackendError
-		var old *KernelTooOld
+		var old *kernelTooOld
 		switch {
 		case errors.As(err, &old):
 			row.Verdict, row.Why = Classify(err), "the kernel cannot run tmpprobe (see its row above)"
@@ -107,13 +107,13 @@ func Check() *CheckReport {
 				r.Auto = b
 			}
 		}
-		r.Backends = append(r.Backends, row)
+		r.backends = append(r.backends, row)
 	}
 	return r
 }
 
 func stageUnder(fn string) string {
-	for _, s := range StageFuncs {
+	for _, s := range stageFuncs {
 		if s.Func == fn {
 			return s.Under
 		}
@@ -123,17 +123,17 @@ func stageUnder(fn string) string {
 
 // funcCell tries one kind on one function, unless the function is not in
 // the kernel or the kind failed on every function already (its type row).
-func (t trial) funcCell(kind, fn string, syms Symbols, typeRow CheckRow) CheckRow {
+func (t trial) funcCell(kind, fn string, syms hookSymbols, typeRow checkRow) checkRow {
 	if why := syms.Missing(fn); why != "" {
-		return CheckRow{Name: kind, Verdict: VerdictMissing, Why: why}
+		return checkRow{Name: kind, Verdict: VerdictMissing, Why: why}
 	}
 	if c := typeRow.Verdict; c == VerdictNotSupported || c == VerdictPermission {
-		return CheckRow{Name: kind, Verdict: c, Why: typeRow.Why}
+		return checkRow{Name: kind, Verdict: c, Why: typeRow.Why}
 	}
 	if err := t.try(kind, fn); err != nil {
-		return CheckRow{Name: kind, Verdict: Classify(err), Why: errText(err)}
+		return checkRow{Name: kind, Verdict: Classify(err), Why: errText(err)}
 	}
-	return CheckRow{Name: kind, Verdict: VerdictYes}
+	return checkRow{Name: kind, Verdict: VerdictYes}
 }
 
 // trial loads a program that returns 0 and attaches it to one hook.
@@ -192,20 +192,20 @@ func (t trial) try(kind, on string) error {
 	return l.Close()
 }
 
-func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
-	var rows []CheckRow
+func envRows(cache *btf.Cache, syms hookSymbols, symErr error) []checkRow {
+	var rows []checkRow
 	add := func(name string, ok bool, verdict Verdict, why string) {
 		if ok {
 			verdict = VerdictYes
 		}
-		rows = append(rows, CheckRow{name, verdict, why})
+		rows = append(rows, checkRow{name, verdict, why})
 	}
 	priv, why := privileges()
 	add("privileges", priv, VerdictPermission, why)
 	_, err := cache.Kernel()
 	add("BTF", err == nil, Classify(err), btfWhy(err))
 	kernelWhy := kernelSummary()
-	if err = CheckKernel(cache); err != nil {
+	if err = checkKernel(cache); err != nil {
 		kernelWhy = errText(err)
 	}
 	add("kernel", err == nil, Classify(err), kernelWhy)
@@ -222,7 +222,7 @@ func envRows(cache *btf.Cache, syms Symbols, symErr error) []CheckRow {
 		}
 		add("kallsyms", n > 0, VerdictMissing, fmt.Sprintf("%d of %d hooked functions", n, len(funcTargets())))
 	}
-	pmu := HaveKprobePMU()
+	pmu := haveKprobePMU()
 	pmuWhy := "no " + kprobePMU
 	if pmu {
 		pmuWhy = kprobePMU

@@ -11,12 +11,12 @@ import (
 // On a kernel too old for tmpprobe, check's last line gives the one reason
 // every backend failed, as the kernel row says it.
 func TestCheckTableKernelTooOld(t *testing.T) {
-	old := &KernelTooOld{"5.15.0-91-generic", notSupported("sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)")}
+	old := &kernelTooOld{"5.15.0-91-generic", notSupported("sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)")}
 	r := &CheckReport{
-		Env: []CheckRow{{"BTF", VerdictYes, "/sys/kernel/btf/vmlinux"}, {"kernel", Classify(old), errText(old)}},
+		env: []checkRow{{"BTF", VerdictYes, "/sys/kernel/btf/vmlinux"}, {"kernel", Classify(old), errText(old)}},
 	}
-	for _, b := range AutoOrder {
-		r.Backends = append(r.Backends, CheckRow{string(b), VerdictNotSupported, "the kernel cannot run tmpprobe (see its row above)"})
+	for _, b := range autoOrder {
+		r.backends = append(r.backends, checkRow{string(b), VerdictNotSupported, "the kernel cannot run tmpprobe (see its row above)"})
 	}
 	var buf bytes.Buffer
 	r.WriteTable(&buf)

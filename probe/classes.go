@@ -20,8 +20,8 @@ var pseudoClassNames = map[tmpprobePseudoClass]string{
 	tmpprobePseudoClassCLASS_REGION:         results.ClassRegion,
 }
 
-// ClassName names a syscall class the way reports and CSVs show it.
-func ClassName(c uint16) string {
+// className names a syscall class the way reports and CSVs show it.
+func className(c uint16) string {
 	if n, ok := pseudoClassNames[tmpprobePseudoClass(c)]; ok {
 		return n
 	}
@@ -63,10 +63,10 @@ func stageName(s tmpprobeStage) string {
 	return fmt.Sprintf("stage_%d", s)
 }
 
-// OffLabel names an off-CPU label index, state * NR_OFF_WAKERS + waker
+// offLabel names an off-CPU label index, state * NR_OFF_WAKERS + waker
 // (bpf/tmpprobe.h): "blocked/jbd2", or the state alone when nothing woke
 // the thread or it was preempted (runnable: nothing needed to wake it).
-func OffLabel(i int) string {
+func offLabel(i int) string {
 	nw := int(tmpprobeOffWakerNR_OFF_WAKERS)
 	st, wk := tmpprobeOffState(i/nw), tmpprobeOffWaker(i%nw)
 	if i < 0 || st >= tmpprobeOffStateNR_OFF_STATES {

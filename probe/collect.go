@@ -96,7 +96,7 @@ func (p *Probe) Drops() (map[string]uint64, error) {
 }
 
 func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRecord {
-	r := results.ClassRecord{Class: ClassName(key.Class), Stage: stageName(key.Stage)}
+	r := results.ClassRecord{Class: className(key.Class), Stage: stageName(key.Stage)}
 	for _, s := range percpu {
 		r.Add(cpuRecord(s))
 	}
@@ -113,7 +113,7 @@ func cpuRecord(s tmpprobeClassStats) results.ClassRecord {
 			if r.OffNs == nil {
 				r.OffNs = map[string]uint64{}
 			}
-			r.OffNs[OffLabel(i)] += v
+			r.OffNs[offLabel(i)] += v
 		}
 	}
 	for i, v := range s.Hist {

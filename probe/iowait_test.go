@@ -17,7 +17,7 @@ import (
 func TestIOWaitSyscallsAreClasses(t *testing.T) {
 	pseudo := map[string]string{}
 	for name, v := range cEnum(t, "pseudo_class") {
-		pseudo[ClassName(uint16(v))] = name
+		pseudo[className(uint16(v))] = name
 	}
 	list := results.IOWaitSyscalls()
 	if len(list) == 0 {

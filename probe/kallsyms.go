@@ -7,22 +7,22 @@ import (
 	"strings"
 )
 
-// Symbols is what /proc/kallsyms says about the functions tmpprobe hooks.
-type Symbols struct {
+// hookSymbols is what /proc/kallsyms says about the functions tmpprobe hooks.
+type hookSymbols struct {
 	Funcs  map[string]bool     // text symbols present under their own name
 	Clones map[string][]string // wanted name -> optimized copies (name.isra.0, …)
 }
 
-// ParseKallsyms reads "address type name [module]" lines and keeps the
+// parseKallsyms reads "address type name [module]" lines and keeps the
 // text symbols among wanted. A function the compiler specialised shows up
 // only as name.isra.N / name.constprop.N: its callers no longer go through
 // name, so hooking the copy would miss calls; it counts as absent.
-func ParseKallsyms(r io.Reader, wanted []string) (Symbols, error) {
+func parseKallsyms(r io.Reader, wanted []string) (hookSymbols, error) {
 	want := map[string]bool{}
 	for _, w := range wanted {
 		want[w] = true
 	}
-	s := Symbols{Funcs: map[string]bool{}, Clones: map[string][]string{}}
+	s := hookSymbols{Funcs: map[string]bool{}, Clones: map[string][]string{}}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -41,18 +41,18 @@ func ParseKallsyms(r io.Reader, wanted []string) (Symbols, error) {
 	return s, sc.Err()
 }
 
-// ReadKallsyms parses /proc/kallsyms.
-func ReadKallsyms(wanted []string) (Symbols, error) {
+// readKallsyms parses /proc/kallsyms.
+func readKallsyms(wanted []string) (hookSymbols, error) {
 	f, err := os.Open("/proc/kallsyms")
 	if err != nil {
-		return Symbols{}, err
+		return hookSymbols{}, err
 	}
 	defer f.Close()
-	return ParseKallsyms(f, wanted)
+	return parseKallsyms(f, wanted)
 }
 
 // Missing says why a wanted function cannot be hooked, or "" when it can.
-func (s Symbols) Missing(name string) string {
+func (s hookSymbols) Missing(name string) string {
 	if s.Funcs[name] {
 		return ""
 	}

@@ -19,7 +19,7 @@ short line
 `
 	wanted := []string{"do_sys_openat2", "__x64_sys_openat", "vfs_fsync_range", "jbd2_log_wait_commit",
 		"do_unlinkat", "do_linkat", "__x64_sys_unlink", "vfs_unlink"}
-	syms, err := ParseKallsyms(strings.NewReader(kallsyms), wanted)
+	syms, err := parseKallsyms(strings.NewReader(kallsyms), wanted)
 	if err != nil {
 		t.Fatal(err)
 	}

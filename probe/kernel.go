@@ -9,13 +9,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// MinKernel is the oldest Linux the BPF side runs on: 5.18, where
+// minKernel is the oldest Linux the BPF side runs on: 5.18, where
 // sched_switch gained its prev_state argument (tpArgs). Everything else it
 // needs is older: tp_btf and fentry (5.5), BTF in sysfs (5.4), global
 // variables (5.2), the __x64_sys_* wrappers (4.17), and the block
 // tracepoints' one-argument form (5.11). Without CONFIG_FPROBE (5.18+)
 // the kprobe backend uses single kprobes instead of kprobe.multi.
-const MinKernel = "5.18"
+const minKernel = "5.18"
 
 // tpArg is a tracepoint argument the BPF side reads by position (ctx[i] in
 // bpf/tmpprobe.bpf.c's HOOKS) whose position or type changed in a kernel
@@ -24,7 +24,7 @@ const MinKernel = "5.18"
 // at) or past the end (tp_btf refuses to load and raw_tp to attach, with
 // an EINVAL that does not say why).
 type tpArg struct {
-	hook  string // a Hooks name
+	hook  string // a tpHooks name
 	index int    // i of ctx[i]
 	want  string // its C type, as cType spells it
 	name  string
@@ -112,34 +112,34 @@ func cType(t btf.Type) string {
 	return fmt.Sprintf("%T", t)
 }
 
-// KernelTooOld is why this kernel cannot run tmpprobe at all: no BTF, or a
+// kernelTooOld is why this kernel cannot run tmpprobe at all: no BTF, or a
 // required hook's argument is not where the BPF side reads it. One line,
-// naming the kernel, the missing fact and MinKernel.
-type KernelTooOld struct {
+// naming the kernel, the missing fact and minKernel.
+type kernelTooOld struct {
 	Release string
 	Err     error
 }
 
-func (e *KernelTooOld) Error() string {
-	return fmt.Sprintf("Linux %s cannot run tmpprobe (needs %s or later, with BTF): %s", e.Release, MinKernel, errText(e.Err))
+func (e *kernelTooOld) Error() string {
+	return fmt.Sprintf("Linux %s cannot run tmpprobe (needs %s or later, with BTF): %s", e.Release, minKernel, errText(e.Err))
 }
 
-func (e *KernelTooOld) Unwrap() error { return e.Err }
+func (e *kernelTooOld) Unwrap() error { return e.Err }
 
-// CheckKernel returns a *KernelTooOld when the kernel lacks what every
+// checkKernel returns a *kernelTooOld when the kernel lacks what every
 // backend needs: BTF (the programs are CO-RE: every field they read is
 // relocated against it) and the required hooks' arguments.
-func CheckKernel(cache *btf.Cache) error {
+func checkKernel(cache *btf.Cache) error {
 	kernel, err := cache.Kernel()
 	if err != nil {
-		return &KernelTooOld{kernelRelease(), fmt.Errorf("no kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): %w", err)}
+		return &kernelTooOld{kernelRelease(), fmt.Errorf("no kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF): %w", err)}
 	}
-	for _, h := range Hooks {
+	for _, h := range tpHooks {
 		if !h.Required {
 			continue
 		}
 		if err := checkTracepointArgs(kernel, h.Name); err != nil {
-			return &KernelTooOld{kernelRelease(), err}
+			return &kernelTooOld{kernelRelease(), err}
 		}
 	}
 	return nil
@@ -147,7 +147,7 @@ func CheckKernel(cache *btf.Cache) error {
 
 // kernelSummary is the yes of the check's kernel row.
 func kernelSummary() string {
-	return fmt.Sprintf("%s: BTF, and the tracepoint arguments of %s+", kernelRelease(), MinKernel)
+	return fmt.Sprintf("%s: BTF, and the tracepoint arguments of %s+", kernelRelease(), minKernel)
 }
 
 func kernelRelease() string {

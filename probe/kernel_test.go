@@ -79,7 +79,7 @@ func TestCheckTracepointArgs(t *testing.T) {
 
 // A kernel too old is one line naming the release, the floor and the fact.
 func TestKernelTooOldLine(t *testing.T) {
-	err := &KernelTooOld{"5.15.0-91-generic", checkTracepointArgs(tracepointBTF(t, "sched_switch",
+	err := &kernelTooOld{"5.15.0-91-generic", checkTracepointArgs(tracepointBTF(t, "sched_switch",
 		&btf.Int{Name: "_Bool", Size: 1}, &btf.Pointer{Target: &btf.Struct{Name: "task_struct"}},
 		&btf.Pointer{Target: &btf.Struct{Name: "task_struct"}}), "sched_switch")}
 	want := "Linux 5.15.0-91-generic cannot run tmpprobe (needs 5.18 or later, with BTF): sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)"
@@ -98,7 +98,7 @@ func TestThisKernelPasses(t *testing.T) {
 		t.Skip("no kernel BTF")
 	}
 	cache := btf.NewCache()
-	if err := CheckKernel(cache); err != nil {
+	if err := checkKernel(cache); err != nil {
 		t.Fatal(err)
 	}
 	kernel, err := cache.Kernel()

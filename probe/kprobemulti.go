@@ -57,7 +57,7 @@ func attachMulti(kind string, prog *ebpf.Program, opts link.KprobeMultiOptions) 
 	}
 	l, err := attach(prog, opts)
 	if errors.Is(err, ebpf.ErrNotSupported) {
-		// On a kernel of MinKernel or later the link type exists, but
+		// On a kernel of minKernel or later the link type exists, but
 		// without CONFIG_FPROBE its attach is a stub returning
 		// EOPNOTSUPP; cilium/ebpf's probe then says "requires v5.18".
 		return nil, notSupported("no kprobe.multi links (kernel built without CONFIG_FPROBE)")

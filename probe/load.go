@@ -3,8 +3,6 @@
 package probe
 
 import (
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,19 +11,6 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 )
-
-func newCookie() (uint64, error) {
-	var b [8]byte
-	for {
-		if _, err := rand.Read(b[:]); err != nil {
-			return 0, fmt.Errorf("marker cookie: %w", err)
-		}
-		// 63 bits: lseek's offset is a signed off_t and must stay positive.
-		if c := binary.LittleEndian.Uint64(b[:]) >> 1; c != 0 {
-			return c, nil
-		}
-	}
-}
 
 // syscallSet is config.backend_syscalls: bit nr set for a syscall that a
 // function backend times.
@@ -41,26 +26,26 @@ func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
 	}
 }
 
-// MissingProgramError names programs the loader needs that the BPF object
+// missingProgramError names programs the loader needs that the BPF object
 // lacks: the object and the Go tables disagree (a stale 'make generate', or
 // a hook renamed on one side only). Another family or backend would load
 // the same object, so Open fails with it at once.
-type MissingProgramError struct{ Programs []string }
+type missingProgramError struct{ Programs []string }
 
-func (e *MissingProgramError) Error() string {
+func (e *missingProgramError) Error() string {
 	return fmt.Sprintf("the BPF object has no program %s (stale 'make generate'?)", strings.Join(e.Programs, ", "))
 }
 
 // progName is a tracepoint hook's program in fam: bpf/tmpprobe.bpf.c's
 // HOOKS(kind) names them kind_hook.
-func progName(fam Family, h Hook) string { return string(fam) + "_" + h.Name }
+func progName(fam tpFamily, h tpHook) string { return string(fam) + "_" + h.Name }
 
-// familyPrograms splits Hooks into those whose fam program spec has,
+// familyPrograms splits tpHooks into those whose fam program spec has,
 // required and optional, and notes the optional ones it lacks; a required
-// hook without its program is a *MissingProgramError.
-func familyPrograms(spec *ebpf.CollectionSpec, fam Family) (required, optional []Hook, notes []string, err error) {
+// hook without its program is a *missingProgramError.
+func familyPrograms(spec *ebpf.CollectionSpec, fam tpFamily) (required, optional []tpHook, notes []string, err error) {
 	var missing []string
-	for _, h := range Hooks {
+	for _, h := range tpHooks {
 		name := progName(fam, h)
 		switch {
 		case spec.Programs[name] != nil && h.Required:
@@ -74,7 +59,7 @@ func familyPrograms(spec *ebpf.CollectionSpec, fam Family) (required, optional [
 		}
 	}
 	if len(missing) > 0 {
-		return nil, nil, nil, &MissingProgramError{missing}
+		return nil, nil, nil, &missingProgramError{missing}
 	}
 	return required, optional, notes, nil
 }
@@ -84,9 +69,9 @@ func familyPrograms(spec *ebpf.CollectionSpec, fam Family) (required, optional [
 func loadTracepoints(cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	var errs []string
 	var first error
-	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
+	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
 		p, err := loadFamily(fam, cfg, cache)
-		var missing *MissingProgramError
+		var missing *missingProgramError
 		if err == nil || errors.As(err, &missing) {
 			return p, err
 		}
@@ -101,7 +86,7 @@ func loadTracepoints(cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 // loadFamily loads the maps and the family's required tracepoint programs
 // in one collection, then each optional one on its own: a tracepoint the
 // kernel lacks (a module's, not loaded) fails only its own hook.
-func loadFamily(fam Family, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
+func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	spec, err := loadTmpprobe()
 	if err != nil {
 		return nil, err
@@ -125,14 +110,14 @@ func loadFamily(fam Family, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error
 		printVerifierLog(err)
 		return nil, err
 	}
-	p := &Probe{Cookie: cfg.Cookie, Family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}, unavailable: notes}
+	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
 	kernel, _ := cache.Kernel() // Open has checked it is there
 	for _, h := range optional {
 		name := progName(fam, h)
-		// Open has checked the required hooks' arguments (CheckKernel).
+		// Open has checked the required hooks' arguments (checkKernel).
 		err := checkTracepointArgs(kernel, h.Name)
 		var prog *ebpf.Program
 		if err == nil {
@@ -152,7 +137,7 @@ func loadFamily(fam Family, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error
 func (p *Probe) loadOne(name, target string) (*ebpf.Program, error) {
 	ps := p.spec.Programs[name]
 	if ps == nil {
-		return nil, &MissingProgramError{[]string{name}}
+		return nil, &missingProgramError{[]string{name}}
 	}
 	ps = ps.Copy()
 	if target != "" {
@@ -189,7 +174,7 @@ type funcPlan struct {
 // function stays with sys_enter/sys_exit; a stage without one is skipped.
 func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 	var plan funcPlan
-	syms, err := ReadKallsyms(funcTargets())
+	syms, err := readKallsyms(funcTargets())
 	if err != nil {
 		return plan, fmt.Errorf("reading kallsyms: %w", err)
 	}
@@ -235,7 +220,7 @@ func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 // funcPrograms keeps the hooks whose entry and exit programs for b are in
 // spec, noting the stages without; a syscall hook without its programs, or
 // the kprobe backend without its kprobe.multi pair, is a
-// *MissingProgramError.
+// *missingProgramError.
 func funcPrograms(spec *ebpf.CollectionSpec, b Backend, hooks []funcHook) (have []funcHook, notes []string, err error) {
 	var missing []string
 	if b == BackendKprobe {
@@ -262,7 +247,7 @@ func funcPrograms(spec *ebpf.CollectionSpec, b Backend, hooks []funcHook) (have 
 		}
 	}
 	if len(missing) > 0 {
-		return nil, nil, &MissingProgramError{missing}
+		return nil, nil, &missingProgramError{missing}
 	}
 	return have, notes, nil
 }

@@ -20,10 +20,10 @@ func without(spec *ebpf.CollectionSpec, name string) *ebpf.CollectionSpec {
 	return s
 }
 
-// wantMissing checks that err is a *MissingProgramError naming name.
+// wantMissing checks that err is a *missingProgramError naming name.
 func wantMissing(t *testing.T, err error, name string) {
 	t.Helper()
-	var missing *MissingProgramError
+	var missing *missingProgramError
 	if !errors.As(err, &missing) || !slices.Equal(missing.Programs, []string{name}) || !strings.Contains(err.Error(), name) {
 		t.Errorf("without %s: error %v, want one naming it", name, err)
 	}
@@ -36,9 +36,9 @@ func wantMissing(t *testing.T, err error, name string) {
 // the hook as missing.
 func TestHookPrograms(t *testing.T) {
 	spec := objectSpec(t)
-	types := map[Family]ebpf.ProgramType{FamilyTpBtf: ebpf.Tracing, FamilyRawTp: ebpf.RawTracepoint}
-	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
-		for _, h := range Hooks {
+	types := map[tpFamily]ebpf.ProgramType{familyTpBtf: ebpf.Tracing, familyRawTp: ebpf.RawTracepoint}
+	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
+		for _, h := range tpHooks {
 			t.Run(string(fam)+"/"+h.Name, func(t *testing.T) {
 				name := progName(fam, h)
 				if ps := spec.Programs[name]; ps == nil || ps.Type != types[fam] {
@@ -52,14 +52,14 @@ func TestHookPrograms(t *testing.T) {
 				if err != nil || len(notes) != 1 || !strings.Contains(notes[0], name) {
 					t.Errorf("without %s: error %v, notes %q; want it listed as missing", name, err, notes)
 				}
-				if len(req)+len(opt) != len(Hooks)-1 || slices.Contains(opt, h) {
-					t.Errorf("without %s: %d required, %d optional hooks of %d", name, len(req), len(opt), len(Hooks))
+				if len(req)+len(opt) != len(tpHooks)-1 || slices.Contains(opt, h) {
+					t.Errorf("without %s: %d required, %d optional hooks of %d", name, len(req), len(opt), len(tpHooks))
 				}
 			})
 		}
 		req, opt, notes, err := familyPrograms(spec, fam)
-		if err != nil || len(notes) > 0 || len(req)+len(opt) != len(Hooks) {
-			t.Errorf("%s: %d required, %d optional of %d hooks; notes %q, error %v", fam, len(req), len(opt), len(Hooks), notes, err)
+		if err != nil || len(notes) > 0 || len(req)+len(opt) != len(tpHooks) {
+			t.Errorf("%s: %d required, %d optional of %d hooks; notes %q, error %v", fam, len(req), len(opt), len(tpHooks), notes, err)
 		}
 	}
 	kinds := map[string]ebpf.AttachType{"kprobe": ebpf.AttachNone, "kretprobe": ebpf.AttachNone,
@@ -102,8 +102,8 @@ func TestNoProgramWithoutHook(t *testing.T) {
 		tmpprobeProgKprobeMultiEntry: true, tmpprobeProgKretprobeMultiExit: true,
 		tmpprobeProgTestHistSlot: true, // run by TestHistSlotMatchesBPF
 	}
-	for _, fam := range []Family{FamilyTpBtf, FamilyRawTp} {
-		for _, h := range Hooks {
+	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
+		for _, h := range tpHooks {
 			known[progName(fam, h)] = true
 		}
 	}
@@ -116,7 +116,7 @@ func TestNoProgramWithoutHook(t *testing.T) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(objectSpec(t).Programs)) {
 		if !known[name] {
-			t.Errorf("program %s is in the object but in no Go table (Hooks, BackendSyscalls, StageFuncs)", name)
+			t.Errorf("program %s is in the object but in no Go table (tpHooks, backendSyscalls, stageFuncs)", name)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func TestNoProgramWithoutHook(t *testing.T) {
 // A required hook whose program did not load fails Attach, naming the
 // program; an optional one is skipped (load listed it as missing).
 func TestAttachNeedsRequiredPrograms(t *testing.T) {
-	p := &Probe{Family: FamilyTpBtf, progs: map[string]*ebpf.Program{}}
+	p := &Probe{family: familyTpBtf, progs: map[string]*ebpf.Program{}}
 	steps := p.attachSteps()
 	var names []string
 	for _, s := range steps {
@@ -138,7 +138,7 @@ func TestAttachNeedsRequiredPrograms(t *testing.T) {
 		}
 	}
 	var required []string
-	for _, h := range Hooks {
+	for _, h := range tpHooks {
 		if h.Required {
 			required = append(required, "tp_btf/"+h.Name)
 		}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
@@ -53,9 +54,9 @@ func TestDiskNeighbourCountsExactly(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	dd := exec.Command("dd", "if=/dev/zero", "of="+file, fmt.Sprintf("bs=%d", size), fmt.Sprintf("count=%d", n),
 		"oflag=direct", "conv=notrunc", "status=none")
-	probe.Marker(p.Cookie, 9, true)
+	marker.Begin(p.Cookie, 9)
 	err = dd.Run()
-	probe.Marker(p.Cookie, 9, false)
+	marker.End(p.Cookie, 9)
 	if err != nil {
 		t.Fatalf("dd: %v", err)
 	}
@@ -107,11 +108,11 @@ func TestCPUNeighbourIsTheHog(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // taskset has exec'd sh
 	p.Collect()
 	p.CollectNeighbours()
-	probe.Marker(p.Cookie, 11, true)
+	marker.Begin(p.Cookie, 11)
 	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
 		unix.Getppid()
 	}
-	probe.Marker(p.Cookie, 11, false)
+	marker.End(p.Cookie, 11)
 	nbs, err := p.CollectNeighbours()
 	if err != nil {
 		t.Fatal(err)

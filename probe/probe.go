@@ -13,20 +13,22 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
+
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
 
-// Hook is one tracepoint tmpprobe attaches to. Required hooks make the
+// tpHook is one tracepoint tmpprobe attaches to. Required hooks make the
 // probe fail when they cannot attach; optional ones are reported as missing.
-type Hook struct {
+type tpHook struct {
 	Name     string
 	Required bool
 	Why      string
 }
 
-// Hooks in attach order: exits before entries, so no enter is ever seen
+// tpHooks in attach order: exits before entries, so no enter is ever seen
 // without the matching exit hook already in place. The function backends'
 // hooks attach just before sys_enter, exits first as well.
-var Hooks = []Hook{
+var tpHooks = []tpHook{
 	{"sys_exit", true, "syscall time"},
 	{"sched_switch", true, "off-CPU time"},
 	{"sched_waking", false, "who woke a thread (off-CPU labels)"},
@@ -57,13 +59,13 @@ var Hooks = []Hook{
 	{"sys_enter", true, "syscall time and markers"},
 }
 
-// Family is how the tracepoint hooks are attached: tp_btf (BTF-typed raw
+// tpFamily is how the tracepoint hooks are attached: tp_btf (BTF-typed raw
 // tracepoints, the cheapest) or raw_tp (for kernels without BTF).
-type Family string
+type tpFamily string
 
 const (
-	FamilyTpBtf Family = "tp_btf"
-	FamilyRawTp Family = "raw_tp"
+	familyTpBtf tpFamily = "tp_btf"
+	familyRawTp tpFamily = "raw_tp"
 )
 
 // Options choose how the probe attaches; the rest are set in the programs
@@ -98,11 +100,11 @@ type Skipped struct {
 type Probe struct {
 	Cookie  uint64
 	Backend Backend
-	Family  Family
-	Skipped []Skipped // backends tried before this one, in AutoOrder
+	Skipped []Skipped // backends tried before this one, in autoOrder
 	Missing []string  // hooks not attached, with the reason
-	Owned   []string  // syscalls timed by the backend's function hooks
 
+	family         tpFamily
+	owned          []string                 // syscalls timed by the backend's function hooks
 	coll           *ebpf.Collection         // maps and required tracepoint programs
 	colls          []*ebpf.Collection       // every program loaded on its own
 	progs          map[string]*ebpf.Program // tracepoint programs by name
@@ -132,19 +134,19 @@ func (e *BackendError) Error() string {
 func (e *BackendError) Unwrap() error { return e.Err }
 
 // Open loads the programs of the chosen backend and proves them with a
-// trial attach and detach; auto takes the first of AutoOrder that passes.
+// trial attach and detach; auto takes the first of autoOrder that passes.
 // Nothing is attached when it returns.
 func Open(opts Options) (*Probe, error) {
-	if err := CheckKernel(btf.NewCache()); err != nil {
+	if err := checkKernel(btf.NewCache()); err != nil {
 		return nil, err
 	}
-	cookie, err := newCookie()
+	cookie, err := marker.NewCookie()
 	if err != nil {
 		return nil, err
 	}
 	order := []Backend{opts.Attach}
 	if opts.Attach == "" || opts.Attach == BackendAuto {
-		order = AutoOrder
+		order = autoOrder
 	}
 	var skipped []Skipped
 	var lastErr error
@@ -154,7 +156,7 @@ func Open(opts Options) (*Probe, error) {
 			p.Skipped = skipped
 			return p, nil
 		}
-		var missing *MissingProgramError
+		var missing *missingProgramError
 		if errors.As(err, &missing) {
 			return nil, &BackendError{b, err} // every backend loads this object
 		}
@@ -193,7 +195,7 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Backend, p.Owned, p.unmountTracefs = b, plan.ownedNames, unmount
+	p.Backend, p.owned, p.unmountTracefs = b, plan.ownedNames, unmount
 	p.unavailable = append(p.unavailable, plan.unavailable...)
 	hooks, notes, err := funcPrograms(p.spec, b, plan.hooks)
 	if err != nil {
@@ -215,7 +217,7 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 
 // Describe says how the probe is attached, for reports (backend detail).
 func (p *Probe) Describe() string {
-	tp := "tracepoints via " + string(p.Family)
+	tp := "tracepoints via " + string(p.family)
 	entry, exit := p.Backend.families()
 	if entry == "" {
 		return tp
@@ -232,7 +234,7 @@ func (p *Probe) Describe() string {
 	case p.noMulti != "":
 		tp += "; single kprobes, no kprobe.multi: " + p.noMulti
 	}
-	return fmt.Sprintf("%s+%s on %d syscalls and %d stages, %s", entry, exit, len(p.Owned), stages, tp)
+	return fmt.Sprintf("%s+%s on %d syscalls and %d stages, %s", entry, exit, len(p.owned), stages, tp)
 }
 
 // Attached reports whether the hooks are live.

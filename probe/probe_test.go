@@ -10,6 +10,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/internal/marker"
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -34,7 +35,7 @@ func TestRawTpFamily(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to load BPF")
 	}
-	p, err := loadFamily(FamilyRawTp, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
+	p, err := loadFamily(familyRawTp, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,13 +52,13 @@ func checkMarkedRegion(t *testing.T, p *Probe) {
 
 	const n = 1000
 	unix.Getppid() // outside any region: not counted
-	marker(p.Cookie, 7, true)
+	marker.Begin(p.Cookie, 7)
 	for i := 0; i < n; i++ {
 		unix.Getppid()
 	}
-	marker(p.Cookie^1, 7, false) // wrong cookie: ignored, region goes on
-	unix.Close(-1)               // one failing close
-	marker(p.Cookie, 7, false)
+	marker.End(p.Cookie^1, 7) // wrong cookie: ignored, region goes on
+	unix.Close(-1)            // one failing close
+	marker.End(p.Cookie, 7)
 	unix.Getppid()
 
 	got, err := p.Collect()
@@ -97,6 +98,3 @@ func checkMarkedRegion(t *testing.T, p *Probe) {
 		t.Errorf("Collect did not clear the map: %v", again)
 	}
 }
-
-// Marker is marker for the tests of package probe_test.
-var Marker = marker

@@ -59,23 +59,23 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 				t.Errorf("%s = %d: stageName = %q, want %q", name, v, got, want)
 			}
 		}
-		// StageFuncs: the Go list of kernel functions the function backends
+		// stageFuncs: the Go list of kernel functions the function backends
 		// time. Each is STAGE_<FUNC>, and every STAGE_ with a
 		// FUNC_STAGE_HOOKS program is one of them.
 		stages := cEnum(t, "stage")
 		spec := objectSpec(t)
 		listed := map[string]bool{}
-		for _, f := range StageFuncs {
+		for _, f := range stageFuncs {
 			listed[f.Func] = true
 			name := "STAGE_" + strings.ToUpper(f.Func)
 			if v, ok := stages[name]; !ok || v != uint64(f.Stage) {
-				t.Errorf("StageFuncs: %s is stage %d, C has %s = %d (defined: %v)", f.Func, f.Stage, name, v, ok)
+				t.Errorf("stageFuncs: %s is stage %d, C has %s = %d (defined: %v)", f.Func, f.Stage, name, v, ok)
 			}
 		}
 		for name := range stages {
 			fn := label(name, "STAGE_")
 			if spec.Programs["kprobe_"+fn] != nil && !listed[fn] {
-				t.Errorf("%s has FUNC_STAGE_HOOKS programs but is not in StageFuncs", name)
+				t.Errorf("%s has FUNC_STAGE_HOOKS programs but is not in stageFuncs", name)
 			}
 		}
 	})
@@ -102,7 +102,7 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 		if len(pseudoClassNames) != len(classes) {
 			t.Errorf("pseudoClassNames has %d names, enum pseudo_class %d", len(pseudoClassNames), len(classes))
 		}
-		if got := ClassName(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.ClassRegion {
+		if got := className(uint16(cEnum(t, "pseudo_class")["CLASS_REGION"])); got != results.ClassRegion {
 			t.Errorf("CLASS_REGION is %q, results.ClassRegion %q", got, results.ClassRegion)
 		}
 	})
@@ -121,7 +121,7 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 		}
 		got := map[string]bool{}
 		for i := range int(n) {
-			got[OffLabel(i)] = true
+			got[offLabel(i)] = true
 		}
 		// A thread that was preempted needed no waker, and one nothing
 		// woke has none.
@@ -134,7 +134,7 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 				if sn == "OFF_PREEMPTED" || wn == "WAKER_NONE" {
 					want = label(sn, "OFF_")
 				}
-				if got := OffLabel(int(s*wakers["NR_OFF_WAKERS"] + w)); got != want {
+				if got := offLabel(int(s*wakers["NR_OFF_WAKERS"] + w)); got != want {
 					t.Errorf("%s, %s: label %q, want %q", sn, wn, got, want)
 				}
 			}
@@ -171,7 +171,7 @@ func TestGoTablesMatchCEnums(t *testing.T) {
 		}
 		classes := map[string]bool{}
 		for _, v := range cEnum(t, "pseudo_class") {
-			classes[ClassName(uint16(v))] = true
+			classes[className(uint16(v))] = true
 		}
 		for _, n := range syscallNames {
 			classes[n] = true

@@ -39,5 +39,5 @@ func KnownClass(name string) bool {
 	}
 	var nr uint16
 	n, err := fmt.Sscanf(name, "syscall_%d", &nr)
-	return err == nil && n == 1 && ClassName(nr) == name
+	return err == nil && n == 1 && className(nr) == name
 }

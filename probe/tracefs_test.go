@@ -30,8 +30,8 @@ func TestTracefsMountedOnDemand(t *testing.T) {
 		t.Skip("tracefs reachable through debugfs: nothing to mount")
 	}
 	r := Check()
-	for _, row := range r.Env {
-		if row.Name == "tracefs" && !row.OK() {
+	for _, row := range r.env {
+		if row.Name == "tracefs" && !row.ok() {
 			t.Errorf("check saw no tracefs while it had it mounted: %s", row.Why)
 		}
 	}

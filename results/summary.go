@@ -378,23 +378,48 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		if b == nil || !b.OpsPerS.Known() || !s.OpsPerS.Known() {
 			continue
 		}
-		if run.Protocol.Name == ProtocolSeed {
-			s.Ratio = Point(s.OpsPerS.Center / b.OpsPerS.Center)
-			continue
-		}
-		bh := map[int]float64{}
-		for _, r := range b.Rounds {
-			bh[r.Round] = r.Headline()
-		}
-		for i := range s.Rounds {
-			r := &s.Rounds[i]
-			if v, bv := r.Headline(), bh[r.Round]; v > 0 && bv > 0 {
-				r.Ratio = v / bv
+		if run.Protocol.Name != ProtocolSeed {
+			ratio := RoundRatio(b, (*RoundSample).Headline)
+			for i := range s.Rounds {
+				s.Rounds[i].Ratio = ratio(&s.Rounds[i])
 			}
 		}
-		s.Ratio = ClusteredMedian(s.Units(func(r *RoundSample) float64 { return r.Ratio }))
+		s.Ratio = PairedRatio(s, b, (*RoundSample).Headline)
 	}
 	return out
+}
+
+// RoundRatio pairs a round with the same round of b: the round's sample
+// of f ÷ b's, 0 when either is missing.
+func RoundRatio(b *Summary, f func(*RoundSample) float64) func(*RoundSample) float64 {
+	bv := map[int]float64{}
+	for i := range b.Rounds {
+		if v := f(&b.Rounds[i]); v > 0 {
+			bv[b.Rounds[i].Round] = v
+		}
+	}
+	return func(r *RoundSample) float64 {
+		if v, w := f(r), bv[r.Round]; v > 0 && w > 0 {
+			return v / w
+		}
+		return 0
+	}
+}
+
+// PairedRatio is a's figure f ÷ b's. With the rounds protocol it is the
+// median over a's units of the per-round ratios (RoundRatio), since each
+// round's two batches ran in the same minute of the machine; with the
+// seed protocol, whose cases ran one after the other, the ratio of the
+// two medians. Unknown when either has no sample of f.
+func PairedRatio(a, b *Summary, f func(*RoundSample) float64) Estimate {
+	if a.Protocol != ProtocolSeed {
+		return ClusteredMedian(a.Units(RoundRatio(b, f)))
+	}
+	ma, mb := ClusteredMedian(a.Units(f)), ClusteredMedian(b.Units(f))
+	if !ma.Known() || !mb.Known() {
+		return Estimate{}
+	}
+	return Point(ma.Center / mb.Center)
 }
 
 // PeerGroups splits summaries (kept in run order) into the groups a lab

@@ -21,9 +21,14 @@ type Gap struct {
 	Untraced results.Estimate
 }
 
+// untraced is a round's untraced ops/s, not its headline: the ratio stands
+// beside a gap measured traced to show what the probe's cost hides, so a
+// round that ran only traced has nothing to add to it.
+func untraced(r *results.RoundSample) float64 { return r.OpsPerS }
+
 // NewGap builds the gap A − B.
 func NewGap(a, b *results.Summary) Gap {
-	return Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: untracedRatio(a, b)}
+	return Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: results.PairedRatio(a, b, untraced)}
 }
 
 // mechanism says what the measurements show about one term of the gap.
@@ -39,37 +44,6 @@ func (g Gap) mechanism(t Term) string {
 		return m
 	}
 	return deltaMechanism(g.A, g.B, t.newClass)
-}
-
-// untracedRatio is A's untraced throughput ÷ B's: per round, then the
-// median over the run's units (rounds protocol, see results.UnitSummaries), or the ratio of the medians (seed). Unknown
-// when either ran no untraced batch.
-func untracedRatio(a, b *results.Summary) results.Estimate {
-	bh := map[int]float64{}
-	var as, bs []float64
-	for _, r := range b.Rounds {
-		if r.OpsPerS > 0 {
-			bh[r.Round] = r.OpsPerS
-			bs = append(bs, r.OpsPerS)
-		}
-	}
-	for _, r := range a.Rounds {
-		if r.OpsPerS > 0 {
-			as = append(as, r.OpsPerS)
-		}
-	}
-	if len(as) == 0 || len(bs) == 0 {
-		return results.Estimate{}
-	}
-	if a.Protocol == results.ProtocolSeed {
-		return results.Point(results.Median(as).Center / results.Median(bs).Center)
-	}
-	return results.ClusteredMedian(a.Units(func(r *results.RoundSample) float64 {
-		if bv := bh[r.Round]; bv > 0 {
-			return r.OpsPerS / bv
-		}
-		return 0
-	}))
 }
 
 // deltaMechanism says what changed in one class between A and B.
