@@ -66,7 +66,7 @@ func durationCell(e results.Estimate) string {
 	if !e.Known() {
 		return "-"
 	}
-	t := (&results.Summary{ArmResult: &results.ArmResult{Lab: results.LabCompare}, WallNsPerOp: e.Center}).TimeScale()
+	t := (&results.Summary{ArmResult: &results.ArmResult{CaseID: results.CaseID{Lab: results.LabCompare}}, WallNsPerOp: e.Center}).TimeScale()
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s", t.Of(e.Center), t.Unit, pctCell(e)))
 }
 
