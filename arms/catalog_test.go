@@ -66,7 +66,7 @@ func TestCatalogueResolves(t *testing.T) {
 // NamedTemporaryFile's writes.
 func TestWhyComparesFromCatalogue(t *testing.T) {
 	traced := func(lab, arm string, size int, recs ...results.ClassRecord) results.ArmResult {
-		a := results.ArmResult{Lab: lab, Arm: arm, Runtime: "go", Dir: "/tmp", Ops: 10, SizeBytes: size}
+		a := results.ArmResult{CaseID: results.CaseID{Lab: lab, Arm: arm, Runtime: "go", Dir: "/tmp", SizeBytes: size}, Ops: 10}
 		if size == 0 {
 			a.PayloadBytes = 400
 		}

@@ -86,6 +86,11 @@ type Case struct {
 	Size    int
 }
 
+// ID is the case's identity in a run.
+func (c Case) ID() results.CaseID {
+	return results.CaseID{Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir, PayloadBytes: c.Payload, SizeBytes: c.Size}
+}
+
 // Cases lists the plan's cases in report order.
 func (p *Plan) Cases() []Case {
 	var out []Case
@@ -120,9 +125,7 @@ func (p *Plan) Groups() [][]int {
 		idx[i] = i
 	}
 	return results.GroupInOrder(idx, func(i int) string {
-		c := cases[i]
-		peer := results.ArmResult{Lab: c.Arm.Lab, Runtime: c.Runtime.Name, Dir: c.Dir, PayloadBytes: c.Payload, SizeBytes: c.Size}
-		return peer.PeerKey()
+		return cases[i].ID().PeerKey()
 	})
 }
 
@@ -262,10 +265,7 @@ func (r *Runner) prepare(p *Plan) ([]*caseRun, error) {
 	cases := p.Cases()
 	runs := make([]*caseRun, len(cases))
 	for i, c := range cases {
-		runs[i] = &caseRun{Case: c, res: results.ArmResult{
-			Lab: c.Arm.Lab, Arm: c.Arm.Name, Runtime: c.Runtime.Name, Dir: c.Dir,
-			PayloadBytes: c.Payload, SizeBytes: c.Size,
-		}}
+		runs[i] = &caseRun{Case: c, res: results.ArmResult{CaseID: c.ID()}}
 	}
 	r.workFor = work
 	r.groupDirs(p, runs)

@@ -140,7 +140,7 @@ var ErrInterrupted = errors.New("interrupted")
 func Run(ctx context.Context, o Options) ([]results.ArmResult, results.Protocol, error) {
 	r := &runner{o: o, attached: true, arms: make([]results.ArmResult, len(o.Commands))}
 	for i, c := range o.Commands {
-		r.arms[i] = results.ArmResult{Lab: results.LabCompare, Arm: c.Name, Runtime: "-", Ops: 1}
+		r.arms[i] = results.ArmResult{CaseID: results.CaseID{Lab: results.LabCompare, Arm: c.Name, Runtime: "-"}, Ops: 1}
 	}
 	proto := results.Protocol{Name: results.ProtocolRounds, Seed: o.Seed, FixedOps: 1}
 	err := r.run(ctx, &proto)

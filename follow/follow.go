@@ -707,8 +707,11 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		}
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
-	out := []results.ArmResult{{Lab: results.LabTrace, Arm: label, Runtime: "-", Ops: 1,
-		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}}}}
+	out := []results.ArmResult{{
+		CaseID:  results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
+		Ops:     1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}},
+	}}
 	for _, ph := range regions {
 		var recs []results.ClassRecord
 		var entries, inside uint64
@@ -722,8 +725,11 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		if entries == 0 {
 			continue // a region still open at the end has no complete entry
 		}
-		a := results.ArmResult{Lab: results.LabTrace, Arm: results.RegionArm(ph &^ probe.RegionFlag),
-			Runtime: "-", Ops: int(entries), Batches: r.regionRounds(ph)}
+		a := results.ArmResult{
+			CaseID:  results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(ph &^ probe.RegionFlag), Runtime: "-"},
+			Ops:     int(entries),
+			Batches: r.regionRounds(ph),
+		}
 		if len(a.Batches) == 0 {
 			a.Batches = []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}
 		}

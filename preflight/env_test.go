@@ -29,7 +29,7 @@ func runIn(t *testing.T, dir string) *results.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &results.Run{Meta: m, Arms: []results.ArmResult{{Lab: "modes", Arm: "a", Runtime: "go", Dir: dir}}}
+	return &results.Run{Meta: m, Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: "modes", Arm: "a", Runtime: "go", Dir: dir}}}}
 }
 
 // TestNobarrierIsADifference: a journaled ext4 mounted nobarrier against

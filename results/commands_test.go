@@ -15,7 +15,7 @@ func TestWaitForChildrenInNoSum(t *testing.T) {
 		{Class: "write", Calls: 2, TotalNs: 300},
 	}
 	arm := func(lab string) *ArmResult {
-		return &ArmResult{Lab: lab, Arm: "a", Ops: 1, Batches: []Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 1000, Records: recs}}}
+		return &ArmResult{CaseID: CaseID{Lab: lab, Arm: "a"}, Ops: 1, Batches: []Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 1000, Records: recs}}}
 	}
 	c := Summarize(arm(LabCompare), ProtocolRounds)
 	if c.KernelNsPerOp != 300 || c.UserNsPerOp != 700 || c.Rounds[0].Terms["wait4"] != 0 || c.Rounds[0].Terms[UserTerm] != 700 {

@@ -33,30 +33,26 @@ func Micros(ns float64) string {
 	return fmt.Sprintf("%.0f", us)
 }
 
-// Calls renders a count per op: a whole number as one, else to three
-// decimals.
-func Calls(v float64) string {
-	if v == float64(int64(v)) {
-		return fmt.Sprintf("%d", int64(v))
+// Count renders a count per op (calls, commits, page faults, requests):
+// a whole number as one, else to three decimals, so that the 0.001 a
+// table prints is the 0.001 a sentence says.
+func Count(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		if v == 0 {
+			return "0" // not "-0"
+		}
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return fmt.Sprintf("%.3f", v)
 }
 
-// RatioText prints a ratio with its 95% interval: "0.61 [0.59–0.63]", or
-// the ratio alone when it has no interval by construction (the baseline
-// arm, or the seed protocol's ratio of medians).
-func RatioText(e Estimate) string {
-	switch {
-	case !e.Known():
-		return "-"
-	case e.Bounded() && e.Lo == e.Hi:
-		return fmt.Sprintf("%.2f", e.Center)
-	case e.Bounded():
-		return fmt.Sprintf("%.2f [%.2f–%.2f]", e.Center, e.Lo, e.Hi)
-	case math.IsNaN(e.Lo):
-		return fmt.Sprintf("%.2f", e.Center)
+// SignedMicros renders ns as µs with Micros' precision and an explicit
+// sign (− is U+2212, as in prose): "+185", "−4.1".
+func SignedMicros(ns float64) string {
+	if ns < 0 {
+		return "−" + Micros(-ns)
 	}
-	return fmt.Sprintf("%.2f ±∞", e.Center)
+	return "+" + Micros(ns)
 }
 
 // SignedPct renders a change in percent with its sign (− is U+2212, as in
@@ -73,6 +69,57 @@ func SignedPct(p float64) string {
 		return fmt.Sprintf("%s%.0f%%", sign, p)
 	}
 	return fmt.Sprintf("%s%.1f%%", sign, p)
+}
+
+// Share renders a part of a whole, given as a fraction, in whole percent:
+// "57%"; a part that pulls against the whole is "−12%".
+func Share(f float64) string {
+	if f < 0 {
+		return fmt.Sprintf("−%.0f%%", -100*f)
+	}
+	return fmt.Sprintf("%.0f%%", 100*f)
+}
+
+// Rate renders a throughput (ops/s, MB/s) to the whole unit.
+func Rate(v float64) string {
+	return fmt.Sprintf("%.0f", v)
+}
+
+// Ratio renders a ratio to two decimals: "0.61".
+func Ratio(v float64) string {
+	return fmt.Sprintf("%.2f", v)
+}
+
+// Times is a ratio as a factor, for prose: "1.64×".
+func Times(v float64) string {
+	return Ratio(v) + "×"
+}
+
+// RatioText prints a ratio with its 95% interval: "0.61 [0.59–0.63]", or
+// the ratio alone when it has no interval by construction (the baseline
+// arm, or the seed protocol's ratio of medians).
+func RatioText(e Estimate) string {
+	return ratioWith(e, "")
+}
+
+// TimesText is RatioText with the × after the ratio, for prose:
+// "0.55× [0.53–0.57]".
+func TimesText(e Estimate) string {
+	return ratioWith(e, "×")
+}
+
+func ratioWith(e Estimate, mark string) string {
+	if !e.Known() {
+		return "-" + mark
+	}
+	c := Ratio(e.Center) + mark
+	switch {
+	case e.Bounded() && e.Lo == e.Hi, math.IsNaN(e.Lo):
+		return c
+	case e.Bounded():
+		return c + " [" + Ratio(e.Lo) + "–" + Ratio(e.Hi) + "]"
+	}
+	return c + " ±∞"
 }
 
 // PValue prints a p-value as benchstat does, to three places.

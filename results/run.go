@@ -5,20 +5,15 @@ import (
 	"strings"
 )
 
-// ArmResult is everything measured for one arm × runtime × work dir ×
-// parameter (a case): every batch, traced or not, calibration and warm-up
-// included, with the kernel records of the traced ones.
+// ArmResult is everything measured for one case: every batch, traced or
+// not, calibration and warm-up included, with the kernel records of the
+// traced ones.
 type ArmResult struct {
-	Lab          string  `json:"lab"`
-	Arm          string  `json:"arm"`
-	Runtime      string  `json:"runtime"`
-	Dir          string  `json:"dir"`
-	PayloadBytes int     `json:"payload_bytes,omitempty"`
-	SizeBytes    int     `json:"size_bytes,omitempty"`
-	Ops          int     `json:"ops_per_batch"` // of the measured batches
-	Batches      []Batch `json:"batches"`
-	Error        string  `json:"error,omitempty"`
-	Stderr       string  `json:"stderr,omitempty"`
+	CaseID
+	Ops     int     `json:"ops_per_batch"` // of the measured batches
+	Batches []Batch `json:"batches"`
+	Error   string  `json:"error,omitempty"`
+	Stderr  string  `json:"stderr,omitempty"`
 	// Figures are the headline figures as the run computed them, for
 	// readers of run.json (jq); tmpprobe itself recomputes them from the
 	// batches.
@@ -57,12 +52,16 @@ type Batch struct {
 func (b *Batch) Measured() bool { return b.Kind == BatchMeasured }
 
 // Key identifies an arm result across runs.
-func (a *ArmResult) Key() string {
-	return a.Lab + "/" + a.Arm + "/" + a.Runtime + "/" + a.Dir + "/" + a.Param()
+func (a CaseID) Key() string { return a.KeyAt(a.Dir) }
+
+// KeyAt is Key with the work dir named by dir: runs that used other dirs
+// pair their cases by the dir's place in each run instead.
+func (a CaseID) KeyAt(dir string) string {
+	return a.Lab + "/" + a.Arm + "/" + a.Runtime + "/" + dir + "/" + a.Param()
 }
 
 // Param names the arm's parameter: payload for modes, size for buffers.
-func (a *ArmResult) Param() string {
+func (a CaseID) Param() string {
 	if a.Lab == LabCompare {
 		return "op=run"
 	}
@@ -74,7 +73,7 @@ func (a *ArmResult) Param() string {
 
 // ParamTitle names the arm's parameter in a heading: "payload 400B",
 // "size 1MB".
-func (a *ArmResult) ParamTitle() string {
+func (a CaseID) ParamTitle() string {
 	if a.Lab == LabCompare {
 		return "per run" // a command has no parameter: its op is a run
 	}
@@ -86,7 +85,7 @@ func (a *ArmResult) ParamTitle() string {
 
 // PeerKey groups results that a lab compares: same lab, runtime, dir and
 // parameter.
-func (a *ArmResult) PeerKey() string {
+func (a CaseID) PeerKey() string {
 	return a.Lab + "/" + a.Runtime + "/" + a.Dir + "/" + a.Param()
 }
 
@@ -103,7 +102,7 @@ const LabCompare = "compare"
 // OfCommand reports whether the arm measured a user's command (trace or
 // compare) rather than a lab's op: one op is a whole run, or an entry into
 // a region it marked, of a program of many threads and processes.
-func (a *ArmResult) OfCommand() bool { return a.Lab == LabTrace || a.Lab == LabCompare }
+func (a CaseID) OfCommand() bool { return a.Lab == LabTrace || a.Lab == LabCompare }
 
 // RegionArm names the arm of a marked region by its number (the phase the
 // target passed, without the probe's region flag).
@@ -111,6 +110,6 @@ func RegionArm(region uint32) string { return fmt.Sprintf("region %d", region) }
 
 // IsRegion reports whether an arm of LabTrace is a marked region rather
 // than the whole target.
-func (a *ArmResult) IsRegion() bool {
+func (a CaseID) IsRegion() bool {
 	return a.Lab == LabTrace && strings.HasPrefix(a.Arm, "region ")
 }

@@ -30,7 +30,7 @@ func TestMedianInterval(t *testing.T) {
 // armRounds is an arm whose round r ran untraced at ops[r] ops/s (1000
 // ops a batch), and traced at 90% of that.
 func armRounds(name string, opsPerS []float64) results.ArmResult {
-	a := results.ArmResult{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400, Ops: 1000}
+	a := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400}, Ops: 1000}
 	for i, v := range opsPerS {
 		wall := int64(math.Round(1000 / v * 1e9))
 		a.Batches = append(a.Batches, results.Batch{Round: i + 1, Ops: 1000, WallNs: wall},

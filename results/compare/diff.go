@@ -196,7 +196,7 @@ func comparability(prev, cur *results.Run) []string {
 		}
 	}
 	if ol, nl := labsOf(prev), labsOf(cur); len(prev.Arms) > 0 && len(cur.Arms) > 0 && ol != nl {
-		out = append(out, fmt.Sprintf("the runs ran different labs (OLD: %s; NEW: %s)", ol, nl))
+		out = append(out, explain.DifferentLabs(ol, nl))
 	}
 	return out
 }
@@ -234,7 +234,7 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			// A whole trace is one sample a side: no test can judge it,
 			// so the gate takes the change as it is.
 			if -d.ChangePct >= threshold {
-				rep.Gated = append(rep.Gated, fmt.Sprintf("%s/%s fell %s (one trace a side)", d.Lab, d.Label(), results.SignedPct(d.ChangePct)))
+				rep.Gated = append(rep.Gated, explain.TraceFell(d.Lab+"/"+d.Label(), d.ChangePct))
 			}
 		case d.Status == StatusTooFew:
 			// A gate that cannot judge must not pass as if it had.
@@ -319,13 +319,13 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.NewDir, d.Status = sn.Dir, StatusOnlyNew
 	}
 	if d.Status != "" {
-		d.Sentence = d.Label() + ": " + d.Status
+		d.Sentence = explain.StatusSentence(d.Label(), d.Status)
 		return d
 	}
 	d.OldDir, d.NewDir = so.Dir, sn.Dir
 	if !so.OpsPerS.Known() || !sn.OpsPerS.Known() {
 		d.Status, d.Lost = StatusFailed, so.OpsPerS.Known()
-		d.Sentence = fmt.Sprintf("%s: no throughput to compare (%s)", d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
+		d.Sentence = explain.FailedSentence(d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
 		return d
 	}
 	rates := results.Compare(rateSamples(so), rateSamples(sn), minEffectPct)
@@ -357,22 +357,18 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 	if d.JudgedBy == "ratio" {
 		what = "ratio to " + baseline[d.Lab]
 	}
-	head := fmt.Sprintf("%s %s (p=%s)", results.SignedPct(d.ChangePct), what, results.PValue(j.P))
 	switch d.Status {
 	case StatusTooFew:
-		d.Sentence = fmt.Sprintf("%s: %s %s; too few rounds to judge (%d and %d, need %d a side)", d.Label(),
-			results.SignedPct(d.ChangePct), what, j.Old.N, j.New.N, results.MinRoundsToCompare)
+		d.Sentence = explain.TooFewSentence(d.Label(), what, *j, results.MinRoundsToCompare)
 		if d.Unit == "run" {
-			d.Sentence = fmt.Sprintf("%s: %s wall time; a whole trace is one sample (compare the regions it marks)",
-				d.Label(), results.SignedPct(-d.ChangePct))
+			d.Sentence = explain.WholeTraceSentence(d.Label(), d.ChangePct)
 		}
 		return d
 	case StatusNoise:
-		d.Sentence = fmt.Sprintf("%s: ~ %s (p=%s)", d.Label(), what, results.PValue(j.P))
+		d.Sentence = explain.NoiseSentence(d.Label(), what, *j)
 		return d
 	case StatusWithBaseline:
-		d.Sentence = fmt.Sprintf("%s: %s %s (p=%s), but its own %s %s: its baseline moved", d.Label(),
-			results.SignedPct(j.DeltaPct), what, results.PValue(j.P), d.Rate, comparisonPhrase(rates))
+		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, rates)
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
@@ -380,7 +376,7 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Terms, d.Extras = c.Terms, c.Extras
 		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
 	}
-	d.Sentence = explain.ChangeSentence(d.Label(), head, float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
+	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
 	return d
 }
 
@@ -406,7 +402,7 @@ func drift(rep *DiffReport) []DriftNote {
 				case StatusRegressed, StatusImproved:
 					moved = append(moved, d.Arm)
 				case StatusWithBaseline:
-					carried = append(carried, fmt.Sprintf("%s (%s %s)", d.Arm, results.SignedPct(d.OpsPerS.DeltaPct), d.Rate))
+					carried = append(carried, explain.CarriedArm(d.Arm, d.Rate, *d.OpsPerS))
 				}
 			}
 		}
@@ -415,41 +411,12 @@ func drift(rep *DiffReport) []DriftNote {
 		}
 		n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P,
 			Moved: moved}
-		way := "faster"
-		if n.DeltaPct < 0 {
-			way = "slower"
-		}
-		pct := strings.TrimLeft(results.SignedPct(n.DeltaPct), "+−")
-		var parts []string
-		switch {
-		case len(moved) == 0 && len(carried) == 0:
-			parts = append(parts, fmt.Sprintf("everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed",
-				pct, way, base.Arm, results.SignedPct(n.DeltaPct), results.PValue(n.P), base.Arm))
-		case len(carried) > 0:
-			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), and the ratios of %s moved with it, not with their own throughput",
-				base.Arm, pct, way, results.PValue(n.P), strings.Join(carried, ", ")))
-		default:
-			parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), the machine or the environment", base.Arm, pct, way, results.PValue(n.P)))
-		}
-		if len(moved) > 0 {
-			parts = append(parts, strings.Join(moved, ", ")+" changed on its own")
-		}
-		n.Sentence = n.Group + ": " + strings.Join(parts, "; ") + "."
+		n.Sentence = explain.DriftSentence(n.Group, base.Arm, *base.OpsPerS, moved, carried)
 		base.Status = StatusDrift
-		base.Sentence = fmt.Sprintf("%s: %s %s (p=%s), with its group: see the drift note", base.Label(),
-			results.SignedPct(n.DeltaPct), base.Rate, results.PValue(n.P))
+		base.Sentence = explain.DriftBaselineSentence(base.Label(), base.Rate, *base.OpsPerS)
 		out = append(out, n)
 	}
 	return out
-}
-
-// comparisonPhrase says how a comparison came out: "~ (p=0.432)" or
-// "+3.1% (p=0.002)".
-func comparisonPhrase(c results.Comparison) string {
-	if c.Verdict == results.VerdictChanged {
-		return fmt.Sprintf("%s (p=%s)", results.SignedPct(c.DeltaPct), results.PValue(c.P))
-	}
-	return fmt.Sprintf("%s, ~ (p=%s)", results.SignedPct(c.DeltaPct), results.PValue(c.P))
 }
 
 // Groups splits the arms, in run order, by lab, runtime, parameter and

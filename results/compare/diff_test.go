@@ -271,7 +271,7 @@ func TestDiffThresholdZeroGates(t *testing.T) {
 func TestDiffThresholdGatesTraces(t *testing.T) {
 	trace := func(wall int64) *results.Run {
 		run := resultstest.FixtureRun(false)
-		a := results.ArmResult{Lab: results.LabTrace, Arm: "./app", Runtime: "-", Ops: 1}
+		a := results.ArmResult{CaseID: results.CaseID{Lab: results.LabTrace, Arm: "./app", Runtime: "-"}, Ops: 1}
 		if wall > 0 {
 			a.Batches = resultstest.Batches(1, []int64{wall}, func(int) []results.ClassRecord {
 				return []results.ClassRecord{resultstest.Rec("write", 10, 1_000, 0, "")}

@@ -196,7 +196,7 @@ func alignKeys(prev, cur *results.Run) (oldKey, newKey func(*results.ArmResult) 
 			pos[d] = strconv.Itoa(i)
 		}
 		return func(a *results.ArmResult) string {
-			return a.Lab + "/" + a.Arm + "/" + a.Runtime + "/dir#" + pos[a.Dir] + "/" + a.Param()
+			return a.KeyAt("dir#" + pos[a.Dir])
 		}
 	}
 	return byPos(od), byPos(nd)

@@ -129,7 +129,7 @@ func matrixKey(runs []*results.Run) func(*results.ArmResult) string {
 				}
 			}
 		}
-		return fmt.Sprintf("%s/%s/%s/dir#%d/%s", a.Lab, a.Arm, a.Runtime, pos, a.Param())
+		return a.KeyAt(fmt.Sprintf("dir#%d", pos))
 	}
 }
 

@@ -17,7 +17,7 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 	if len(terms) == 0 {
 		return b.String()
 	}
-	fmt.Fprintf(&b, "; %s µs/%s", signedMicros(deltaNs), unit)
+	fmt.Fprintf(&b, "; %s µs/%s", results.SignedMicros(deltaNs), unit)
 	var sumAbs float64
 	for _, t := range terms {
 		sumAbs += math.Abs(float64(t.Delta))
@@ -30,7 +30,7 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 			rest += d
 			continue
 		}
-		p := t.Name + " " + signedMicros(d) + " µs"
+		p := t.Name + " " + results.SignedMicros(d) + " µs"
 		if det := detailText(t.Details, d); det != "" {
 			p += " (" + det + ")"
 		}
@@ -41,7 +41,7 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 	}
 	if len(parts) > 0 {
 		if math.Abs(rest) >= 0.05*sumAbs && math.Abs(rest) >= 1 {
-			parts = append(parts, "other "+signedMicros(rest)+" µs")
+			parts = append(parts, "other "+results.SignedMicros(rest)+" µs")
 		}
 		b.WriteString(", of which " + strings.Join(parts, ", "))
 	}
@@ -62,26 +62,10 @@ func detailText(ds []Detail, termNs float64) string {
 		switch {
 		case !moved(d, termNs):
 		case d.Unit == "ns":
-			parts = append(parts, d.Name+" "+signedMicros(d.Delta())+" µs")
+			parts = append(parts, d.Name+" "+results.SignedMicros(d.Delta())+" µs")
 		default:
-			parts = append(parts, fmt.Sprintf("%s/op %s → %s", d.Name, perOp(d.Old), perOp(d.New)))
+			parts = append(parts, fmt.Sprintf("%s/op %s → %s", d.Name, results.Count(d.Old), results.Count(d.New)))
 		}
 	}
 	return strings.Join(parts, "; ")
-}
-
-func perOp(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-// signedMicros renders ns as µs with an explicit sign (− is U+2212, as in
-// prose).
-func signedMicros(ns float64) string {
-	if ns < 0 {
-		return "−" + results.Micros(-ns)
-	}
-	return "+" + results.Micros(ns)
 }

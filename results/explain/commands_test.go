@@ -10,7 +10,7 @@ import (
 // A compare run names its own baseline (its first command) and pairs
 // every other command with it, beside the labs' pairs.
 func TestCommandPairs(t *testing.T) {
-	run := &results.Run{Arms: []results.ArmResult{{Lab: results.LabCompare, Arm: "old"}, {Lab: results.LabCompare, Arm: "new"}, {Lab: results.LabCompare, Arm: "newer"}}}
+	run := &results.Run{Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: results.LabCompare, Arm: "old"}}, {CaseID: results.CaseID{Lab: results.LabCompare, Arm: "new"}}, {CaseID: results.CaseID{Lab: results.LabCompare, Arm: "newer"}}}}
 	labs := map[string]string{"modes": "TemporaryFile"}
 	if b := results.CommandBaseline(run, labs); b[results.LabCompare] != "old" || b["modes"] != "TemporaryFile" || len(labs) != 1 {
 		t.Errorf("baselines %v (given %v)", b, labs)
@@ -27,8 +27,11 @@ func TestCommandPairs(t *testing.T) {
 // flushes from the WHY of the other.
 func TestDroppedSyscallKeepsItsMechanism(t *testing.T) {
 	arm := func(name string, recs []results.ClassRecord) *results.Summary {
-		a := &results.ArmResult{Lab: results.LabCompare, Arm: name, Runtime: "-", Ops: 1,
-			Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000, Records: recs}}}
+		a := &results.ArmResult{
+			CaseID:  results.CaseID{Lab: results.LabCompare, Arm: name, Runtime: "-"},
+			Ops:     1,
+			Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000, Records: recs}},
+		}
 		return results.Summarize(a, results.ProtocolRounds)
 	}
 	write := results.ClassRecord{Class: "write", Calls: 10, TotalNs: 100_000}

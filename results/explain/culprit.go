@@ -320,18 +320,18 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			if o.present {
 				verb = "grew"
 			}
-			p = fmt.Sprintf("NEW: %s took %.0f%% %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), 100*c.share, what, 100*c.perWall, 100*o.perWall, verb)
+			p = fmt.Sprintf("NEW: %s took %s %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), results.Share(c.share), what, 100*c.perWall, 100*o.perWall, verb)
 		case !c.present || c.perWall <= 0.5*o.perWall:
 			verb := "gone in NEW"
 			if c.present {
 				verb = fmt.Sprintf("NEW %.1f%%", 100*c.perWall)
 			}
-			p = fmt.Sprintf("OLD: %s took %.0f%% %s, %.1f%% of the traced time (%s)", n.Name(), 100*o.share, what, 100*o.perWall, verb)
+			p = fmt.Sprintf("OLD: %s took %s %s, %.1f%% of the traced time (%s)", n.Name(), results.Share(o.share), what, 100*o.perWall, verb)
 		default:
 			continue
 		}
 		if n.Kind == results.NeighbourDisk {
-			p += fmt.Sprintf(", %s requests/op", results.Calls(math.Max(o.reqs, c.reqs)))
+			p += fmt.Sprintf(", %s requests/op", results.Count(math.Max(o.reqs, c.reqs)))
 		}
 		out = append(out, NeighbourChange{Kind: n.Kind, Name: n.Name(), Phrase: p})
 	}

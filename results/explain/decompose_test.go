@@ -10,8 +10,11 @@ import (
 // is "new"; openat variants pair up.
 func TestDecompose(t *testing.T) {
 	arm := func(name string, wall int64, recs ...results.ClassRecord) *results.ArmResult {
-		return &results.ArmResult{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400, Ops: 10,
-			Batches: []results.Batch{{Round: 1, Ops: 10, Traced: true, WallNs: wall, Records: recs}}}
+		return &results.ArmResult{
+			CaseID:  results.CaseID{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400},
+			Ops:     10,
+			Batches: []results.Batch{{Round: 1, Ops: 10, Traced: true, WallNs: wall, Records: recs}},
+		}
 	}
 	named := results.Summarize(arm("NamedTemporaryFile", 100_000,
 		results.ClassRecord{Class: "openat[create]", Calls: 10, TotalNs: 30_000},

@@ -52,17 +52,17 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 	var parts []string
 	switch {
 	case cb.Calls == 0 && ca.Calls > 0:
-		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Calls(ca.CallsPerOp), a.Unit()))
+		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Count(ca.CallsPerOp), a.Unit()))
 	case ca.Calls == 0 && cb.Calls > 0:
 		// What the calls no longer made did is the culprit of this term:
 		// say it, as for a new syscall.
-		p := fmt.Sprintf("not made, was %s/%s", results.Calls(cb.CallsPerOp), a.Unit())
+		p := fmt.Sprintf("not made, was %s/%s", results.Count(cb.CallsPerOp), a.Unit())
 		if m := classMechanism(b, nil, class); m != "" {
 			p += ": " + m
 		}
 		parts = append(parts, p)
 	case math.Abs(ca.CallsPerOp-cb.CallsPerOp) > 0.005:
-		parts = append(parts, fmt.Sprintf("calls/%s %s → %s", a.Unit(), results.Calls(cb.CallsPerOp), results.Calls(ca.CallsPerOp)))
+		parts = append(parts, fmt.Sprintf("calls/%s %s → %s", a.Unit(), results.Count(cb.CallsPerOp), results.Count(ca.CallsPerOp)))
 	}
 	base := b
 	if cb.Calls == 0 {
@@ -132,10 +132,10 @@ func classMechanism(s, base *results.Summary, class string) string {
 	in := func(ns float64) string { return t.Of(ns) + " " + t.Unit }
 	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
 		label, ns := dominant(c.OffByLabel)
-		parts = append(parts, fmt.Sprintf("%.0f%% off-CPU, mostly %s: %s", 100*c.OffNsPerOp/c.NsPerOp, offPhrase(label), in(ns)))
+		parts = append(parts, fmt.Sprintf("%s off-CPU, mostly %s: %s", results.Share(c.OffNsPerOp/c.NsPerOp), offPhrase(label), in(ns)))
 	}
 	if a := s.Stage(class, results.StageExt4NewInode); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
-		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s (%.0f%%)", in(a.NsPerOp), 100*a.NsPerOp/c.NsPerOp))
+		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s (%s)", in(a.NsPerOp), results.Share(a.NsPerOp/c.NsPerOp)))
 	}
 	for _, io := range ioStages {
 		st := s.Stage(class, io.stage)
@@ -149,12 +149,12 @@ func classMechanism(s, base *results.Summary, class string) string {
 		if st.CallsPerOp < 0.05 && (was < 0.05 || math.Abs(was-st.CallsPerOp) < 0.05) {
 			continue
 		}
-		p := fmt.Sprintf("%s/%s %s", io.what, s.Unit(), calls1(st.CallsPerOp))
+		p := fmt.Sprintf("%s/%s %s", io.what, s.Unit(), results.Count(st.CallsPerOp))
 		if was >= 0 {
 			if math.Abs(was-st.CallsPerOp) < 0.05 {
 				continue // unchanged: not part of the difference
 			}
-			p = fmt.Sprintf("%s/%s %s → %s", io.what, s.Unit(), calls1(was), calls1(st.CallsPerOp))
+			p = fmt.Sprintf("%s/%s %s → %s", io.what, s.Unit(), results.Count(was), results.Count(st.CallsPerOp))
 		}
 		switch {
 		case io.stage == results.StageJBD2Commit && st.CallsPerOp > 0:
@@ -200,26 +200,9 @@ func userMechanism(a, b *results.Summary) string {
 		parts = append(parts, fmt.Sprintf("off-CPU between syscalls %s → %s µs, mostly %s", results.Micros(ob), results.Micros(oa), offPhrase(label)))
 	}
 	if math.Abs(pa-pb) >= 0.05 {
-		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), calls1(pb), calls1(pa)))
+		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), results.Count(pb), results.Count(pa)))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func calls1(v float64) string {
-	if v == math.Trunc(v) {
-		return fmt.Sprintf("%.0f", v)
-	}
-	if v >= 10 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
-
-func percent(f float64) string {
-	if f < 0 {
-		return fmt.Sprintf("−%.0f%%", -100*f)
-	}
-	return fmt.Sprintf("%.0f%%", 100*f)
 }
 
 // Sentence renders the gap as prose. The µs, the shares and the traced
@@ -229,9 +212,9 @@ func percent(f float64) string {
 func (g Gap) Sentence() string {
 	var b strings.Builder
 	unit := g.A.Unit()
-	fmt.Fprintf(&b, "%s − %s = %s µs/%s traced", g.A.Arm, g.B.Arm, signedMicros(g.DeltaNs), unit)
+	fmt.Fprintf(&b, "%s − %s = %s µs/%s traced", g.A.Arm, g.B.Arm, results.SignedMicros(g.DeltaNs), unit)
 	if g.A.WallNsPerOp > 0 {
-		fmt.Fprintf(&b, " (%.2f× the throughput", g.B.WallNsPerOp/g.A.WallNsPerOp)
+		fmt.Fprintf(&b, " (%s the throughput", results.Times(g.B.WallNsPerOp/g.A.WallNsPerOp))
 		if u := g.untracedPhrase(); u != "" {
 			b.WriteString("; " + u)
 		}
@@ -252,14 +235,14 @@ func (g Gap) Sentence() string {
 		d := float64(t.Delta)
 		if t.Noise {
 			if math.Abs(d) >= 50 { // quieter terms are not worth a word
-				noise = append(noise, t.Name+" "+signedMicros(d))
+				noise = append(noise, t.Name+" "+results.SignedMicros(d))
 			}
 			continue
 		}
-		s := t.Name + " " + signedMicros(d)
+		s := t.Name + " " + results.SignedMicros(d)
 		var ann []string
 		if shares {
-			ann = append(ann, percent(d/g.DeltaNs))
+			ann = append(ann, results.Share(d/g.DeltaNs))
 		}
 		if m := g.mechanism(t); m != "" {
 			ann = append(ann, m)
@@ -296,22 +279,12 @@ func (g Gap) untracedPhrase() string {
 	traced := g.B.WallNsPerOp / g.A.WallNsPerOp
 	switch {
 	case u.Contains(1):
-		return fmt.Sprintf("untraced no different: %s", timesCell(u))
+		return fmt.Sprintf("untraced no different: %s", results.TimesText(u))
 	case (u.Center-1)*(traced-1) < 0 && (u.Bounded() || math.IsNaN(u.Lo)):
 		return fmt.Sprintf("untraced %s, the other way: tracing costs %s more, at %s syscalls/%s to %s",
-			timesCell(u), g.A.Arm, calls1(syscallsPerOp(g.A)), g.A.Unit(), calls1(syscallsPerOp(g.B)))
+			results.TimesText(u), g.A.Arm, results.Count(syscallsPerOp(g.A)), g.A.Unit(), results.Count(syscallsPerOp(g.B)))
 	}
-	return "untraced " + timesCell(u)
-}
-
-// timesCell is a ratio with its interval and a × after the ratio, for
-// prose: "0.55× [0.53–0.57]".
-func timesCell(e results.Estimate) string {
-	c := results.RatioText(e)
-	if i := strings.IndexByte(c, ' '); i > 0 {
-		return c[:i] + "×" + c[i:]
-	}
-	return c + "×"
+	return "untraced " + results.TimesText(u)
 }
 
 func syscallsPerOp(s *results.Summary) float64 {
@@ -348,7 +321,7 @@ func ArmSentence(s *results.Summary) string {
 			continue
 		}
 		t := s.TimeScale()
-		p := fmt.Sprintf("%s %s %s (%.0f%%)", c.Class, t.Of(c.NsPerOp), t.Unit, 100*c.NsPerOp/s.WallNsPerOp)
+		p := fmt.Sprintf("%s %s %s (%s)", c.Class, t.Of(c.NsPerOp), t.Unit, results.Share(c.NsPerOp/s.WallNsPerOp))
 		if overlapped {
 			p = fmt.Sprintf("%s %s %s", c.Class, t.Of(c.NsPerOp), t.Unit)
 		}
@@ -432,7 +405,7 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 	if len(below) > 0 {
 		last := below[len(below)-1]
 		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
-			results.Bytes(int64(last.SizeBytes)), calls1(last.Class(results.ClassWrite).CallsPerOp))
+			results.Bytes(int64(last.SizeBytes)), results.Count(last.Class(results.ClassWrite).CallsPerOp))
 	}
 	if len(above) > 0 {
 		first := above[0]
@@ -440,12 +413,12 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 			b.WriteString("; ")
 		}
 		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
-			results.Bytes(int64(first.SizeBytes)), calls1(fileOpens(first)),
-			calls1(first.Class(results.ClassWrite).CallsPerOp))
+			results.Bytes(int64(first.SizeBytes)), results.Count(fileOpens(first)),
+			results.Count(first.Class(results.ClassWrite).CallsPerOp))
 		for _, s := range sums {
 			if s.Arm == sp.Versus && s.PeerKey() == first.PeerKey() && s.Traced != nil {
 				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; %s makes %s)",
-					sp.Versus, calls1(s.Class(results.ClassWrite).CallsPerOp))
+					sp.Versus, results.Count(s.Class(results.ClassWrite).CallsPerOp))
 			}
 		}
 	} else {

@@ -13,7 +13,7 @@ import (
 // from zero; a syscall one arm never makes is never noise.
 func TestTermNoise(t *testing.T) {
 	mk := func(name string, closeNs []uint64, unlinkNs uint64) results.ArmResult {
-		a := results.ArmResult{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400, Ops: 10}
+		a := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400}, Ops: 10}
 		for i, c := range closeNs {
 			recs := []results.ClassRecord{{Class: "close", Calls: 10, TotalNs: c * 10}}
 			if unlinkNs > 0 {
@@ -53,7 +53,7 @@ func TestTermNoise(t *testing.T) {
 // noise of 1 says so.
 func TestGapSentenceOneSource(t *testing.T) {
 	mk := func(name string, untraced, tracedWall []int64, syscalls uint64) results.ArmResult {
-		a := results.ArmResult{Lab: "buffers", Arm: name, Runtime: "python", Dir: "/d", SizeBytes: 256 << 10, Ops: 100}
+		a := results.ArmResult{CaseID: results.CaseID{Lab: "buffers", Arm: name, Runtime: "python", Dir: "/d", SizeBytes: 256 << 10}, Ops: 100}
 		for i := range untraced {
 			a.Batches = append(a.Batches, results.Batch{Round: i + 1, Ops: 100, WallNs: untraced[i]},
 				results.Batch{Round: i + 1, Ops: 100, Traced: true, WallNs: tracedWall[i],
@@ -81,11 +81,15 @@ func TestGapSentenceOneSource(t *testing.T) {
 // A sentence keeps one unit: a trace whose time reads in seconds says its
 // inode allocation and device time in seconds too, not "992452 µs" (#21).
 func TestSentenceKeepsOneUnit(t *testing.T) {
-	a := &results.ArmResult{Lab: results.LabTrace, Arm: "app", Runtime: "-", Ops: 1, Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true,
-		WallNs: 1_200_000_000, Records: []results.ClassRecord{
-			{Class: results.ClassOpenatCreate, Calls: 1000, TotalNs: 1_010_000_000},
-			{Class: results.ClassOpenatCreate, Stage: results.StageExt4NewInode, Calls: 1000, TotalNs: 992_452_000},
-		}}}}
+	a := &results.ArmResult{
+		CaseID: results.CaseID{Lab: results.LabTrace, Arm: "app", Runtime: "-"},
+		Ops:    1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true,
+			WallNs: 1_200_000_000, Records: []results.ClassRecord{
+				{Class: results.ClassOpenatCreate, Calls: 1000, TotalNs: 1_010_000_000},
+				{Class: results.ClassOpenatCreate, Stage: results.StageExt4NewInode, Calls: 1000, TotalNs: 992_452_000},
+			}}},
+	}
 	got := explain.ArmSentence(results.Summarize(a, ""))
 	if strings.Contains(got, "µs") || !strings.Contains(got, "ext4 inode allocation 0.992 s") {
 		t.Errorf("%s", got)

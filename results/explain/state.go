@@ -145,9 +145,9 @@ func halves(state, ratio []float64) (stateLo, stateHi float64, ratioLo, ratioHi 
 // 0.90–0.66 over the run as ext4 inode allocation ranged 58–209 µs per
 // create (…)".
 func (l StateLink) Sentence() string {
-	return fmt.Sprintf("%s ÷ %s ranged %.2f–%.2f over the run as %s ranged %s–%s µs per %s "+
+	return fmt.Sprintf("%s ÷ %s ranged %s–%s over the run as %s ranged %s–%s µs per %s "+
 		"(medians of the %d worker generations lowest and the %d highest in it; U test p = %.2g)",
-		l.Arm, l.Baseline, l.RatioAtLo, l.RatioAtHi, l.State, results.Micros(l.StateLo), results.Micros(l.StateHi),
+		l.Arm, l.Baseline, results.Ratio(l.RatioAtLo), results.Ratio(l.RatioAtHi), l.State, results.Micros(l.StateLo), results.Micros(l.StateHi),
 		results.StatePer(l.State), l.Units/2, l.Units/2, l.P)
 }
 

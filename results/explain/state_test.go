@@ -13,7 +13,7 @@ import (
 // other arm's rounds their ratio.
 func stateGroup(inodeUs, ratio []float64) []*results.Summary {
 	arm := func(name string) *results.Summary {
-		return &results.Summary{ArmResult: &results.ArmResult{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400},
+		return &results.Summary{ArmResult: &results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: name, Runtime: "go", Dir: "/d", PayloadBytes: 400}},
 			Protocol: results.ProtocolRounds}
 	}
 	base, other := arm("TemporaryFile"), arm("NamedTemporaryFile")

@@ -9,12 +9,11 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// ArmColumns are the columns of arms.csv, one row an arm × runtime × dir ×
-// parameter: the headline figures a spreadsheet or a CI job wants. Each
-// figure with an interval has _lo and _hi columns: its 95% confidence
-// interval, empty when too few rounds give one.
-var ArmColumns = []string{
-	"lab", "arm", "runtime", "dir", "payload_bytes", "size_bytes", "ops",
+// ArmColumns are the columns of arms.csv, one row a case (its identity
+// first, results.CaseColumns): the headline figures a spreadsheet or a CI
+// job wants. Each figure with an interval has _lo and _hi columns: its 95%
+// confidence interval, empty when too few rounds give one.
+var ArmColumns = append(results.CaseColumns(), "ops",
 	"rounds", "untraced_batches", "traced_batches", "setup_batches",
 	"ops_per_s", "ops_per_s_lo", "ops_per_s_hi",
 	"mb_per_s", "mb_per_s_lo", "mb_per_s_hi",
@@ -22,7 +21,7 @@ var ArmColumns = []string{
 	"traced_ops_per_s", "observer", "observer_lo", "observer_hi",
 	"wall_ns_per_op", "kernel_ns_per_op", "user_ns_per_op", "offcpu_ns_per_op",
 	"error",
-}
+)
 
 // WriteArmsCSV writes one row per arm result, failed ones included.
 func WriteArmsCSV(w io.Writer, sums []*results.Summary) error {
@@ -48,10 +47,8 @@ func WriteArmsCSV(w io.Writer, sums []*results.Summary) error {
 				off += c.OffNsPerOp
 			}
 		}
-		row := []string{
-			s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
-			itoa(int64(s.RoundCount)), itoa(untraced), itoa(traced), itoa(setup),
-		}
+		row := append(s.Cells(), itoa(int64(s.Ops)),
+			itoa(int64(s.RoundCount)), itoa(untraced), itoa(traced), itoa(setup))
 		row = append(row, estimateCells(s.OpsPerS)...)
 		row = append(row, estimateCells(s.MBPerS())...)
 		row = append(row, estimateCells(s.Ratio)...)

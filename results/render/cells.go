@@ -15,7 +15,7 @@ func rateCell(e results.Estimate) string {
 	if !e.Known() {
 		return "-"
 	}
-	return strings.TrimSpace(fmt.Sprintf("%.0f %s", e.Center, pctCell(e)))
+	return strings.TrimSpace(results.Rate(e.Center) + " " + pctCell(e))
 }
 
 // shortRatioCell is a ratio with the half-width of its interval: "0.93 ±3%".
@@ -23,7 +23,7 @@ func shortRatioCell(e results.Estimate) string {
 	if !e.Known() {
 		return "-"
 	}
-	return strings.TrimSpace(fmt.Sprintf("%.2f %s", e.Center, pctCell(e)))
+	return strings.TrimSpace(results.Ratio(e.Center) + " " + pctCell(e))
 }
 
 func pctCell(e results.Estimate) string {
@@ -45,5 +45,5 @@ func intervalCell(e results.Estimate) string {
 	case !e.Bounded():
 		return "∞"
 	}
-	return fmt.Sprintf("%.0f–%.0f", e.Lo, e.Hi)
+	return results.Rate(e.Lo) + "–" + results.Rate(e.Hi)
 }

@@ -49,25 +49,15 @@ func CommandVerdict(s, first *results.Summary) string {
 	r := s.TimeRatio()
 	switch results.Differs(r, compare.DefaultMinEffectPct) {
 	case 1:
-		return fmt.Sprintf("%s took %s the time of %s: slower", s.Arm, ratioWithCI(r), first.Arm)
+		return fmt.Sprintf("%s took %s the time of %s: slower", s.Arm, results.TimesText(r), first.Arm)
 	case -1:
-		return fmt.Sprintf("%s took %s the time of %s: faster (%.2f× as fast)", s.Arm, ratioWithCI(r), first.Arm, 1/r.Center)
+		return fmt.Sprintf("%s took %s the time of %s: faster (%s as fast)", s.Arm, results.TimesText(r), first.Arm, results.Times(1/r.Center))
 	}
 	if !r.Bounded() {
 		return fmt.Sprintf("%s against %s: %s the time, too few rounds for an interval (want %d or more)",
-			s.Arm, first.Arm, ratioWithCI(r), results.MinRoundsForCI)
+			s.Arm, first.Arm, results.TimesText(r), results.MinRoundsForCI)
 	}
-	return fmt.Sprintf("%s against %s: no difference told apart from the spread (%s the time)", s.Arm, first.Arm, ratioWithCI(r))
-}
-
-// ratioWithCI is "5.90× [5.10–6.40]": the ratio with its interval, the
-// × where prose puts it.
-func ratioWithCI(e results.Estimate) string {
-	t := results.RatioText(e)
-	if i := strings.IndexByte(t, ' '); i > 0 {
-		return t[:i] + "×" + t[i:]
-	}
-	return t + "×"
+	return fmt.Sprintf("%s against %s: no difference told apart from the spread (%s the time)", s.Arm, first.Arm, results.TimesText(r))
 }
 
 // durationCell is a median time with the half-width of its interval, in
@@ -76,7 +66,7 @@ func durationCell(e results.Estimate) string {
 	if !e.Known() {
 		return "-"
 	}
-	t := (&results.Summary{ArmResult: &results.ArmResult{Lab: results.LabCompare}, WallNsPerOp: e.Center}).TimeScale()
+	t := (&results.Summary{ArmResult: &results.ArmResult{CaseID: results.CaseID{Lab: results.LabCompare}}, WallNsPerOp: e.Center}).TimeScale()
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s", t.Of(e.Center), t.Unit, pctCell(e)))
 }
 

@@ -10,18 +10,23 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// SyscallColumns are the columns of the syscall breakdown CSV, one row an
-// arm × runtime × dir × parameter × syscall class (× stage). Arm-level
-// figures repeat on each of an arm's rows, so one file answers everything.
-var SyscallColumns = []string{
-	"lab", "arm", "runtime", "dir", "payload_bytes", "size_bytes", "ops",
+// SyscallColumnsRequired are the columns a syscalls.csv is read back
+// from: the case's identity (results.CaseColumns), then the figures and
+// the record every such file has had. Columns added since are read when
+// present.
+var SyscallColumnsRequired = append(results.CaseColumns(), "ops",
 	"ops_per_s", "traced_ops_per_s", "wall_ns_per_op", "user_ns_per_op",
-	"syscall", "stage", "calls", "calls_per_op", "errors",
-	"kernel_ns", "kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
+	"syscall", "stage", "calls", "calls_per_op", "errors", "kernel_ns")
+
+// SyscallColumns are the columns of the syscall breakdown CSV, one row a
+// case × syscall class (× stage). Case-level figures repeat on each of a
+// case's rows, so one file answers everything.
+var SyscallColumns = append(SyscallColumnsRequired[:len(SyscallColumnsRequired):len(SyscallColumnsRequired)],
+	"kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
 	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release", "bytes",
 	"rounds", "traced_ops", "ops_per_s_lo", "ops_per_s_hi",
 	"ratio", "ratio_lo", "ratio_hi", "observer", "observer_lo", "observer_hi",
-}
+)
 
 // OffLabelColumn names the CSV column of an off-CPU label: each of
 // results.OffLabels is one, offcpu_<label>_ns.
@@ -61,14 +66,13 @@ func WriteSyscallCSV(w io.Writer, run *results.Run, sums []*results.Summary) err
 		}
 		for _, c := range classes {
 			r := recs[c.Class+"\x00"+c.Stage]
-			row := []string{
-				s.Lab, s.Arm, s.Runtime, s.Dir, itoa(int64(s.PayloadBytes)), itoa(int64(s.SizeBytes)), itoa(int64(s.Ops)),
+			row := append(s.Cells(), itoa(int64(s.Ops)),
 				ftoa(s.OpsPerS.Center), ftoa(s.TracedOpsPerS), nsInt(s.WallNsPerOp), userNs(s.UserNsPerOp),
 				c.Class, c.Stage, utoa(r.Calls), strconv.FormatFloat(c.CallsPerOp, 'f', -1, 64), utoa(r.Errors),
 				utoa(r.TotalNs), nsInt(c.NsPerOp), utoa(r.OffCPUNs), nsInt(c.OffNsPerOp),
 				utoa(c.P50), utoa(c.P95), utoa(c.P99), run.Meta.Backend, run.Meta.KernelRelease, utoa(r.Bytes),
 				itoa(int64(s.RoundCount)), itoa(int64(s.Traced.Ops)),
-			}
+			)
 			row = append(row, estimateCells(s.OpsPerS)[1:]...)
 			row = append(row, estimateCells(s.Ratio)...)
 			row = append(row, estimateCells(s.Observer)...)

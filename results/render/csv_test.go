@@ -11,8 +11,11 @@ import (
 // A trace whose threads spent longer in syscalls than it ran has no user
 // time to show: its CSV cell is empty, as the terminal report leaves it.
 func TestTraceCSVUserTimeEmptyWhenNegative(t *testing.T) {
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Arms: []results.ArmResult{{Lab: "trace", Arm: "make", Runtime: "-", Ops: 1,
-		Batches: []results.Batch{{Traced: true, WallNs: 1_000_000, Records: []results.ClassRecord{{Class: "wait4", Calls: 3, TotalNs: 2_500_000}}}}}}}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Arms: []results.ArmResult{{
+		CaseID:  results.CaseID{Lab: "trace", Arm: "make", Runtime: "-"},
+		Ops:     1,
+		Batches: []results.Batch{{Traced: true, WallNs: 1_000_000, Records: []results.ClassRecord{{Class: "wait4", Calls: 3, TotalNs: 2_500_000}}}},
+	}}}
 	sums := results.SummarizeAll(run, nil)
 	var b bytes.Buffer
 	if err := WriteSyscallCSV(&b, run, sums); err != nil {

@@ -53,8 +53,8 @@ func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
 		rate := g[0].Rate
 		row(w, diffRow, "ARM", "OLD→NEW "+rate, "Δ "+rate, "OLD→NEW ratio", "Δ ratio")
 		for _, d := range g {
-			row(w, diffRow, trunc(d.Arm, 23), arrowCell(d.OpsPerS, "%.0f"), deltaCell(d.OpsPerS, d),
-				arrowCell(d.Ratio, "%.2f"), deltaCell(d.Ratio, d))
+			row(w, diffRow, trunc(d.Arm, 23), arrowCell(d.OpsPerS, results.Rate), deltaCell(d.OpsPerS, d),
+				arrowCell(d.Ratio, results.Ratio), deltaCell(d.Ratio, d))
 		}
 	}
 	writeChanged(w, rep, "  ", "")
@@ -71,11 +71,11 @@ func row(w io.Writer, format string, cells ...any) {
 }
 
 // arrowCell is "OLD→NEW" of a comparison's medians.
-func arrowCell(c *results.Comparison, f string) string {
+func arrowCell(c *results.Comparison, f func(float64) string) string {
 	if c == nil {
 		return ""
 	}
-	return fmt.Sprintf(f+"→"+f, c.Old.Center, c.New.Center)
+	return f(c.Old.Center) + "→" + f(c.New.Center)
 }
 
 // deltaCell is benchstat's verdict: the change with its p-value, or "~"
@@ -173,20 +173,20 @@ func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
 		fmt.Fprintf(w, "\n%s\n\n| arm | OLD %s | NEW %s | Δ | p | OLD ratio | NEW ratio | Δ | p | status |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n",
 			mdCell(g[0].GroupTitle()), rate, rate)
 		for _, d := range g {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(d.Arm), mdComparison(d.OpsPerS, "%.0f"), mdComparison(d.Ratio, "%.2f"), d.Status)
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(d.Arm), mdComparison(d.OpsPerS, results.Rate), mdComparison(d.Ratio, results.Ratio), d.Status)
 		}
 	}
 }
 
 // mdComparison is four cells: OLD and NEW median [95% CI], Δ, p.
-func mdComparison(c *results.Comparison, f string) string {
+func mdComparison(c *results.Comparison, f func(float64) string) string {
 	if c == nil {
 		return " | | | "
 	}
 	cell := func(e results.Estimate) string {
-		s := fmt.Sprintf(f, e.Center)
+		s := f(e.Center)
 		if e.Bounded() && e.Lo != e.Hi {
-			s += fmt.Sprintf(" ["+f+"–"+f+"]", e.Lo, e.Hi)
+			s += " [" + f(e.Lo) + "–" + f(e.Hi) + "]"
 		}
 		return s
 	}

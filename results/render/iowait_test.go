@@ -13,15 +13,19 @@ import (
 // wait for it: under fsync it explains, under clock_nanosleep it is shown
 // apart and never named in WHY.
 func TestDeviceIOOnlyUnderSyscallsThatWait(t *testing.T) {
-	a := &results.ArmResult{Lab: "trace", Arm: "app", Runtime: "-", Ops: 1, Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000,
-		Records: []results.ClassRecord{
-			{Class: "clock_nanosleep", Calls: 10, TotalNs: 5_000_000, OffCPUNs: 5_000_000, OffNs: map[string]uint64{"sleep": 5_000_000}},
-			{Class: "clock_nanosleep", Stage: "dev_write", Calls: 36, TotalNs: 900_000},
-			{Class: "fsync", Calls: 1, TotalNs: 3_000_000},
-			{Class: "fsync", Stage: "dev_flush", Calls: 1, TotalNs: 800_000},
-			{Class: "openat[create]", Calls: 1, TotalNs: 100_000},
-			{Class: "openat[create]", Stage: "dev_read", Calls: 1, TotalNs: 50_000},
-		}}}}
+	a := &results.ArmResult{
+		CaseID: results.CaseID{Lab: "trace", Arm: "app", Runtime: "-"},
+		Ops:    1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000,
+			Records: []results.ClassRecord{
+				{Class: "clock_nanosleep", Calls: 10, TotalNs: 5_000_000, OffCPUNs: 5_000_000, OffNs: map[string]uint64{"sleep": 5_000_000}},
+				{Class: "clock_nanosleep", Stage: "dev_write", Calls: 36, TotalNs: 900_000},
+				{Class: "fsync", Calls: 1, TotalNs: 3_000_000},
+				{Class: "fsync", Stage: "dev_flush", Calls: 1, TotalNs: 800_000},
+				{Class: "openat[create]", Calls: 1, TotalNs: 100_000},
+				{Class: "openat[create]", Stage: "dev_read", Calls: 1, TotalNs: 50_000},
+			}}},
+	}
 	s := results.Summarize(a, "")
 	if !s.Stage("clock_nanosleep", "dev_write").Beside || s.Stage("fsync", "dev_flush").Beside || s.Stage("openat[create]", "dev_read").Beside {
 		t.Errorf("beside: nanosleep %v, fsync %v, openat %v; want only the sleep's",
@@ -47,8 +51,12 @@ func TestDeviceIOOnlyUnderSyscallsThatWait(t *testing.T) {
 
 // trace --syscall filters the explanations as well as the table.
 func TestTraceViewFiltersWhy(t *testing.T) {
-	a := &results.ArmResult{Lab: "trace", Arm: "app", Runtime: "-", Ops: 1, Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000,
-		Records: []results.ClassRecord{{Class: "clock_nanosleep", Calls: 10, TotalNs: 5_000_000}, {Class: "fsync", Calls: 1, TotalNs: 3_000_000}}}}}
+	a := &results.ArmResult{
+		CaseID: results.CaseID{Lab: "trace", Arm: "app", Runtime: "-"},
+		Ops:    1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, WallNs: 10_000_000,
+			Records: []results.ClassRecord{{Class: "clock_nanosleep", Calls: 10, TotalNs: 5_000_000}, {Class: "fsync", Calls: 1, TotalNs: 3_000_000}}}},
+	}
 	var b bytes.Buffer
 	WriteTrace(&b, []*results.Summary{results.Summarize(a, "")}, TraceView{Syscalls: []string{"fsync"}})
 	why := b.String()[strings.Index(b.String(), "WHY"):]

@@ -51,7 +51,7 @@ func WriteMarkdown(w io.Writer, run *results.Run, sums []*results.Summary, labs 
 			if s.SizeBytes > 0 {
 				head = s.MBPerS()
 			}
-			fmt.Fprintf(w, "| %s | %.0f | %s | %s | %s | %s | %s | %s |\n", mdCell(s.Arm), head.Center, intervalCell(head),
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(s.Arm), results.Rate(head.Center), intervalCell(head),
 				results.RatioText(s.Ratio), results.Micros(s.WallNsPerOp), results.Micros(s.KernelNsPerOp), results.Micros(s.UserNsPerOp), results.RatioText(s.Observer))
 		}
 		writeMarkdownWhy(w, g, gaps)
@@ -99,7 +99,7 @@ func writeMarkdownBreakdown(w io.Writer, s *results.Summary, unit string) {
 		case c.Stage != "":
 			name = c.Class + " > " + c.Stage
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), results.Calls(c.CallsPerOp), results.Micros(c.NsPerOp),
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), results.Count(c.CallsPerOp), results.Micros(c.NsPerOp),
 			results.Micros(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)), offLabels(c.OffByLabel))
 	}
 }

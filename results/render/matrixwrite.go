@@ -56,14 +56,14 @@ func matrixCell(c *compare.MatrixCell, i int, rate bool) string {
 	if c == nil {
 		return "-"
 	}
-	e, cmp, f := c.OpsPerS, c.OpsVsFirst, "%.0f"
+	e, cmp, f := c.OpsPerS, c.OpsVsFirst, results.Rate
 	if !rate {
 		if c.Ratio == nil {
 			return "-"
 		}
-		e, cmp, f = *c.Ratio, c.RatioVsFirst, "%.2f"
+		e, cmp, f = *c.Ratio, c.RatioVsFirst, results.Ratio
 	}
-	v := fmt.Sprintf(f, e.Center)
+	v := f(e.Center)
 	switch {
 	case i == 0:
 		return strings.TrimSpace(v + " " + pctCell(e))

@@ -23,13 +23,8 @@ type SummaryReport struct {
 
 // ArmReport is one Summary.
 type ArmReport struct {
-	Lab          string `json:"lab"`
-	Arm          string `json:"arm"`
-	Runtime      string `json:"runtime"`
-	Dir          string `json:"dir"`
-	PayloadBytes int    `json:"payload_bytes,omitempty"`
-	SizeBytes    int    `json:"size_bytes,omitempty"`
-	Ops          int    `json:"ops_per_batch"`
+	results.CaseID
+	Ops int `json:"ops_per_batch"`
 	results.Figures
 	TracedOpsPerS float64         `json:"traced_ops_per_s,omitempty"`
 	WallNsPerOp   results.NsPerOp `json:"wall_ns_per_op"`
@@ -59,8 +54,7 @@ func WriteSummaryJSON(w io.Writer, run *results.Run, sums []*results.Summary) er
 		Args: run.Args, Meta: run.Meta, Drops: run.Drops, Arms: []ArmReport{}}
 	for _, s := range sums {
 		a := ArmReport{
-			Lab: s.Lab, Arm: s.Arm, Runtime: s.Runtime, Dir: s.Dir, PayloadBytes: s.PayloadBytes, SizeBytes: s.SizeBytes,
-			Ops: s.Ops, Figures: s.Headline(), TracedOpsPerS: results.RoundTo(s.TracedOpsPerS, 10), WallNsPerOp: results.NsPerOp(s.WallNsPerOp),
+			CaseID: s.CaseID, Ops: s.Ops, Figures: s.Headline(), TracedOpsPerS: results.RoundTo(s.TracedOpsPerS, 10), WallNsPerOp: results.NsPerOp(s.WallNsPerOp),
 			KernelNsPerOp: results.NsPerOp(s.KernelNsPerOp), UserNsPerOp: results.NsPerOp(s.UserNsPerOp), Error: s.Error,
 		}
 		for _, c := range s.Classes {

@@ -195,7 +195,7 @@ func envLine(m results.Meta) string {
 	var psi []string
 	for _, p := range m.Pressure {
 		if p.WallNs > 0 && p.SomeNs*100 >= p.WallNs {
-			psi = append(psi, fmt.Sprintf("%s %s %.0f%%", p.Scope, p.Resource, 100*float64(p.SomeNs)/float64(p.WallNs)))
+			psi = append(psi, fmt.Sprintf("%s %s %s", p.Scope, p.Resource, share(p.SomeNs, p.WallNs)))
 		}
 	}
 	if len(psi) > 0 {
@@ -238,8 +238,8 @@ func neighbourLines(run *results.Run) []string {
 		}
 		for _, n := range one.nbs {
 			if n.Kind == results.NeighbourCPU && n.Ns*4 >= one.rq {
-				cases = append(cases, fmt.Sprintf("%s (%s): %s took %.0f%% of its run-queue wait (%.0f%% of its traced time)",
-					a.Arm, a.Runtime, n.Name(), pct(n.Ns, one.rq), pct(one.rq, one.wall)))
+				cases = append(cases, fmt.Sprintf("%s (%s): %s took %s of its run-queue wait (%s of its traced time)",
+					a.Arm, a.Runtime, n.Name(), share(n.Ns, one.rq), share(one.rq, one.wall)))
 				break
 			}
 		}
@@ -255,10 +255,10 @@ func neighbourLines(run *results.Run) []string {
 	for _, n := range all.nbs {
 		switch {
 		case n.Kind == results.NeighbourCPU && all.rq*100 >= all.wall && n.Ns*10 >= all.rq:
-			cpu = append(cpu, fmt.Sprintf("%s took %.0f%% of the run-queue wait", n.Name(), pct(n.Ns, all.rq)))
+			cpu = append(cpu, fmt.Sprintf("%s took %s of the run-queue wait", n.Name(), share(n.Ns, all.rq)))
 		case n.Kind == results.NeighbourDisk && n.Ns*10 >= all.dev+diskNs && len(disk) < 3:
-			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %.0f%% of the device time", n.Name(), n.Count,
-				results.Bytes(int64(n.Bytes)), pct(n.Ns, all.dev+diskNs)))
+			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %s of the device time", n.Name(), n.Count,
+				results.Bytes(int64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
 		case n.Kind == results.NeighbourDisk:
 			moreDisk++
 		}
@@ -270,7 +270,7 @@ func neighbourLines(run *results.Run) []string {
 	if len(cpu)+len(disk) > 0 {
 		var parts []string
 		if len(cpu) > 0 {
-			parts = append(parts, fmt.Sprintf("CPU (run-queue wait %.1f%% of the traced time): %s", pct(all.rq, all.wall), strings.Join(cpu, ", ")))
+			parts = append(parts, fmt.Sprintf("CPU (run-queue wait %.1f%% of the traced time): %s", 100*fraction(all.rq, all.wall), strings.Join(cpu, ", ")))
 		}
 		if len(disk) > 0 {
 			parts = append(parts, "disk: "+strings.Join(disk, ", "))
@@ -283,9 +283,12 @@ func neighbourLines(run *results.Run) []string {
 	return append(out, cases...)
 }
 
-func pct(part, whole uint64) float64 {
+// share is part of whole, in results.Share's words; 0% of nothing.
+func share(part, whole uint64) string { return results.Share(fraction(part, whole)) }
+
+func fraction(part, whole uint64) float64 {
 	if whole == 0 {
 		return 0
 	}
-	return 100 * float64(part) / float64(whole)
+	return float64(part) / float64(whole)
 }

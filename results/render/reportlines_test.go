@@ -27,7 +27,7 @@ func TestMarkdownCarriesTerminal(t *testing.T) {
 	run.Meta.Warnings = []string{"/tmp: ext4 without a journal: fsync waits for the data only", "host busy (load 3.0 on 2 CPUs): expect run-queue waits"}
 	run.Meta.Notes = []string{"vfs_fsync_range: inlined, no stage row"}
 	run.Arms[2].Stderr = "Traceback (most recent call last):\n  File \"driver.py\", line 3\n```\nOSError: [Errno 28] | No space left on device"
-	spooled := results.ArmResult{Lab: "buffers", Arm: "SpooledTemporaryFile", Runtime: "go", Dir: "/tmp", SizeBytes: 1 << 20, Ops: 1}
+	spooled := results.ArmResult{CaseID: results.CaseID{Lab: "buffers", Arm: "SpooledTemporaryFile", Runtime: "go", Dir: "/tmp", SizeBytes: 1 << 20}, Ops: 1}
 	spooled.Batches = resultstest.Batches(1, []int64{700_000, 720_000, 690_000, 710_000, 730_000, 700_000}, func(int) []results.ClassRecord {
 		return []results.ClassRecord{resultstest.Rec("openat[tmpfile]", 1, 50_000, 0, ""), resultstest.Rec("write", 17, 20_000, 0, ""), resultstest.Rec("read", 17, 12_000, 0, "")}
 	})

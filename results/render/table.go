@@ -79,7 +79,7 @@ func writeClassTable(w io.Writer, s *results.Summary) {
 	for _, c := range s.Classes {
 		if c.Overlapped {
 			overlapped = true
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc("("+c.Class+")", 22), results.Calls(c.CallsPerOp),
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc("("+c.Class+")", 22), results.Count(c.CallsPerOp),
 				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)))
 			parent = c.Class
 			continue
@@ -101,13 +101,13 @@ func writeClassTable(w io.Writer, s *results.Summary) {
 			// Off the CPU between syscalls: part of user time, not work.
 			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))
 		case c.Stage != "" && c.NsPerOp == 0:
-			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), results.Calls(c.CallsPerOp))
+			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), results.Count(c.CallsPerOp))
 		case c.Stage != "":
 			// Stages carry a total, not a histogram of single calls.
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", trunc(name, 22), results.Calls(c.CallsPerOp),
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", trunc(name, 22), results.Count(c.CallsPerOp),
 				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp))
 		default:
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), results.Calls(c.CallsPerOp),
+			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), results.Count(c.CallsPerOp),
 				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)))
 		}
 	}

@@ -59,7 +59,7 @@ func TestTimeScaleSmallValues(t *testing.T) {
 }
 
 func secondScale() results.TimeScale {
-	s := results.Summary{ArmResult: &results.ArmResult{Lab: results.LabTrace, Arm: "sleep 2"}, WallNsPerOp: 2e9}
+	s := results.Summary{ArmResult: &results.ArmResult{CaseID: results.CaseID{Lab: results.LabTrace, Arm: "sleep 2"}}, WallNsPerOp: 2e9}
 	return s.TimeScale()
 }
 

@@ -153,11 +153,11 @@ func FixtureRun(slowFsync bool) *results.Run {
 			Backend: "tracepoint", BackendDetail: "tp_btf", MissingHooks: []string{"page_fault_user: not in this kernel"}},
 		Drops: map[string]uint64{"map_full": 0},
 	}
-	tmpfile := results.ArmResult{Lab: "modes", Arm: "TemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400, Ops: 100}
+	tmpfile := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: "TemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}, Ops: 100}
 	tmpfile.Batches = Batches(100, []int64{8_000_000, 8_200_000, 7_900_000, 8_100_000, 9_000_000, 7_950_000}, func(int) []results.ClassRecord {
 		return []results.ClassRecord{Rec("openat[tmpfile]", 100, 54_000, 0, ""), Rec("write", 100, 9_000, 0, ""), Rec("close", 100, 12_000, 0, "")}
 	})
-	fsync := results.ArmResult{Lab: "modes", Arm: "mkstemp-fsync", Runtime: "go", Dir: "/tmp", PayloadBytes: 400, Ops: 100}
+	fsync := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: "mkstemp-fsync", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}, Ops: 100}
 	walls := []int64{30_000_000, 31_000_000, 29_500_000, 30_500_000, 33_000_000, 29_900_000}
 	if slowFsync {
 		walls = []int64{70_000_000, 71_000_000, 69_500_000, 70_500_000, 77_000_000, 69_800_000}
@@ -173,9 +173,13 @@ func FixtureRun(slowFsync bool) *results.Run {
 		}
 		return out
 	})
-	failed := results.ArmResult{Lab: "modes", Arm: "mkstemp-fdatasync", Runtime: "go", Dir: "/tmp", PayloadBytes: 400, Ops: 100,
-		Error: "worker exit: exit status 1\nTraceback: boom", Stderr: "boom"}
-	spill := results.ArmResult{Lab: "buffers", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", SizeBytes: 1 << 20, Ops: 1}
+	failed := results.ArmResult{
+		CaseID: results.CaseID{Lab: "modes", Arm: "mkstemp-fdatasync", Runtime: "go", Dir: "/tmp", PayloadBytes: 400},
+		Ops:    100,
+		Error:  "worker exit: exit status 1\nTraceback: boom",
+		Stderr: "boom",
+	}
+	spill := results.ArmResult{CaseID: results.CaseID{Lab: "buffers", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", SizeBytes: 1 << 20}, Ops: 1}
 	spill.Batches = Batches(1, []int64{900_000, 950_000, 880_000, 910_000, 990_000, 870_000}, func(int) []results.ClassRecord {
 		return []results.ClassRecord{Rec("write", 16, 20_000, 0, ""), Rec("read", 17, 12_000, 0, ""), Rec("openat[create]", 1, 60_000, 0, ""),
 			Rec("unlink", 1, 40_000, 0, ""), {Class: "user", Stage: "page_fault", Calls: 256, TotalNs: 256 * 400}}

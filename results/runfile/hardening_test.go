@@ -102,8 +102,11 @@ func TestReadRunRefusesImpossibleValues(t *testing.T) {
 		t.Errorf("CSV ops_per_s 0: %q", msg)
 	}
 	// A trace sums kernel time over threads: above its wall time is real.
-	trace := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Arms: []results.ArmResult{{Lab: "trace", Arm: "make", Runtime: "-", Ops: 1,
-		Batches: []results.Batch{{Traced: true, WallNs: 1_000_000, Records: []results.ClassRecord{{Class: "futex", Calls: 8, TotalNs: 8_000_000}}}}}}}
+	trace := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Arms: []results.ArmResult{{
+		CaseID:  results.CaseID{Lab: "trace", Arm: "make", Runtime: "-"},
+		Ops:     1,
+		Batches: []results.Batch{{Traced: true, WallNs: 1_000_000, Records: []results.ClassRecord{{Class: "futex", Calls: 8, TotalNs: 8_000_000}}}},
+	}}}
 	var b bytes.Buffer
 	WriteRunJSON(&b, trace)
 	if _, err := ReadRun(&b); err != nil {

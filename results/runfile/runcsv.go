@@ -30,7 +30,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, need := range render.SyscallColumns[:17] {
+	for _, need := range render.SyscallColumnsRequired {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("not a tmpprobe syscalls.csv: no %q column", need)
 		}
@@ -63,9 +63,9 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 			want = n
 		}
 		a := results.ArmResult{
-			Lab: row.str("lab"), Arm: row.str("arm"), Runtime: row.str("runtime"), Dir: row.str("dir"),
-			PayloadBytes: int(row.int("payload_bytes", 1<<40)), SizeBytes: int(row.int("size_bytes", 1<<40)),
-			Ops: int(row.int("ops", 1e9)),
+			// A payload or size past 1 TiB is corrupt.
+			CaseID: results.ReadCase(row.str, func(name string) int64 { return row.int(name, 1<<40) }),
+			Ops:    int(row.int("ops", 1e9)),
 		}
 		if row.err == nil && (a.Lab == "" || a.Arm == "" || a.Ops < 1) {
 			row.err = fmt.Errorf("line %d: empty lab or arm, or ops < 1", line)

@@ -1,0 +1,41 @@
+package results_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Each kind of number prints by one rule wherever it appears: a count in
+// a sentence reads as the table's column does.
+func TestFormatKinds(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	for _, c := range []struct{ got, want string }{
+		{results.Count(1), "1"},
+		{results.Count(0), "0"},
+		{results.Count(math.Copysign(0, -1)), "0"},
+		{results.Count(0.001), "0.001"},
+		{results.Count(1.0375), "1.038"},
+		{results.Count(12.5), "12.500"},
+		{results.Count(3e15), "3000000000000000.000"},
+		{results.SignedMicros(185_000), "+185.0"},
+		{results.SignedMicros(-4_100), "−4.10"},
+		{results.SignedPct(-57.2), "−57%"},
+		{results.SignedPct(3.14), "+3.1%"},
+		{results.SignedPct(-0.04), "+0.0%"},
+		{results.Share(0.72), "72%"},
+		{results.Share(-0.12), "−12%"},
+		{results.Times(1.644), "1.64×"},
+		{results.TimesText(results.Estimate{Center: 0.55, Lo: 0.53, Hi: 0.57, N: 10}), "0.55× [0.53–0.57]"},
+		{results.TimesText(results.Estimate{Center: 0.55, Lo: -inf, Hi: inf, N: 3}), "0.55× ±∞"},
+		{results.TimesText(results.Estimate{Center: 0.55, Lo: nan, Hi: nan, N: 3}), "0.55×"},
+		{results.RatioText(results.Estimate{Center: 1, Lo: 1, Hi: 1, N: 10}), "1.00"},
+		{results.RatioText(results.Estimate{}), "-"},
+		{results.Rate(11674.6), "11675"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
