@@ -189,23 +189,36 @@ func BenchmarkNeighbourCost(b *testing.B) {
 		with = append(with, observer(false))
 	}
 	fmt.Printf("\nneighbour accounting: observer effect (traced ÷ untraced ops/s, median of 20 paired rounds [95%% CI]), two runs each\n")
-	fmt.Printf("%-24s %-32s %-32s %s\n", "ARM", "with neighbours", "without", "with÷without")
+	fmt.Printf("%-24s %-32s %-32s %-12s %s\n", "ARM", "with neighbours", "without", "with÷without", "HELD")
 	var ratios []float64
+	heldAll, pairsAll := 0, 0
 	for _, a := range sel {
 		var w, wo []string
 		var sw, swo float64
+		held, pairs := 0, 0
 		for i := range with {
 			e, f := with[i][a.Name], without[i][a.Name]
 			w = append(w, fmt.Sprintf("%.2f [%.2f–%.2f]", e.Center, e.Lo, e.Hi))
 			wo = append(wo, fmt.Sprintf("%.2f [%.2f–%.2f]", f.Center, f.Lo, f.Hi))
 			sw += e.Center
 			swo += f.Center
+			// The bar: the cost stays within the TRACED
+			// figures' interval, i.e. each run with neighbours lands
+			// inside each run without's interval.
+			for j := range without {
+				pairs++
+				if without[j][a.Name].Contains(e.Center) {
+					held++
+				}
+			}
 		}
+		heldAll, pairsAll = heldAll+held, pairsAll+pairs
 		ratios = append(ratios, sw/swo)
-		fmt.Printf("%-24s %-32s %-32s %.3f\n", a.Name, strings.Join(w, " "), strings.Join(wo, " "), sw/swo)
+		fmt.Printf("%-24s %-32s %-32s %-12.3f %d/%d\n", a.Name, strings.Join(w, " "), strings.Join(wo, " "), sw/swo, held, pairs)
 	}
 	m := results.Median(ratios)
-	fmt.Printf("median over arms of with÷without: %.3f [%.3f–%.3f]\n", m.Center, m.Lo, m.Hi)
+	fmt.Printf("median over arms of with÷without: %.3f [%.3f–%.3f]; a run with neighbours inside a run without's TRACED interval: %d of %d\n",
+		m.Center, m.Lo, m.Hi, heldAll, pairsAll)
 	b.ReportMetric(m.Center, "observer-with/without-neighbours")
 }
 
