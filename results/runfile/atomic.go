@@ -139,14 +139,11 @@ func CheckOutputFile(path string) error {
 		}
 		return nil
 	}
-	pf, err := safefs.OpenSafeDir(filepath.Dir(t.file))
+	pf, err := openReplaceable(t.file)
 	if err != nil {
 		return err
 	}
 	defer pf.Close()
-	if err := safefs.CheckReplaceable(pf, filepath.Base(t.file)); err != nil {
-		return err
-	}
 	name, f, err := safefs.CreateOwned(pf, tempPrefix(t.file))
 	if err != nil {
 		return err
@@ -222,14 +219,11 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return writeStream(f, write)
 	}
 	// Checked again here: report --chart has no run to check it before.
-	pf, err := safefs.OpenSafeDir(filepath.Dir(t.file))
+	pf, err := openReplaceable(t.file)
 	if err != nil {
 		return err
 	}
 	defer pf.Close()
-	if err := safefs.CheckReplaceable(pf, filepath.Base(t.file)); err != nil {
-		return err
-	}
 	tmp, f, release, err := newTemp(pf, tempPrefix(t.file), safefs.CreateOwned)
 	if err != nil {
 		return err
@@ -362,4 +356,19 @@ func RemoveTemps() {
 	for p := range temps.paths {
 		os.RemoveAll(p)
 	}
+}
+
+// openReplaceable opens file's directory, safely, once file is one an
+// output may replace (a regular file or nothing: see
+// safefs.CheckReplaceable).
+func openReplaceable(file string) (*os.File, error) {
+	pf, err := safefs.OpenSafeDir(filepath.Dir(file))
+	if err != nil {
+		return nil, err
+	}
+	if err := safefs.CheckReplaceable(pf, filepath.Base(file)); err != nil {
+		pf.Close()
+		return nil, err
+	}
+	return pf, nil
 }
