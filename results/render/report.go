@@ -63,13 +63,13 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 			fmt.Fprintln(w, wrap(tableLegend, width, ""))
 		}
 		if traced && g[0].Traced != nil {
-			has := false
-			for _, gap := range gaps {
-				has = has || gap.A.PeerKey() == g[0].PeerKey()
-			}
-			if has {
+			// A group without a compared pair (arms picked by hand) can
+			// still have a ratio that moved with the state of the run.
+			if lines := groupWhy(g, gaps, labs); len(lines) > 0 {
 				fmt.Fprintln(w, "\nWHY")
-				writeGroupGaps(w, g, gaps, labs, width)
+				for _, l := range lines {
+					bullet(w, "  ", l, width)
+				}
 			}
 		}
 	}

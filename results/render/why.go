@@ -28,7 +28,9 @@ func WriteExplanations(w io.Writer, sums []*results.Summary, labs explain.LabKno
 				bullet(w, "  ", explain.ArmSentence(s), DefaultWidth)
 			}
 		}
-		writeGroupGaps(w, g, gaps, labs, DefaultWidth)
+		for _, l := range groupWhy(g, gaps, labs) {
+			bullet(w, "  ", l, DefaultWidth)
+		}
 	}
 	writeSpills(w, sums, labs, DefaultWidth)
 }
@@ -42,17 +44,20 @@ func anyTraced(sums []*results.Summary) bool {
 	return false
 }
 
-// writeGroupGaps prints the sentences of the gaps compared in group g,
-// then those of its arms whose ratio moved with a state across the run.
-func writeGroupGaps(w io.Writer, g []*results.Summary, gaps []explain.Gap, labs explain.LabKnowledge, width int) {
+// groupWhy is the WHY of group g: the sentences of the gaps compared in
+// it, then those of its arms whose ratio moved with a state across the
+// run.
+func groupWhy(g []*results.Summary, gaps []explain.Gap, labs explain.LabKnowledge) []string {
+	var out []string
 	for _, gap := range gaps {
 		if gap.A.PeerKey() == g[0].PeerKey() {
-			bullet(w, "  ", gap.Sentence(), width)
+			out = append(out, gap.Sentence())
 		}
 	}
 	for _, l := range explain.StateLinks(g, labs.Baselines[g[0].Lab]) {
-		bullet(w, "  ", l.Sentence(), width)
+		out = append(out, l.Sentence())
 	}
+	return out
 }
 
 // writeSpills says where each spilling arm rolled over to a file.
