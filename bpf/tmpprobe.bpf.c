@@ -816,11 +816,19 @@ static __always_inline int on_io_start(struct request *rq)
 	struct neighbour_rq n = {};
 	struct thread_state *batch;
 	__u64 key = (__u64)rq;
+	dev_t dev;
 
 	if (!config.count_neighbours || current_state())
 		return 0;
 	batch = window_batch();
-	if (!batch || !watched(request_dev(rq)))
+	if (!batch)
+		return 0;
+	/* The devices user space set, even with match_any_dev: that widens
+	 * which devices a traced syscall's own I/O is matched on (a command
+	 * may write anywhere), not who shares the work's disk; a writer on
+	 * another disk shares nothing with it. */
+	dev = request_dev(rq);
+	if (!bpf_map_lookup_elem(&watched_devs, &dev))
 		return 0;
 	neighbour_of(&n.key, task, batch->phase, NEIGHBOUR_DISK);
 	if (n.key.kthread && batch->in_syscall)

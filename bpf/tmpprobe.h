@@ -176,7 +176,7 @@ struct config {
 	 * execs the command, so its own (Go runtime) syscalls are kept apart. */
 	__u32 launch_phase;
 	bool count_errnos;  /* trace --errors: count failed calls per errno as stages */
-	bool match_any_dev; /* watch every block device, not just watched_devs */
+	bool match_any_dev; /* match traced I/O on every block device; neighbours stay on watched_devs */
 	bool count_neighbours; /* who else took the CPU and the disk (struct neighbour_key) */
 };
 
@@ -200,9 +200,9 @@ struct class_stats {
  * that took the CPU from a worker preempted while runnable, charged the
  * worker's whole run-queue wait (the next task at the preemption; others
  * that ran before the worker got a CPU back are not told apart). Disk: a
- * request on a watched device started (block_io_start, in the submitter's
- * context) by a task that is not traced, its device time issue ..
- * complete. Kernel threads' requests while the worker is inside a syscall
+ * request on a device of watched_devs (with match_any_dev too) started
+ * (block_io_start, in the submitter's context) by a task that is not
+ * traced, its device time issue .. complete. Kernel threads' requests while the worker is inside a syscall
  * are left to that syscall (its journal commit, its writeback); outside
  * one they are writeback for someone else. */
 enum neighbour_kind : __u8 {

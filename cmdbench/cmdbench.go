@@ -255,7 +255,7 @@ func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
 		err    error
 	)
 	if b.Traced {
-		wall, status, tail, b.Records, err = r.traced(ctx, c)
+		wall, status, tail, err = r.traced(ctx, c, b)
 		b.Phase = follow.Phase
 	} else {
 		wall, status, tail, err = plain(ctx, c.Argv)
@@ -278,40 +278,49 @@ func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
 }
 
 // traced runs the command under the probe, from its execve on, with every
-// process it starts, and returns what they did summed over the tree.
-func (r *runner) traced(ctx context.Context, c Command) (time.Duration, int, string, []results.ClassRecord, error) {
+// process it starts, and fills b with what they did summed over the tree
+// and who shared the CPU and the disk with them (as a lab's traced batch).
+// Its wall time is follow's, from the command's exec to its exit, the span
+// plain times.
+func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.Duration, int, string, error) {
 	// The probe's totals run on across runs, as during a trace: this
 	// run's are the difference of two snapshots. Clearing them instead
 	// would have the next run's first records allocated anew, some in
 	// irq context (block completions), where an allocation can fail.
 	before, err := r.o.Tracer.Snapshot()
 	if err != nil {
-		return 0, 0, "", nil, err
+		return 0, 0, "", err
 	}
 	defer r.o.Tracer.ForgetThreads()
 	t := &tailWriter{}
 	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t}
 	res, err := follow.Run(ctx, r.o.Tracer, r.o.Cookie, spec, nil, nil)
 	if err != nil {
-		return 0, 0, "", nil, err
+		return 0, 0, "", err
 	}
 	for ph, recs := range res.Records {
 		res.Records[ph] = results.SubtractRecords(recs, before[ph])
 	}
 	whole := res.Arms(c.Name)[0].Batches[0]
-	return res.Wall, res.ExitCode, t.String(), whole.Records, nil
+	b.Records, b.Neighbours = whole.Records, whole.Neighbours
+	return res.Wall, res.ExitCode, t.String(), nil
 }
 
 // plain runs argv untraced, stdin and stdout on /dev/null (as hyperfine
-// runs commands), and times it from fork to exit.
+// runs commands), and times it from its exec to its exit: Start returns
+// once the child's exec has closed os/exec's close-on-exec pipe, the
+// event a traced run's clock starts at too (follow's waitExec). The fork
+// before it is tmpprobe's, as the launcher's exec is in a traced run;
+// timing one side from the fork would put tmpprobe's own cost in the
+// observer effect.
 func plain(ctx context.Context, argv []string) (time.Duration, int, string, error) {
 	t := &tailWriter{}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stderr = t
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return 0, 0, "", err
 	}
+	start := time.Now()
 	err := cmd.Wait()
 	wall := time.Since(start)
 	return wall, follow.ExitStatus(err, cmd), t.String(), nil

@@ -98,10 +98,16 @@ type Interval struct {
 // the marked regions' records of each sample period, the rounds a diff of
 // two traces compares.
 type Result struct {
-	Wall     time.Duration
-	Records  map[uint32][]results.ClassRecord
-	Samples  []map[uint32][]results.ClassRecord
-	ExitCode int // of a launched command; 128+signal when a signal ended it
+	// Wall is a launched command's time from its exec to its exit (see
+	// Run), or how long the trace of other targets lasted.
+	Wall    time.Duration
+	Records map[uint32][]results.ClassRecord
+	Samples []map[uint32][]results.ClassRecord
+	// Neighbours are the other tasks that took the CPU from the target's
+	// threads or used the watched devices during the trace, every phase
+	// summed but the launcher's.
+	Neighbours []results.Neighbour
+	ExitCode   int // of a launched command; 128+signal when a signal ended it
 }
 
 // samplePeriod is how often a trace snapshots its regions, the first
@@ -117,12 +123,14 @@ const (
 const LaunchPhase = 2
 
 // Tracer is the probe as a trace sees it: it tracks the threads it is
-// given, with their phase, and reads the running totals by phase without
-// clearing them. Finding a process's threads is follow's job (/proc), not
-// the probe's.
+// given, with their phase, reads the running totals by phase without
+// clearing them, and takes (reads and clears) the neighbours counted since
+// it last did, as the labs' runner does after each batch. Finding a
+// process's threads is follow's job (/proc), not the probe's.
 type Tracer interface {
 	TrackThreads(tids []int, phase uint32, follow bool) error
 	Snapshot() (map[uint32][]results.ClassRecord, error)
+	CollectNeighbours() (map[uint32][]results.Neighbour, error)
 }
 
 // Run traces spec with p, which must be open (with TargetCgroup set for a
@@ -132,19 +140,31 @@ type Tracer interface {
 // still running then is stopped, with every process it started.
 func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(), every func(Interval)) (*Result, error) {
 	res := &Result{}
+	// What the probe counted before this trace (a request of another
+	// process still in flight when the last one ended) is not this one's
+	// neighbours.
+	if _, err := p.CollectNeighbours(); err != nil {
+		return nil, err
+	}
 	var cmd *exec.Cmd
-	exited := make(chan error, 1)
+	exited := make(chan exit, 1)
 	cmdDone := false
+	var start time.Time
 	switch {
 	case len(spec.Command) > 0:
 		var release *os.File
+		var execed int
 		var cg *commandCgroup
 		var err error
-		if cmd, release, cg, err = launch(spec, cookie); err != nil {
+		if cmd, release, execed, cg, err = launch(spec, cookie); err != nil {
 			return nil, err
 		}
+		defer syscall.Close(execed)
 		defer forget(cmd.Process)
-		go func() { exited <- cmd.Wait() }()
+		go func() {
+			err := cmd.Wait()
+			exited <- exit{err, time.Now()}
+		}()
 		defer func() {
 			if !cmdDone {
 				stopTree(cmd.Process.Pid, exited, cg)
@@ -161,6 +181,7 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 			ready()
 		}
 		release.Write([]byte{1})
+		start = waitExec(execed)
 	case len(spec.PIDs) > 0:
 		for _, pid := range spec.PIDs {
 			if err := trackProcess(p, pid, Phase, spec.Follow); err != nil {
@@ -175,7 +196,10 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 	if ready != nil && cmd == nil {
 		ready()
 	}
-	start := time.Now()
+	if cmd == nil {
+		start = time.Now()
+	}
+	end := time.Time{}
 	var deadline <-chan time.Time
 	if spec.Duration > 0 {
 		deadline = time.After(spec.Duration)
@@ -221,9 +245,9 @@ loop:
 			break loop
 		case <-deadline:
 			break loop
-		case err := <-exited:
+		case e := <-exited:
 			cmdDone = true
-			res.ExitCode = exitCode(err, cmd)
+			res.ExitCode, end = exitCode(e.err, cmd), e.at
 			break loop
 		case <-poll.C:
 			if watched := append(spec.PIDs, spec.TIDs...); len(watched) > 0 && !anyAlive(watched) {
@@ -241,10 +265,21 @@ loop:
 			interval(now)
 		}
 	}
-	res.Wall = time.Since(start)
+	if end.IsZero() {
+		end = time.Now()
+	}
+	res.Wall = end.Sub(start)
 	final, err := p.Snapshot()
 	if err != nil {
 		return nil, err
+	}
+	nbs, err := p.CollectNeighbours()
+	if err != nil {
+		return nil, err
+	}
+	delete(nbs, LaunchPhase)
+	for _, l := range nbs {
+		res.Neighbours = results.SumNeighbours(res.Neighbours, l)
 	}
 	// The last interval, cut short by the end of the trace, prints too,
 	// as bcc's tools print every one: --interval 2s --duration 4s is two.
@@ -255,6 +290,37 @@ loop:
 	res.Records = final
 	res.addSample(final, lastSample)
 	return res, nil
+}
+
+// exit is a launched command's end: what Wait returned, and when.
+type exit struct {
+	err error
+	at  time.Time
+}
+
+// waitExec blocks until the launcher execs the command, which closes the
+// launcher's end of the execed pipe (close-on-exec), and returns that
+// moment; or until the launcher exits without exec'ing.
+//
+// A launched command's wall time starts here, not when the launcher is
+// released: the launcher is a Go process, and its exec first stops its
+// other threads and tears down its address space, 1–4 ms that are
+// tmpprobe's, not the command's. The kernel closes close-on-exec files
+// after both, in the command's execve, and compare's untraced runs start
+// their clock at the same event (os/exec's Start returns when the child's
+// exec closes its close-on-exec pipe), so that the traced and untraced
+// wall times are the same span, exec to exit, and their ratio, the
+// observer effect, is the probe's alone. The read is a blocking read(2),
+// as os/exec's is, so both clocks are read after the same kind of wake-up.
+func waitExec(execed int) time.Time {
+	var b [1]byte
+	for {
+		n, err := syscall.Read(execed, b[:])
+		if err == syscall.EINTR || n > 0 && err == nil {
+			continue
+		}
+		return time.Now()
+	}
 }
 
 // addSample keeps what the regions did since the last sample.
@@ -286,7 +352,7 @@ func (r *Result) addSample(now, last map[uint32][]results.ClassRecord) {
 // stopTree ends a launched command that is still running, and whatever it
 // started: SIGTERM to its cgroup (or, without one, its process tree), then
 // SIGKILL to what is left after a grace.
-func stopTree(pid int, exited <-chan error, cg *commandCgroup) {
+func stopTree(pid int, exited <-chan exit, cg *commandCgroup) {
 	if cg != nil {
 		cg.signal(syscall.SIGTERM)
 		select {
@@ -451,7 +517,8 @@ func ReadProc(pid int) (Proc, error) {
 // launch starts "tmpprobe __launch CMD…", which blocks until release is
 // written, so the probe tracks its pid before the command's first syscall.
 //
-// It returns only once the launcher says it runs. cmd.Start returns when
+// It returns only once the launcher says it runs, with the read end of a
+// pipe its exec of the command closes (see waitExec). cmd.Start returns when
 // the launcher's exec has woken the vfork parent and closed the CLOEXEC
 // pipe, both early in execve, before the kernel fires sched_process_exec
 // for it; a pid tracked in that window sees the launcher's own exec, takes
@@ -460,26 +527,34 @@ func ReadProc(pid int) (Proc, error) {
 //
 // The launcher starts in a cgroup of its own (see commandCgroup) when one
 // can be made; cg is nil otherwise.
-func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, cg *commandCgroup, err error) {
+func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed int, cg *commandCgroup, err error) {
 	command := spec.Command
 	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, nil, notRunnable(command[0], err)
+		return nil, nil, -1, nil, notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, -1, nil, err
 	}
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, -1, nil, err
 	}
-	startedR, startedW, err := os.Pipe()
-	if err != nil {
+	// A blocking pipe, read with read(2) outside Go's poller (waitExec):
+	// the launcher says it started on it, then closes it by its exec.
+	var started [2]int
+	if err := syscall.Pipe2(started[:], syscall.O_CLOEXEC); err != nil {
 		gateR.Close()
 		gateW.Close()
-		return nil, nil, nil, err
+		return nil, nil, -1, nil, err
 	}
-	defer startedR.Close()
+	startedR, startedW := started[0], os.NewFile(uintptr(started[1]), "started")
+	keep := false
+	defer func() {
+		if !keep {
+			syscall.Close(startedR)
+		}
+	}()
 	newCmd := func() *exec.Cmd {
 		cmd := exec.Command(exe, append([]string{LaunchArg}, command...)...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -520,20 +595,25 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, cg *com
 		if cg != nil {
 			cg.remove()
 		}
-		return nil, nil, nil, err
+		return nil, nil, -1, nil, err
 	}
 	// Read outside launched's lock, so that Abort can still kill it.
 	var b [1]byte
-	if n, _ := startedR.Read(b[:]); n != 1 {
+	n, rerr := syscall.Read(startedR, b[:])
+	for rerr == syscall.EINTR {
+		n, rerr = syscall.Read(startedR, b[:])
+	}
+	if n != 1 {
 		gateW.Close()
 		err := cmd.Wait()
 		forget(cmd.Process)
 		if cg != nil {
 			cg.remove()
 		}
-		return nil, nil, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
+		return nil, nil, -1, nil, fmt.Errorf("the launcher ended before it started the command: %v", err)
 	}
-	return cmd, gateW, cg, nil
+	keep = true
+	return cmd, gateW, startedR, cg, nil
 }
 
 var errAborted = errors.New("interrupted")
@@ -580,11 +660,12 @@ func notRunnable(name string, err error) error {
 }
 
 // RunLauncher is the body of "__launch": say it runs on fd 4, wait for
-// the go byte on fd 3, then become the command.
+// the go byte on fd 3, then become the command. Fd 4 stays open until the
+// exec closes it, which tells tmpprobe the command's time starts (see
+// waitExec).
 func RunLauncher(command []string) error {
-	started := os.NewFile(4, "started")
-	started.Write([]byte{1})
-	started.Close()
+	syscall.Write(4, []byte{1})
+	syscall.CloseOnExec(4)
 	gate := os.NewFile(3, "gate")
 	var b [1]byte
 	if n, _ := gate.Read(b[:]); n != 1 {
@@ -691,8 +772,9 @@ func anyAlive(pids []int) bool {
 }
 
 // Arms turns a trace into results the report writers know: the whole
-// target (every phase summed, one "op" = the whole run), then one entry per
-// region the target marked itself (one op = one entry into the region).
+// target (every phase summed, one "op" = the whole run, with the trace's
+// neighbours), then one entry per region the target marked itself (one op
+// = one entry into the region).
 func (r *Result) Arms(label string) []results.ArmResult {
 	var all []results.ClassRecord
 	var regions []uint32
@@ -708,9 +790,10 @@ func (r *Result) Arms(label string) []results.ArmResult {
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
 	out := []results.ArmResult{{
-		CaseID:  results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
-		Ops:     1,
-		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all}},
+		CaseID: results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
+		Ops:    1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all,
+			Neighbours: r.Neighbours}},
 	}}
 	for _, ph := range regions {
 		var recs []results.ClassRecord

@@ -369,6 +369,60 @@ func TestCompareProtocol(t *testing.T) {
 	}
 }
 
+// A CPU-bound Python loop compared beside real CPU hogs, one per CPU:
+// each command's traced runs name the hogs as CPU neighbours, as a lab's
+// traced batches do, in run.json, in the footer with their share of the
+// run-queue wait, and in the diff against the same comparison run alone.
+func TestCompareNamesCPUNeighbour(t *testing.T) {
+	needRoot(t)
+	py := realPython(t)
+	loop := py + " -S -c " + shellQuote("n = 0\nfor i in range(2000000): n += i")
+	args := []string{"--rounds", "6", "--names", "a,b", loop, loop}
+	out := t.TempDir()
+	alone, busy := filepath.Join(out, "alone"), filepath.Join(out, "busy")
+	comparedTo(t, alone, args...)
+	stop := cpuHogs(t)
+	run, _, report := comparedTo(t, busy, args...)
+	stop()
+	for _, a := range run.Arms {
+		var preemptions uint64
+		for _, n := range a.Neighbours() {
+			if n.Kind == results.NeighbourCPU && n.Comm == "cpuhog" && !n.KernelThread {
+				preemptions += n.Count
+			}
+		}
+		if preemptions == 0 {
+			t.Errorf("%s: no cpuhog among the CPU neighbours of its traced runs: %+v", a.Arm, a.Neighbours())
+		}
+	}
+	if flat := strings.Join(strings.Fields(report), " "); !strings.Contains(flat, "cpuhog (pid ") || !strings.Contains(flat, "of the run-queue wait") {
+		t.Errorf("the footer names no cpuhog with its share of the run-queue wait:\n%s", report)
+	}
+	wantCPUHogAppeared(t, diffAll(t, alone, busy))
+}
+
+// Traced and untraced runs are timed over the same span, from the
+// command's exec to its exit: an untraced run from os/exec's Start, which
+// returns once the child's exec closed its close-on-exec pipe, a traced
+// one from the close of the launcher's fd 4 by its exec of the command.
+// That fd must not outlive the exec: a command that still had it would
+// start its clock at its exit. Whether /bin/true's observer effect is
+// near 1 is timing, logged, not asserted.
+func TestCompareTimesFromExec(t *testing.T) {
+	needRoot(t)
+	run, sums, _ := compared(t, "--rounds", "10", "--names", "true,no fd 4", "/bin/true", "[ ! -e /proc/$$/fd/4 ]")
+	for _, a := range run.Arms {
+		for _, b := range a.Batches {
+			if b.WallNs <= 0 {
+				t.Errorf("%s round %d (traced %v): wall %d ns", a.Arm, b.Round, b.Traced, b.WallNs)
+			}
+		}
+	}
+	for _, s := range sums {
+		t.Logf("%s: traced ÷ untraced %s", s.Arm, results.RatioText(s.ObserverCost()))
+	}
+}
+
 // --help prints the usage once, every verb filled (the text has "95%").
 func TestCompareHelp(t *testing.T) {
 	code, stdout, _ := inProcess("compare", "--help")

@@ -114,14 +114,17 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
 	// The file system the commands start in, as a lab run records its
-	// work dirs: whether it journals decides what a sync costs.
+	// work dirs: whether it journals decides what a sync costs. Its
+	// devices are the ones others' requests on count as disk neighbours;
+	// the commands' own I/O is matched on any device.
+	var devs []uint32
 	if cwd, err := os.Getwd(); err == nil {
-		if m, _, err := preflight.Facts([]string{cwd}, ""); err == nil {
-			run.Meta = m
+		if m, d, err := preflight.Facts([]string{cwd}, ""); err == nil {
+			run.Meta, devs = m, d
 		}
 	}
 	p, err := openProbe(probe.Options{Attach: backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true},
-		nil, &run.Meta, false)
+		devs, &run.Meta, false)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -235,23 +236,38 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 	dir, out := diskDir(t), t.TempDir()
 	old, cur := filepath.Join(out, "alone"), filepath.Join(out, "busy")
 	saveRun(t, dir, old, "TemporaryFile", "mkstemp-close-unlink")
-	// The hog runs under a name no other process has: neighbours are told
-	// apart by comm, and with other test packages running beside this one
-	// (make test runs them in parallel) OLD can have its own "sh"
-	// neighbours, so a plain sh in NEW would not have "appeared".
+	stop := cpuHogs(t)
+	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
+	stop()
+	wantCPUHogAppeared(t, diffAll(t, old, cur))
+}
+
+// cpuHogs runs a CPU-bound shell loop on every CPU until stop. The hogs
+// run under a name no other process has, 'cpuhog': neighbours are told
+// apart by comm, and with other test packages running beside this one
+// (make test runs them in parallel) OLD can have its own "sh" neighbours,
+// so a plain sh in NEW would not have "appeared".
+func cpuHogs(t *testing.T) (stop func()) {
+	t.Helper()
 	hog := filepath.Join(t.TempDir(), "cpuhog")
 	if err := os.Symlink("/bin/sh", hog); err != nil {
 		t.Fatal(err)
 	}
 	var stops []func()
-	for range 2 { // one per CPU of this 2-CPU host
+	for range runtime.NumCPU() {
 		stops = append(stops, background(t, hog, "-c", "while :; do :; done"))
 	}
-	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
-	for _, stop := range stops {
-		stop()
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
 	}
-	rep := diffAll(t, old, cur)
+}
+
+// wantCPUHogAppeared checks that a diff names cpuHogs' hogs as a CPU
+// neighbour that appeared in NEW, with its share of the run-queue wait.
+func wantCPUHogAppeared(t *testing.T, rep *compare.DiffReport) {
+	t.Helper()
 	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool {
 		return strings.HasPrefix(s, "NEW: cpuhog (pid ") && strings.Contains(s, "of the run-queue wait")
 	}) {

@@ -113,9 +113,11 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if backend == "" {
 		return usagef("--attach none: trace has nothing to show without a probe")
 	}
-	// Neighbours are counted per batch of the arms; a trace watches every
-	// device and has no batches to hand them to.
-	opts := probe.Options{Attach: backend, TracePhase: follow.Phase, CountErrnos: f.errors, AnyDevice: true, NoNeighbours: true}
+	// Neighbours come with follow.Run, as compare's traced runs have them:
+	// who took the CPU from the target's threads. A trace watches no
+	// devices (it has no work dir: a pid, a cgroup or a command may write
+	// anywhere), so no disk neighbours are counted.
+	opts := probe.Options{Attach: backend, TracePhase: follow.Phase, CountErrnos: f.errors, AnyDevice: true}
 	if len(spec.Command) > 0 {
 		opts.LaunchPhase = follow.LaunchPhase
 	}

@@ -274,7 +274,16 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 		if ops == 0 || wall == 0 {
 			continue
 		}
+		// The device time is the traced syscalls' and every disk
+		// neighbour's, as the footer counts it: against its own time
+		// alone each neighbour had 100%, and a comm several processes
+		// share (a build's compilers) summed to more.
 		rq, dev := results.RunQueueNs(s.Traced), results.DeviceNs(s.Traced)
+		for _, n := range s.Traced.Neighbours {
+			if n.Kind == results.NeighbourDisk {
+				dev += n.Ns
+			}
+		}
 		for _, n := range s.Traced.Neighbours {
 			if n.Kind == results.NeighbourCPU && float64(rq)*100 < wall {
 				continue // a run-queue wait under 1% of the time matters to no figure
@@ -290,7 +299,7 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			}
 			total := rq
 			if n.Kind == results.NeighbourDisk {
-				total = dev + n.Ns
+				total = dev
 			}
 			sd := &sides[k][i]
 			sd.present = true
