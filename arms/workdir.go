@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tmpprobe/tmpprobe/safefs"
+	"github.com/tmpprobe/tmpprobe/internal/safefs"
 )
 
 // workPrefix names the run's private directory under each --dir:

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tmpprobe/tmpprobe/safefs"
+	"github.com/tmpprobe/tmpprobe/internal/safefs"
 )
 
 // An output path is written one of three ways:

@@ -10,10 +10,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/internal/safefs"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/safefs"
 )
 
 // RunFiles are the files WriteRunDir writes, in the order it writes them:
