@@ -50,6 +50,26 @@ func (o *outputs) flags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
 }
 
+// tracedFlags are the flags of the commands that trace something other
+// than the labs (trace, compare): their outputs, and what --out saves,
+// what -q silences, how the probe attaches.
+type tracedFlags struct {
+	outputs
+	hist   bool
+	quiet  bool
+	attach string
+}
+
+// flags declares them, with the help that differs between the commands:
+// what --out saves and what -q leaves out.
+func (t *tracedFlags) flags(fs *pflag.FlagSet, outHelp, quietHelp string) {
+	t.outputs.flags(fs)
+	fs.StringVar(&t.out, "out", "", outHelp)
+	fs.BoolVar(&t.hist, "hist", false, "print log2 latency histograms")
+	fs.BoolVarP(&t.quiet, "quiet", "q", false, quietHelp)
+	fs.StringVar(&t.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
+}
+
 // outputFile is one file output: its flag, path and writer.
 type outputFile struct {
 	flag, path string

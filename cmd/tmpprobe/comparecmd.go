@@ -51,10 +51,7 @@ type compareFlags struct {
 	noShell        bool
 	ignoreFailure  bool
 	seed           uint64
-	outputs
-	hist   bool
-	quiet  bool
-	attach string
+	tracedFlags
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
@@ -68,11 +65,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.noShell, "no-shell", false, "run each command without sh -c: split on spaces, no quoting")
 	fs.BoolVar(&f.ignoreFailure, "ignore-failure", false, "go on when a command exits non-zero")
 	fs.Uint64Var(&f.seed, "seed", 0, "replay the order of an earlier comparison (its seed is in the footer)")
-	f.outputs.flags(fs)
-	fs.StringVar(&f.out, "out", "", "save the comparison to `DIR` (run.json, syscalls.csv, report.md; report and diff read it)")
-	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
-	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
+	f.tracedFlags.flags(fs, "save the comparison to `DIR` (run.json, syscalls.csv, report.md; report and diff read it)",
+		"no progress on stderr")
 	if err := parseCommand(fs, args, compareUsage, stdout); err != nil {
 		return err
 	}

@@ -62,11 +62,8 @@ type traceFlags struct {
 	syscalls   []string
 	errors     bool
 	top        int
-	outputs
-	hist   bool
-	attach string
-	user   string
-	quiet  bool
+	tracedFlags
+	user string
 }
 
 func cmdTrace(args []string, stdout, stderr io.Writer) error {
@@ -83,11 +80,8 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.syscalls, "syscall", nil, "show only these syscalls (openat covers "+results.ClassOpenatTmpfile+" and "+results.ClassOpenatCreate+")")
 	fs.BoolVar(&f.errors, "errors", false, "count failed calls by errno")
 	fs.IntVar(&f.top, "top", 20, "show the N syscalls with the most time (0: all)")
-	f.outputs.flags(fs)
-	fs.StringVar(&f.out, "out", "", "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)")
-	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms")
-	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no 'tracing …' line on stderr")
-	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
+	f.tracedFlags.flags(fs, "save the trace to `DIR` (run.json, syscalls.csv, report.md, chart; diff-able)",
+		"no 'tracing …' line on stderr")
 	if err := parseCommand(fs, args, traceUsage, stdout); err != nil {
 		return err
 	}
