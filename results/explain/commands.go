@@ -1,6 +1,10 @@
 package explain
 
-import "github.com/tmpprobe/tmpprobe/results"
+import (
+	"fmt"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
 
 // commandPairs are the gaps a compare run explains, which it says of
 // itself as the arms catalogue says them of the labs: each command against
@@ -19,4 +23,22 @@ func commandPairs(sums []*results.Summary) []Pair {
 		out = append(out, Pair{results.LabCompare, s.Arm, first})
 	}
 	return out
+}
+
+// CommandVerdict says, hyperfine-like, how a command's wall time compares
+// with the first's: told apart when the 95% interval of the paired ratio
+// excludes 1 and the change is at least minEffectPct (diff's minimum effect).
+func CommandVerdict(s, first *results.Summary, minEffectPct float64) string {
+	r := s.TimeRatio()
+	switch results.Differs(r, minEffectPct) {
+	case 1:
+		return fmt.Sprintf("%s took %s the time of %s: slower", s.Arm, results.TimesText(r), first.Arm)
+	case -1:
+		return fmt.Sprintf("%s took %s the time of %s: faster (%s as fast)", s.Arm, results.TimesText(r), first.Arm, results.Times(1/r.Center))
+	}
+	if !r.Bounded() {
+		return fmt.Sprintf("%s against %s: %s the time, too few rounds for an interval (want %d or more)",
+			s.Arm, first.Arm, results.TimesText(r), results.MinRoundsForCI)
+	}
+	return fmt.Sprintf("%s against %s: no difference told apart from the spread (%s the time)", s.Arm, first.Arm, results.TimesText(r))
 }

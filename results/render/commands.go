@@ -25,7 +25,7 @@ func WriteCommandsReport(w io.Writer, run *results.Run, sums []*results.Summary,
 	if len(sums) > 1 {
 		fmt.Fprintln(w)
 		for _, s := range sums[1:] {
-			bullet(w, "", CommandVerdict(s, sums[0]), DefaultWidth)
+			bullet(w, "", explain.CommandVerdict(s, sums[0], compare.DefaultMinEffectPct), DefaultWidth)
 		}
 	}
 	for _, s := range sums {
@@ -41,24 +41,6 @@ func WriteCommandsReport(w io.Writer, run *results.Run, sums []*results.Summary,
 
 // commandsRow is 79 columns with the widest cells.
 const commandsRow = "%-27s %15s %20s %13s\n"
-
-// CommandVerdict says, hyperfine-like, how a command's wall time compares
-// with the first's: told apart when the 95% interval of the paired ratio
-// excludes 1 and the change is at least diff's minimum effect.
-func CommandVerdict(s, first *results.Summary) string {
-	r := s.TimeRatio()
-	switch results.Differs(r, compare.DefaultMinEffectPct) {
-	case 1:
-		return fmt.Sprintf("%s took %s the time of %s: slower", s.Arm, results.TimesText(r), first.Arm)
-	case -1:
-		return fmt.Sprintf("%s took %s the time of %s: faster (%s as fast)", s.Arm, results.TimesText(r), first.Arm, results.Times(1/r.Center))
-	}
-	if !r.Bounded() {
-		return fmt.Sprintf("%s against %s: %s the time, too few rounds for an interval (want %d or more)",
-			s.Arm, first.Arm, results.TimesText(r), results.MinRoundsForCI)
-	}
-	return fmt.Sprintf("%s against %s: no difference told apart from the spread (%s the time)", s.Arm, first.Arm, results.TimesText(r))
-}
 
 // durationCell is a median time with the half-width of its interval, in
 // the unit its size calls for: "12.3 ms ±4%".
@@ -89,7 +71,7 @@ func writeMarkdownCommands(w io.Writer, sums []*results.Summary, gaps []explain.
 	if len(sums) > 1 {
 		fmt.Fprintln(w)
 		for _, s := range sums[1:] {
-			fmt.Fprintf(w, "- %s\n", mdCell(CommandVerdict(s, sums[0])))
+			fmt.Fprintf(w, "- %s\n", mdCell(explain.CommandVerdict(s, sums[0], compare.DefaultMinEffectPct)))
 		}
 	}
 	writeMarkdownWhy(w, sums, gaps)
