@@ -87,10 +87,12 @@ func Rate(v float64) string {
 
 // Ratio renders a ratio to two decimals: "0.61".
 func Ratio(v float64) string {
-	// Two decimals, or two significant digits below 0.1: a file against
+	// Two decimals, or two significant digits below 0.01: a file against
 	// BytesIO is 0.0024, which two decimals print as 0.00 (and its
-	// interval as [0.00–0.00]).
-	if a := math.Abs(v); a > 0 && a < 0.1 && !math.IsInf(v, 0) {
+	// interval as [0.00–0.00]). Not below 0.1: a syncing arm's 0.037
+	// [0.018–0.055] would push the table past 80 columns, and its interval
+	// is wider than the digit it would add.
+	if a := math.Abs(v); a > 0 && a < 0.01 && !math.IsInf(v, 0) {
 		return strconv.FormatFloat(v, 'f', 1-int(math.Floor(math.Log10(a))), 64)
 	}
 	return fmt.Sprintf("%.2f", v)
