@@ -22,7 +22,7 @@ func (e Estimate) Inverse() Estimate {
 // rounds and with the same interval.
 
 // WallNsPerRun is the median wall time of an untraced run, in ns.
-func (s *Summary) WallNsPerRun() Estimate { return s.OpsPerS.Inverse().Scale(1e9) }
+func (s *Summary) WallNsPerRun() Estimate { return s.OpsPerS.Inverse().scale(1e9) }
 
 // TimeRatio is the command's wall time ÷ the first command's, paired per
 // round.

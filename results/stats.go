@@ -8,8 +8,8 @@ import (
 	"golang.org/x/perf/benchmath"
 )
 
-// Confidence is the level of every interval tmpprobe prints.
-const Confidence = 0.95
+// confidence is the level of every interval tmpprobe prints.
+const confidence = 0.95
 
 // MinRoundsForCI is the fewest samples that give a 95% interval of the
 // median from order statistics: with five, the interval is unbounded.
@@ -32,7 +32,7 @@ func Median(values []float64) Estimate {
 		return Estimate{}
 	}
 	v := append([]float64(nil), values...)
-	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), Confidence)
+	s := benchmath.AssumeNothing.Summary(benchmath.NewSample(v, &benchmath.DefaultThresholds), confidence)
 	return Estimate{Center: s.Center, Lo: s.Lo, Hi: s.Hi, N: len(values)}
 }
 
@@ -50,8 +50,8 @@ func (e Estimate) Bounded() bool { return e.N > 0 && finite(e.Lo) && finite(e.Hi
 // Contains reports whether v lies inside a bounded interval.
 func (e Estimate) Contains(v float64) bool { return e.Bounded() && e.Lo <= v && v <= e.Hi }
 
-// Scale multiplies every figure by k (ops/s into MB/s).
-func (e Estimate) Scale(k float64) Estimate {
+// scale multiplies every figure by k (ops/s into MB/s).
+func (e Estimate) scale(k float64) Estimate {
 	return Estimate{Center: e.Center * k, Lo: e.Lo * k, Hi: e.Hi * k, N: e.N}
 }
 

@@ -73,27 +73,27 @@ type ClassSummary struct {
 	// never explained as its cause.
 	Beside bool
 	// Overlapped marks a command's time waiting for its own children
-	// (see WaitsForChildren): shown, but in no sum and no term.
+	// (see waitsForChildren): shown, but in no sum and no term.
 	Overlapped bool
 }
 
-// WaitsForChildren are the syscalls in which a process of a compared
+// waitsForChildren are the syscalls in which a process of a compared
 // command waits for a child that compare also follows: the shell's wait4
 // while its child runs, vfork until the child execs. That time is the
 // child's, already counted in the child's own syscalls and user time, so
 // adding it too would count the child twice and leave user space (wall −
 // Σ syscalls) negative by as much.
-var WaitsForChildren = map[string]bool{"wait4": true, "waitid": true, "vfork": true}
+var waitsForChildren = map[string]bool{"wait4": true, "waitid": true, "vfork": true}
 
 func (a *ArmResult) overlapped(class, stage string) bool {
-	return a.Lab == LabCompare && stage == "" && WaitsForChildren[class]
+	return a.Lab == LabCompare && stage == "" && waitsForChildren[class]
 }
 
 // foldWaits takes a compared command's waits for its children out of a
 // round's terms, as out of its sums: user space (wall − Σ syscalls) gets
 // back what they had taken from it.
 func (a *ArmResult) foldWaits(terms map[string]float64) {
-	for class := range WaitsForChildren {
+	for class := range waitsForChildren {
 		if v, ok := terms[class]; ok && a.overlapped(class, "") {
 			terms[UserTerm] += v
 			delete(terms, class)
@@ -125,7 +125,7 @@ func (s *Summary) MBPerS() Estimate {
 	if s.SizeBytes == 0 {
 		return Estimate{}
 	}
-	return s.OpsPerS.Scale(float64(s.SizeBytes) / (1 << 20))
+	return s.OpsPerS.scale(float64(s.SizeBytes) / (1 << 20))
 }
 
 // batchOps is the ops of a batch; runs that predate per-batch sizes carry
@@ -379,7 +379,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 			continue
 		}
 		if run.Protocol.Name != ProtocolSeed {
-			ratio := RoundRatio(b, (*RoundSample).Headline)
+			ratio := roundRatio(b, (*RoundSample).Headline)
 			for i := range s.Rounds {
 				s.Rounds[i].Ratio = ratio(&s.Rounds[i])
 			}
@@ -389,9 +389,9 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 	return out
 }
 
-// RoundRatio pairs a round with the same round of b: the round's sample
+// roundRatio pairs a round with the same round of b: the round's sample
 // of f ÷ b's, 0 when either is missing.
-func RoundRatio(b *Summary, f func(*RoundSample) float64) func(*RoundSample) float64 {
+func roundRatio(b *Summary, f func(*RoundSample) float64) func(*RoundSample) float64 {
 	bv := map[int]float64{}
 	for i := range b.Rounds {
 		if v := f(&b.Rounds[i]); v > 0 {
@@ -407,13 +407,13 @@ func RoundRatio(b *Summary, f func(*RoundSample) float64) func(*RoundSample) flo
 }
 
 // PairedRatio is a's figure f ÷ b's. With the rounds protocol it is the
-// median over a's units of the per-round ratios (RoundRatio), since each
+// median over a's units of the per-round ratios (roundRatio), since each
 // round's two batches ran in the same minute of the machine; with the
 // seed protocol, whose cases ran one after the other, the ratio of the
 // two medians. Unknown when either has no sample of f.
 func PairedRatio(a, b *Summary, f func(*RoundSample) float64) Estimate {
 	if a.Protocol != ProtocolSeed {
-		return ClusteredMedian(a.Units(RoundRatio(b, f)))
+		return ClusteredMedian(a.Units(roundRatio(b, f)))
 	}
 	ma, mb := ClusteredMedian(a.Units(f)), ClusteredMedian(b.Units(f))
 	if !ma.Known() || !mb.Known() {
