@@ -24,22 +24,23 @@ import (
 // inside one.
 const repeatRuns = 5
 
-// BenchmarkRepeatability runs `tmpprobe all --lab L --runtime R` five
-// times for each lab, runtime and work dir, as separate processes one
-// after another, and prints every ratio's min–max across the runs and its
-// spread, (max − min) ÷ median, beside the targets: 10% for the modes arms
-// that do not sync, 20% for the syncing ones and for SpooledTemporaryFile
-// ÷ BytesIO below max_size. Beside the spread it prints how often the
-// intervals hold (#18): for every ordered pair of runs (A, B) and every
-// arm, whether B's median ratio lies inside A's 95% interval — for honest
-// intervals of two independent estimates about 83% of pairs (a difference
-// of two such estimates has √2 times the spread of one) — and the median
-// interval width in percent of the ratio. It does so in /tmp (the
-// default), in /dev/shm and in a journaled ext4 of its own: on an ext4
-// without a journal, as /tmp is here, a create skips every inode deleted
-// in the last minute, so each run inherits the last one's deletions, and
-// that is part of what /tmp shows. The labs' seed protocol (python only)
-// runs beside the rounds; its ratios have no interval.
+// BenchmarkRepeatability runs `tmpprobe all` — both labs, both runtimes,
+// as a user runs it — five times for each work dir, as separate processes
+// one after another, and prints, per lab and runtime, every ratio's
+// min–max across the runs and its spread, (max − min) ÷ median, beside
+// the targets: 10% for the modes arms that do not sync, 20% for the
+// syncing ones and for SpooledTemporaryFile ÷ BytesIO below max_size.
+// Beside the spread it prints how often the intervals hold (#18): for
+// every ordered pair of runs (A, B) and every arm, whether B's median ratio
+// lies inside A's 95% interval — for honest intervals of two independent
+// estimates about 83% of pairs (a difference of two such estimates has √2
+// times the spread of one) — and the median interval width in percent of
+// the ratio. It does so in /tmp (the default), in /tmp with --fresh-fs,
+// in /dev/shm and in a journaled ext4 of its own: on an ext4 without a
+// journal, as /tmp is here, a create skips every inode deleted in the last
+// minute, so each run inherits the last one's deletions, and that is part
+// of what /tmp shows. The labs' seed protocol (python only) runs beside
+// the rounds, one lab at a time; its ratios have no interval.
 func BenchmarkRepeatability(b *testing.B) {
 	if os.Geteuid() != 0 {
 		b.Skip("needs root")
@@ -49,14 +50,18 @@ func BenchmarkRepeatability(b *testing.B) {
 	}
 	bin := buildTmpprobe(b)
 	worst := map[string]float64{}
-	type setting struct{ dir, protocol, runtime string }
+	type setting struct {
+		name, dir, protocol string
+		flags               []string
+	}
 	var settings []setting
 	for _, dir := range []string{os.TempDir(), "/dev/shm", loopext4.Journaled(b, "1G")} {
-		for _, rt := range []string{"python", "go"} {
-			settings = append(settings, setting{dir, results.ProtocolRounds, rt})
+		settings = append(settings, setting{dir, dir, results.ProtocolRounds, nil})
+		if dir == os.TempDir() {
+			settings = append(settings, setting{dir + " --fresh-fs", dir, results.ProtocolRounds, []string{"--fresh-fs"}})
 		}
 		if dir != "/dev/shm" {
-			settings = append(settings, setting{dir, results.ProtocolSeed, "python"})
+			settings = append(settings, setting{dir, dir, results.ProtocolSeed, []string{"--runtime", "python"}})
 		}
 	}
 	var coverage []string
@@ -64,13 +69,20 @@ func BenchmarkRepeatability(b *testing.B) {
 		if _, err := os.Stat(st.dir); err != nil {
 			continue
 		}
-		for _, lab := range arms.Labs {
-			ratios := map[string][]results.Estimate{}
-			var keys []string
-			for i := 0; i < repeatRuns; i++ {
+		// The seed protocol runs one lab a process, as the labs did.
+		labSets := [][]string{arms.Labs}
+		if st.protocol == results.ProtocolSeed {
+			labSets = [][]string{{arms.LabModes}, {arms.LabBuffers}}
+		}
+		// ratios[lab/runtime][arm param] are the runs' estimates.
+		ratios := map[string]map[string][]results.Estimate{}
+		var groups []string
+		keys := map[string][]string{}
+		for i := 0; i < repeatRuns; i++ {
+			for _, labs := range labSets {
 				out := filepath.Join(b.TempDir(), fmt.Sprint(i))
-				cmd := exec.Command(bin, "all", "--lab", lab, "--runtime", st.runtime, "--protocol", st.protocol, "-q",
-					"--dir", st.dir, "--out", out)
+				args := append([]string{"all", "--lab", strings.Join(labs, ","), "--protocol", st.protocol, "-q", "--dir", st.dir, "--out", out}, st.flags...)
+				cmd := exec.Command(bin, args...)
 				if msg, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%v: %v\n%s", cmd.Args, err, msg)
 				}
@@ -79,23 +91,30 @@ func BenchmarkRepeatability(b *testing.B) {
 					b.Fatal(err)
 				}
 				for _, s := range results.SummarizeAll(run, arms.Knowledge().Baselines) {
-					if s.Arm == arms.Baseline(lab) || !s.Ratio.Known() {
+					if s.Arm == arms.Baseline(s.Lab) || !s.Ratio.Known() {
 						continue
 					}
-					k := s.Arm + " " + s.Param()
-					if ratios[k] == nil {
-						keys = append(keys, k)
+					g, k := s.Lab+" lab, "+s.Runtime, s.Arm+" "+s.Param()
+					if ratios[g] == nil {
+						ratios[g] = map[string][]results.Estimate{}
+						groups = append(groups, g)
 					}
-					ratios[k] = append(ratios[k], s.Ratio)
+					if ratios[g][k] == nil {
+						keys[g] = append(keys[g], k)
+					}
+					ratios[g][k] = append(ratios[g][k], s.Ratio)
 				}
 			}
-			name := fmt.Sprintf("%s lab, %s, --protocol %s, --dir %s", lab, st.runtime, st.protocol, st.dir)
+		}
+		for _, g := range groups {
+			lab, _, _ := strings.Cut(g, " ")
+			name := fmt.Sprintf("%s, --protocol %s, --dir %s", g, st.protocol, st.name)
 			fmt.Printf("\n%s: ratio to %s over %d runs\n", name, arms.Baseline(lab), repeatRuns)
 			fmt.Printf("  %-40s %15s %7s %7s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET", "HELD", "CI")
 			var all [][]results.Estimate
 			heldAll, pairsAll := 0, 0
-			for _, k := range keys {
-				est := ratios[k]
+			for _, k := range keys[g] {
+				est := ratios[g][k]
 				all = append(all, est)
 				var v []float64
 				for _, e := range est {
@@ -110,7 +129,7 @@ func BenchmarkRepeatability(b *testing.B) {
 					if spread > target {
 						mark = " over"
 					}
-					w := st.protocol + "-" + st.runtime + "-" + lab + "-" + filepath.Base(st.dir)
+					w := st.protocol + "-" + strings.ReplaceAll(g, " ", "") + "-" + filepath.Base(st.name)
 					worst[w] = math.Max(worst[w], spread/target)
 				}
 				held, pairs := intervalCoverage(est)
@@ -119,7 +138,7 @@ func BenchmarkRepeatability(b *testing.B) {
 					fmt.Sprintf("%d/%d", held, pairs), 100*medianWidth(est), mark)
 			}
 			if st.protocol == results.ProtocolRounds {
-				line := fmt.Sprintf("%-60s held %3d of %3d (%3.0f%%), median CI width %5.1f%%", name, heldAll, pairsAll,
+				line := fmt.Sprintf("%-64s held %3d of %3d (%3.0f%%), median CI width %5.1f%%", name, heldAll, pairsAll,
 					100*float64(heldAll)/float64(max(pairsAll, 1)), 100*medianWidth(slices.Concat(all...)))
 				fmt.Println("  coverage: " + line)
 				coverage = append(coverage, line)
