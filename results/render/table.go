@@ -23,6 +23,11 @@ func WriteTable(w io.Writer, sums []*results.Summary) {
 
 // groupTitle names a peer group: lab × runtime × dir × parameter.
 func groupTitle(s *results.Summary) string {
+	if s.Lab == results.LabCompare {
+		// Commands have no runtime, and the dir they ran in is in the
+		// footer: "compare lab · - ·  · per run" said nothing twice.
+		return "compared commands · " + s.ParamTitle()
+	}
 	return fmt.Sprintf("%s lab · %s · %s · %s", s.Lab, s.Runtime, s.Dir, s.ParamTitle())
 }
 
