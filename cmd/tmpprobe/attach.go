@@ -70,6 +70,22 @@ func (t *tracedFlags) flags(fs *pflag.FlagSet, outHelp, quietHelp string) {
 	fs.StringVar(&t.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
 }
 
+// backend checks the outputs and reads --attach, refusing none: these
+// commands show only what the probe saw (why says so in their words).
+func (t *tracedFlags) backend(why string) (probe.Backend, error) {
+	if err := t.check(); err != nil {
+		return "", err
+	}
+	backend, err := attachFlag(t.attach)
+	if err != nil {
+		return "", err
+	}
+	if backend == "" {
+		return "", usagef("--attach none: %s", why)
+	}
+	return backend, nil
+}
+
 // outputFile is one file output: its flag, path and writer.
 type outputFile struct {
 	flag, path string

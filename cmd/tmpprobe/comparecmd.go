@@ -93,15 +93,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if !fs.Changed("seed") {
 		opts.Seed = arms.NewSeed()
 	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	backend, err := attachFlag(f.attach)
+	backend, err := f.backend("compare explains from the traced runs and needs the probe")
 	if err != nil {
 		return err
-	}
-	if backend == "" {
-		return usagef("--attach none: compare explains from the traced runs and needs the probe")
 	}
 
 	ctx, intr, stop := watchInterrupts(follow.Abort)

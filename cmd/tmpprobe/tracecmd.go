@@ -97,15 +97,9 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 			return usagef("--syscall %s: not a syscall name (e.g. openat, fsync, %s)", name, results.ClassOpenatCreate)
 		}
 	}
-	if err := f.check(); err != nil {
-		return err
-	}
-	backend, err := attachFlag(f.attach)
+	backend, err := f.backend("trace has nothing to show without a probe")
 	if err != nil {
 		return err
-	}
-	if backend == "" {
-		return usagef("--attach none: trace has nothing to show without a probe")
 	}
 	// Neighbours come with follow.Run, as compare's traced runs have them:
 	// who took the CPU from the target's threads. A trace watches no
