@@ -160,7 +160,8 @@ func vmHWM(pid int) int64 {
 }
 
 // BenchmarkNeighbourCost measures what counting neighbours costs: the
-// observer effect (traced ÷ untraced ops/s, paired per round) of the Go
+// observer effect (traced ÷ untraced ops/s, paired per round, 40 rounds as
+// a run has them) of the Go
 // modes arms with the probe as built, and with its neighbour accounting
 // compiled out by the verifier (probe.Options.NoNeighbours), two runs of
 // each, alternated. It reports, per arm, the observer effect with and
@@ -171,7 +172,8 @@ func BenchmarkNeighbourCost(b *testing.B) {
 		p := probetest.Open(b, probe.Options{NoNeighbours: no})
 		defer p.Close()
 		plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{b.TempDir()}, Payloads: []int{400},
-			Rounds: 20, MinBatch: arms.DefaultMinBatch, Seed: arms.NewSeed(), Baseline: true, BatchTimeout: 5 * time.Minute}
+			Rounds: arms.DefaultRounds, WorkerRounds: arms.DefaultWorkerRounds, MinBatch: arms.DefaultMinBatch, Seed: arms.NewSeed(), Baseline: true,
+			BatchTimeout: 5 * time.Minute}
 		r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
 		res, err := r.Run(context.Background(), plan)
 		if err != nil {
@@ -188,7 +190,7 @@ func BenchmarkNeighbourCost(b *testing.B) {
 		without = append(without, observer(true))
 		with = append(with, observer(false))
 	}
-	fmt.Printf("\nneighbour accounting: observer effect (traced ÷ untraced ops/s, median of 20 paired rounds [95%% CI]), two runs each\n")
+	fmt.Printf("\nneighbour accounting: observer effect (traced ÷ untraced ops/s, median of 40 paired rounds, interval over their 10 worker generations [95%% CI]), two runs each\n")
 	fmt.Printf("%-24s %-32s %-32s %-12s %s\n", "ARM", "with neighbours", "without", "with÷without", "HELD")
 	var ratios []float64
 	heldAll, pairsAll := 0, 0
