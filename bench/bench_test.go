@@ -160,11 +160,11 @@ func vmHWM(pid int) int64 {
 }
 
 // BenchmarkNeighbourCost measures what counting neighbours costs: the
-// observer effect (traced ÷ untraced ops/s, paired per round, 40 rounds as
-// a run has them) of the Go
-// modes arms with the probe as built, and with its neighbour accounting
-// compiled out by the verifier (probe.Options.NoNeighbours), two runs of
-// each, alternated. It reports, per arm, the observer effect with and
+// observer effect (traced ÷ untraced ops/s, paired per round, 40 rounds
+// in 10 worker generations as a run has them) of the Go modes arms with
+// the probe as built, and with its neighbour accounting compiled out by
+// the verifier (probe.Options.NoNeighbours), two runs of each,
+// alternated. It reports, per arm, the observer effect with and
 // without, and their ratio (1.00: free).
 func BenchmarkNeighbourCost(b *testing.B) {
 	sel, _ := arms.Select(nil, []string{arms.LabModes})
