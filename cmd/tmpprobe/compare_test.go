@@ -430,3 +430,18 @@ func TestCompareHelp(t *testing.T) {
 		t.Errorf("compare --help: exit %d:\n%s", code, stdout)
 	}
 }
+
+// A command is named by its line, and a snippet's newline is printed
+// escaped, as a saved run's names are when read back: the live report and
+// `report` of the saved run say the same, each command one table row.
+func TestCompareEscapesNames(t *testing.T) {
+	needBPF(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	_, _, live := comparedTo(t, dir, "--rounds", "2", "echo 'a\nb'", "true")
+	if !strings.Contains(live, `echo 'a\nb'`) || strings.Contains(live, "\nb'") {
+		t.Errorf("the report prints the newline raw, not escaped:\n%s", live)
+	}
+	if code, again, stderr := inProcess("report", dir); code != 0 || again != live {
+		t.Errorf("report %s: exit %d (%s), output differs from the live one:\n%s\n---\n%s", dir, code, stderr, again, live)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 const compareUsage = `Usage: tmpprobe compare [flags] 'COMMAND A' 'COMMAND B' [...]
@@ -128,6 +129,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
 	run.Complete = runErr == nil
 	run.Drops, _ = p.Drops()
+	// A command is its name unless --names says otherwise, and a Python
+	// snippet's newline would split the table's row: escaped as a saved
+	// run is when read back, so both print alike.
+	runfile.EscapeRun(run)
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
@@ -177,7 +182,7 @@ func compareProgress(w io.Writer) func(cmdbench.Progress) {
 				stage = "warm-up"
 			}
 			fields := []string{fmt.Sprintf("%s %d%s", stage, p.Round, of), fmt.Sprintf("run %d/%d", p.Done, p.Total),
-				fmt.Sprintf("%.0fs", time.Since(start).Seconds()), p.Command}
+				fmt.Sprintf("%.0fs", time.Since(start).Seconds()), runfile.EscapeLine(p.Command)}
 			fmt.Fprintf(w, "\r\033[K%s", fitFields(fields, width-1))
 		case p.Done == p.Total && !p.Warmup:
 			fmt.Fprintf(w, "round %d done (%.1fs)\n", p.Round, time.Since(since).Seconds())

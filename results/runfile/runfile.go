@@ -246,6 +246,10 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 // report.md, the CSVs and chart.svg from a live run too.
 func EscapeRun(run *results.Run) { escapeStrings(reflect.ValueOf(run).Elem(), false) }
 
+// EscapeLine escapes one string as EscapeRun does a run's: for a line
+// printed before there is a run (a progress line naming a command).
+func EscapeLine(s string) string { return escapeText(s, false) }
+
 // escapeStrings replaces, in every string under v (fields, slices, map
 // keys and values), what a terminal would act on rather than print (C0
 // and C1 controls, DEL, bidirectional overrides, invalid UTF-8) with Go
