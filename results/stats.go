@@ -243,11 +243,10 @@ func UnitSummaries(samples []Unit) []float64 {
 // of their ranks they count as n(1−ρ)/(1+ρ), the effective size of a
 // first-order autoregressive sample (von Storch & Zwiers 1999,
 // Statistical Analysis in Climate Research, §17.1), and the interval is
-// the one that many would give: wider. Every
-// positive ρ counts, not only a significant one: ten generations seldom
-// show a drift significant, and treating an unproven one as none made
-// intervals too narrow. Worth fewer than six, the interval is the range of
-// all units.
+// the one that many would give: wider. Every positive ρ counts, not only
+// a significant one: ten generations seldom show a drift significant, and
+// treating an unproven one as none made intervals too narrow. Worth fewer
+// than six, the interval is the range of all units.
 func ClusteredMedian(samples []Unit) Estimate {
 	units := UnitSummaries(samples)
 	all := make([]float64, len(samples))
