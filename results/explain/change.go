@@ -18,15 +18,12 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 		return b.String()
 	}
 	fmt.Fprintf(&b, "; %s µs/%s", results.SignedMicros(deltaNs), unit)
-	var sumAbs float64
-	for _, t := range terms {
-		sumAbs += math.Abs(float64(t.Delta))
-	}
+	sumAbs := sumAbsDelta(terms)
 	var parts []string
 	var rest float64
 	for i, t := range terms {
 		d := float64(t.Delta)
-		if i >= 4 || t.Noise || math.Abs(d) < 0.05*sumAbs || math.Abs(d) < 1 {
+		if !shown(t, i, sumAbs) {
 			rest += d
 			continue
 		}
@@ -40,7 +37,7 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 		parts = append(parts, p)
 	}
 	if len(parts) > 0 {
-		if math.Abs(rest) >= 0.05*sumAbs && math.Abs(rest) >= 1 {
+		if large(rest, sumAbs) {
 			parts = append(parts, "other "+results.SignedMicros(rest)+" µs")
 		}
 		b.WriteString(", of which " + strings.Join(parts, ", "))
@@ -49,6 +46,28 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 		b.WriteString("; also " + ex)
 	}
 	return b.String()
+}
+
+// sumAbsDelta is Σ|Δ| over the terms: what a term's share is of.
+func sumAbsDelta(terms []Term) float64 {
+	var sum float64
+	for _, t := range terms {
+		sum += math.Abs(float64(t.Delta))
+	}
+	return sum
+}
+
+// large says a change of d ns is worth naming beside terms of Σ|Δ| sumAbs:
+// 5% of it or more, and at least 1 ns.
+func large(d, sumAbs float64) bool {
+	return math.Abs(d) >= 0.05*sumAbs && math.Abs(d) >= 1
+}
+
+// shown says term t, the i-th largest, is one a change sentence names:
+// among the first four, not noise, and large. The rest go into "other",
+// and culprits are tied only to terms shown (TieCulprits).
+func shown(t Term, i int, sumAbs float64) bool {
+	return i < 4 && !t.Noise && large(float64(t.Delta), sumAbs)
 }
 
 // detailText lists the details that moved: times that are a tenth or more

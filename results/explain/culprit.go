@@ -119,9 +119,8 @@ func negated(o string) string {
 	return "no" + o
 }
 
-// causes are a change said as causes with what it moves; ok false
-// when the fact cannot explain a change in time (a device's name, a
-// mount point).
+// causes are a change said as causes with what it moves; none when the
+// fact cannot explain a change in time (a device's name, a mount point).
 func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
 	if c.Added != nil || c.Removed != nil {
 		for _, o := range c.Added {
@@ -175,23 +174,13 @@ func (m mechanism) shows(t Term) bool {
 	return false
 }
 
-// shown says the term is one a change sentence names: not noise, and
-// large enough (ChangeSentence's rule).
-func shown(terms []Term, i int) bool {
-	var sumAbs float64
-	for _, t := range terms {
-		sumAbs += math.Abs(float64(t.Delta))
-	}
-	d := math.Abs(float64(terms[i].Delta))
-	return i < 4 && !terms[i].Noise && d >= 0.05*sumAbs && d >= 1
-}
-
 // TieCulprits names, inside each term of a changed arm that it moved, the
 // difference of the environment and the neighbours behind it: "NEW is
 // mounted nobarrier" beside fsync's dev_flush/op 2 → 0. A fact that moves
 // every figure (the kernel, the CPU) is tied to the arm, not to a term.
 // label names the arm in env's Explains.
 func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.Summary) {
+	sumAbs := sumAbsDelta(terms)
 	for ci := range env {
 		phrases, mechs := env[ci].causes()
 		for pi, m := range mechs {
@@ -201,7 +190,7 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 				continue
 			}
 			for ti := range terms {
-				if !shown(terms, ti) || !m.shows(terms[ti]) {
+				if !shown(terms[ti], ti, sumAbs) || !m.shows(terms[ti]) {
 					continue
 				}
 				terms[ti].Culprits = appendOnce(terms[ti].Culprits, phrases[pi])
@@ -217,7 +206,7 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 			m.evidence = append(append([]string{}, evidenceDevice...), evidenceWriteback...)
 		}
 		for ti := range terms {
-			if shown(terms, ti) && m.shows(terms[ti]) {
+			if shown(terms[ti], ti, sumAbs) && m.shows(terms[ti]) {
 				terms[ti].Culprits = appendOnce(terms[ti].Culprits, nc.Phrase)
 				break
 			}
