@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -447,5 +446,5 @@ func (d *ArmDiff) GroupTitle() string {
 		dirs = d.OldDir + " → " + d.NewDir
 	}
 	param := strings.Replace(d.Param, "=", " ", 1) + "B"
-	return fmt.Sprintf("%s lab · %s · %s · %s", d.Lab, d.Runtime, dirs, param)
+	return explain.GroupTitle(d.Lab, d.Runtime, dirs, param)
 }

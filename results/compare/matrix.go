@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
 // MatrixReport puts N runs side by side (a kernel, Python, filesystem or
@@ -72,7 +73,7 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 			k := key(s.ArmResult)
 			row := rows[k]
 			if row == nil {
-				title := fmt.Sprintf("%s lab · %s · %s · %s", s.Lab, s.Runtime, matrixDir(runs, s.ArmResult), s.ParamTitle())
+				title := explain.GroupTitle(s.Lab, s.Runtime, matrixDir(runs, s.ArmResult), s.ParamTitle())
 				g := groups[title]
 				if g == nil {
 					g = &MatrixGroup{Title: title, Rate: "ops/s"}

@@ -451,3 +451,11 @@ func SpillSentences(sums []*results.Summary, spills []Spill) []string {
 	}
 	return out
 }
+
+// GroupTitle names a group of cases compared with one another, over its
+// table, in its warnings and in a diff: "modes lab · go · /tmp · payload
+// 400B". dir is the group's dir as the caller shows it (a diff's "OLD →
+// NEW", a matrix's dir by position).
+func GroupTitle(lab, runtime, dir, param string) string {
+	return fmt.Sprintf("%s lab · %s · %s · %s", lab, runtime, dir, param)
+}

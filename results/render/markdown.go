@@ -39,7 +39,7 @@ func WriteMarkdown(w io.Writer, run *results.Run, sums []*results.Summary, labs 
 		if first.SizeBytes > 0 {
 			rate, unit = "MB/s", "round"
 		}
-		fmt.Fprintf(w, "\n## %s lab · %s · %s · %s\n\n", first.Lab, first.Runtime, mdCell(first.Dir), first.ParamTitle())
+		fmt.Fprintf(w, "\n## %s\n\n", explain.GroupTitle(first.Lab, first.Runtime, mdCell(first.Dir), first.ParamTitle()))
 		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | ratio [95%% CI] | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", rate, unit)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
 		for _, s := range g {

@@ -28,7 +28,7 @@ func groupTitle(s *results.Summary) string {
 		// footer: "compare lab · - ·  · per run" said nothing twice.
 		return "compared commands · " + s.ParamTitle()
 	}
-	return fmt.Sprintf("%s lab · %s · %s · %s", s.Lab, s.Runtime, s.Dir, s.ParamTitle())
+	return explain.GroupTitle(s.Lab, s.Runtime, s.Dir, s.ParamTitle())
 }
 
 // writeGroupTable is one group's table: a line an arm.
