@@ -231,14 +231,14 @@ type NeighbourChange struct {
 	Phrase string // "NEW: sh (pid 4123) took 41% of the run-queue wait (was 0%)"
 }
 
-// neighbourShareMin is the share of the run-queue wait or of the device
-// time below which a neighbour is not named: the scheduler's own threads
-// and a stray daemon always take a little.
-const neighbourShareMin = 0.10
+// NeighbourShareMin is the share of the run-queue wait or of the device
+// time below which a neighbour is not named, in a diff or a footer: the
+// scheduler's own threads and a stray daemon always take a little.
+const NeighbourShareMin = 0.10
 
-// neighbourWallMin is the share of the traced time below which a
-// neighbour moves no figure worth naming it for.
-const neighbourWallMin = 0.01
+// NeighbourWallMin is the share of the traced time below which a
+// run-queue wait moves no figure worth naming its neighbours for.
+const NeighbourWallMin = 0.01
 
 // NeighbourChanges compares the neighbours of an arm's traced batches in
 // two runs: those that took a tenth or more of the run-queue wait or the
@@ -303,7 +303,7 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 	var out []NeighbourChange
 	for k, s := range sides {
 		o, c := s[0], s[1]
-		if math.Max(o.share, c.share) < neighbourShareMin || math.Max(o.perWall, c.perWall) < neighbourWallMin {
+		if math.Max(o.share, c.share) < NeighbourShareMin || math.Max(o.perWall, c.perWall) < NeighbourWallMin {
 			continue
 		}
 		n := names[k]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
 // The parts of the report that the terminal and report.md both print, as
@@ -254,9 +255,9 @@ func neighbourLines(run *results.Run) []string {
 	moreDisk := 0
 	for _, n := range all.nbs {
 		switch {
-		case n.Kind == results.NeighbourCPU && all.rq*100 >= all.wall && n.Ns*10 >= all.rq:
+		case n.Kind == results.NeighbourCPU && atLeast(all.rq, explain.NeighbourWallMin, all.wall) && atLeast(n.Ns, explain.NeighbourShareMin, all.rq):
 			cpu = append(cpu, fmt.Sprintf("%s took %s of the run-queue wait", n.Name(), share(n.Ns, all.rq)))
-		case n.Kind == results.NeighbourDisk && n.Ns*10 >= all.dev+diskNs && len(disk) < 3:
+		case n.Kind == results.NeighbourDisk && atLeast(n.Ns, explain.NeighbourShareMin, all.dev+diskNs) && len(disk) < 3:
 			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %s of the device time", n.Name(), n.Count,
 				results.Bytes(int64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
 		case n.Kind == results.NeighbourDisk:
@@ -281,6 +282,13 @@ func neighbourLines(run *results.Run) []string {
 		cases = append(cases[:5], fmt.Sprintf("%d more (run.json: batches' neighbours)", len(cases)-5))
 	}
 	return append(out, cases...)
+}
+
+// atLeast says part is at least the fraction min of whole (the diff's
+// thresholds for naming a neighbour, explain.NeighbourShareMin and
+// NeighbourWallMin, hold for the footer too).
+func atLeast(part uint64, min float64, whole uint64) bool {
+	return float64(part) >= min*float64(whole)
 }
 
 // share is part of whole, in results.Share's words; 0% of nothing.
