@@ -3,12 +3,12 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -74,14 +74,17 @@ func BenchmarkRepeatability(b *testing.B) {
 		if st.protocol == results.ProtocolSeed {
 			labSets = [][]string{{arms.LabModes}, {arms.LabBuffers}}
 		}
-		// ratios[lab/runtime][arm param] are the runs' estimates.
-		ratios := map[string]map[string][]results.Estimate{}
-		var groups []string
-		keys := map[string][]string{}
+		// Each run in a directory of its own, and --history none: every
+		// run is measured alone, and the spread between runs is added
+		// below, from the other runs but the one each is held against.
+		parent := b.TempDir()
+		var runs []results.EarlierRun
 		for i := 0; i < repeatRuns; i++ {
 			for _, labs := range labSets {
-				out := filepath.Join(b.TempDir(), fmt.Sprint(i))
-				args := append([]string{"all", "--lab", strings.Join(labs, ","), "--protocol", st.protocol, "-q", "--dir", st.dir, "--out", out}, st.flags...)
+				name := fmt.Sprintf("%d-%s", i+1, strings.Join(labs, "-"))
+				out := filepath.Join(parent, name)
+				args := append([]string{"all", "--lab", strings.Join(labs, ","), "--protocol", st.protocol, "-q", "--dir", st.dir,
+					"--history", "none", "--out", out}, st.flags...)
 				cmd := exec.Command(bin, args...)
 				if msg, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%v: %v\n%s", cmd.Args, err, msg)
@@ -90,67 +93,180 @@ func BenchmarkRepeatability(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for _, s := range results.SummarizeAll(run, arms.Knowledge().Baselines) {
-					if s.Arm == arms.Baseline(s.Lab) || !s.Ratio.Known() {
-						continue
-					}
-					g, k := s.Lab+" lab, "+s.Runtime, s.Arm+" "+s.Param()
-					if ratios[g] == nil {
-						ratios[g] = map[string][]results.Estimate{}
-						groups = append(groups, g)
-					}
-					if ratios[g][k] == nil {
-						keys[g] = append(keys[g], k)
-					}
-					ratios[g][k] = append(ratios[g][k], s.Ratio)
-				}
+				runs = append(runs, results.EarlierRun{Name: name, Run: run})
 			}
 		}
-		for _, g := range groups {
-			lab, _, _ := strings.Cut(g, " ")
-			name := fmt.Sprintf("%s, --protocol %s, --dir %s", g, st.protocol, st.name)
-			fmt.Printf("\n%s: ratio to %s over %d runs\n", name, arms.Baseline(lab), repeatRuns)
-			fmt.Printf("  %-40s %15s %7s %7s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET", "HELD", "CI")
-			var all [][]results.Estimate
-			heldAll, pairsAll := 0, 0
-			for _, k := range keys[g] {
-				est := ratios[g][k]
-				all = append(all, est)
-				var v []float64
-				for _, e := range est {
-					v = append(v, e.Center)
-				}
-				sort.Float64s(v)
-				spread := (v[len(v)-1] - v[0]) / results.Median(v).Center
-				target := spreadTarget(lab, k)
-				mark, tstr := "", "-"
-				if target > 0 {
-					tstr = fmt.Sprintf("%.0f%%", 100*target)
-					if spread > target {
-						mark = " over"
-					}
-					w := st.protocol + "-" + strings.ReplaceAll(g, " ", "") + "-" + filepath.Base(st.name)
-					worst[w] = math.Max(worst[w], spread/target)
-				}
-				held, pairs := intervalCoverage(est)
-				heldAll, pairsAll = heldAll+held, pairsAll+pairs
-				fmt.Printf("  %-40s %6.2f – %-6.2f %6.1f%% %7s %7s %6.1f%%%s\n", k, v[0], v[len(v)-1], 100*spread, tstr,
-					fmt.Sprintf("%d/%d", held, pairs), 100*medianWidth(est), mark)
-			}
-			if st.protocol == results.ProtocolRounds {
-				line := fmt.Sprintf("%-64s held %3d of %3d (%3.0f%%), median CI width %5.1f%%", name, heldAll, pairsAll,
-					100*float64(heldAll)/float64(max(pairsAll, 1)), 100*medianWidth(slices.Concat(all...)))
-				fmt.Println("  coverage: " + line)
-				coverage = append(coverage, line)
-			}
+		lines, w := repeatability(fmt.Sprintf("--protocol %s, --dir %s", st.protocol, st.name), runs)
+		coverage = append(coverage, lines...)
+		for k, v := range w {
+			worst[st.protocol+"-"+k+"-"+filepath.Base(st.name)] = v
 		}
 	}
-	fmt.Printf("\nIntervals (95%% CI of each run's ratio) holding another run's median, target ≥ 80%%:\n")
-	for _, c := range coverage {
-		fmt.Println("  " + c)
-	}
+	printCoverage(coverage)
 	for k, v := range worst {
 		b.ReportMetric(v, "spread/target-"+k)
+	}
+}
+
+// savedRuns names directories of saved runs, one setting each, for
+// BenchmarkSavedRepeatability.
+var savedRuns = flag.String("saved", "", "comma-separated directories, each holding the saved runs (--out dirs) of one setting")
+
+// BenchmarkSavedRepeatability prints BenchmarkRepeatability's tables for
+// runs saved earlier (go test -bench SavedRepeatability ./bench/ -args
+// -saved runs/shm,runs/tmp): a user's own runs, or runs that took longer
+// to collect than one bench.
+func BenchmarkSavedRepeatability(b *testing.B) {
+	if *savedRuns == "" {
+		b.Skip("no -saved directories")
+	}
+	var coverage []string
+	for _, dir := range strings.Split(*savedRuns, ",") {
+		runs, unread, err := runfile.LoadEarlier(dir, "", func(*results.Run) bool { return true }, math.MaxInt)
+		if err != nil || len(unread) > 0 {
+			b.Fatal(err, unread)
+		}
+		lines, _ := repeatability(dir, runs)
+		coverage = append(coverage, lines...)
+	}
+	printCoverage(coverage)
+}
+
+// repeatability prints, per lab and runtime, every ratio's min–max across
+// the runs, its spread beside its target, and how often the intervals
+// hold; it returns the coverage lines and each group's worst spread ÷
+// target. Coverage is counted twice: for the run's own interval, and for
+// the interval tmpprobe prints with earlier runs in --history — the own
+// one widened by the spread between runs (results.MeasureBetween)
+// measured over the other runs but the one it is held against.
+func repeatability(setting string, runs []results.EarlierRun) (coverage []string, worst map[string]float64) {
+	baselines := arms.Knowledge().Baselines
+	worst = map[string]float64{}
+	own := make([][]*results.Summary, len(runs))
+	for i, r := range runs {
+		alone := *r.Run
+		alone.Between = nil
+		own[i] = results.SummarizeAll(&alone, baselines)
+	}
+	// widened[a][b] are run a's summaries with the spread between runs
+	// measured without run b, keyed by case.
+	widened := make([][]map[string]*results.Summary, len(runs))
+	for a := range runs {
+		widened[a] = make([]map[string]*results.Summary, len(runs))
+		for bi := range runs {
+			if a == bi {
+				continue
+			}
+			var others []results.EarlierRun
+			for k, r := range runs {
+				if k != a && k != bi {
+					others = append(others, r)
+				}
+			}
+			run := *runs[a].Run
+			run.Between = results.MeasureBetween(&run, own[a], "", others, baselines)
+			widened[a][bi] = map[string]*results.Summary{}
+			for _, s := range results.SummarizeAll(&run, baselines) {
+				widened[a][bi][run.CaseKey(s.CaseID)] = s
+			}
+		}
+	}
+	type arm struct {
+		key   string // CaseKey
+		label string
+		own   []results.Estimate
+		runs  []int
+	}
+	var groups []string
+	byGroup := map[string][]*arm{}
+	byKey := map[string]*arm{}
+	protocol := ""
+	for i, sums := range own {
+		protocol = runs[i].Run.Protocol.Name
+		for _, s := range sums {
+			if s.Arm == arms.Baseline(s.Lab) || !s.Ratio.Known() {
+				continue
+			}
+			k := runs[i].Run.CaseKey(s.CaseID)
+			if byKey[k] == nil {
+				g := s.Lab + " lab, " + s.Runtime
+				if byGroup[g] == nil {
+					groups = append(groups, g)
+				}
+				byKey[k] = &arm{key: k, label: s.Arm + " " + s.Param()}
+				byGroup[g] = append(byGroup[g], byKey[k])
+			}
+			byKey[k].own = append(byKey[k].own, s.Ratio)
+			byKey[k].runs = append(byKey[k].runs, i)
+		}
+	}
+	for _, g := range groups {
+		lab, _, _ := strings.Cut(g, " ")
+		name := fmt.Sprintf("%s, %s", g, setting)
+		fmt.Printf("\n%s: ratio to %s over %d runs\n", name, arms.Baseline(lab), len(runs))
+		fmt.Printf("  %-40s %15s %7s %7s %7s %7s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET", "HELD", "CI", "HELD+", "CI+")
+		var ownAll, widenedAll []results.Estimate
+		var held, heldW, pairs int
+		for _, a := range byGroup[g] {
+			var v []float64
+			for _, e := range a.own {
+				v = append(v, e.Center)
+			}
+			sort.Float64s(v)
+			spread := (v[len(v)-1] - v[0]) / results.Median(v).Center
+			target := spreadTarget(lab, a.label)
+			mark, tstr := "", "-"
+			if target > 0 {
+				tstr = fmt.Sprintf("%.0f%%", 100*target)
+				if spread > target {
+					mark = " over"
+				}
+				w := strings.ReplaceAll(g, " ", "")
+				worst[w] = math.Max(worst[w], spread/target)
+			}
+			// Over ordered pairs of runs (A, B): is B's median inside A's
+			// interval, own and widened without B?
+			var armHeld, armHeldW, armPairs int
+			var armWidened []results.Estimate
+			for i, ea := range a.own {
+				for j, eb := range a.own {
+					if i == j {
+						continue
+					}
+					armPairs++
+					if ea.Contains(eb.Center) {
+						armHeld++
+					}
+					w := widened[a.runs[i]][a.runs[j]][a.key].Ratio
+					armWidened = append(armWidened, w)
+					if w.Contains(eb.Center) {
+						armHeldW++
+					}
+				}
+			}
+			held, heldW, pairs = held+armHeld, heldW+armHeldW, pairs+armPairs
+			ownAll, widenedAll = append(ownAll, a.own...), append(widenedAll, armWidened...)
+			fmt.Printf("  %-40s %6.2f – %-6.2f %6.1f%% %7s %7s %6.1f%% %7s %6.1f%%%s\n", a.label, v[0], v[len(v)-1], 100*spread, tstr,
+				fmt.Sprintf("%d/%d", armHeld, armPairs), 100*medianWidth(a.own),
+				fmt.Sprintf("%d/%d", armHeldW, armPairs), 100*medianWidth(armWidened), mark)
+		}
+		if protocol == results.ProtocolRounds {
+			line := fmt.Sprintf("%-58s own %3.0f%% (%3d/%3d) CI %5.1f%% · +between runs %3.0f%% CI %5.1f%%", name,
+				100*float64(held)/float64(max(pairs, 1)), held, pairs, 100*medianWidth(ownAll),
+				100*float64(heldW)/float64(max(pairs, 1)), 100*medianWidth(widenedAll))
+			fmt.Println("  coverage: " + line)
+			coverage = append(coverage, line)
+		}
+	}
+	return coverage, worst
+}
+
+// printCoverage prints the coverage lines of every setting together.
+func printCoverage(coverage []string) {
+	fmt.Printf("\nIntervals (95%% CI of each run's ratio) holding another run's median, target ≥ 80%%:\n")
+	fmt.Printf("own: the run's own interval; +between runs: widened by the spread between the other runs (as --history prints it)\n")
+	for _, c := range coverage {
+		fmt.Println("  " + c)
 	}
 }
 
@@ -171,24 +287,6 @@ func spreadTarget(lab, key string) float64 {
 		return 0.20
 	}
 	return 0
-}
-
-// intervalCoverage counts, over ordered pairs of runs (A, B) of one arm
-// (its estimates, one a run), how often B's median lies inside A's 95%
-// interval.
-func intervalCoverage(est []results.Estimate) (held, pairs int) {
-	for i, a := range est {
-		for j, b := range est {
-			if i == j {
-				continue
-			}
-			pairs++
-			if a.Contains(b.Center) {
-				held++
-			}
-		}
-	}
-	return held, pairs
 }
 
 // medianWidth is the median width of the intervals, (hi − lo) ÷ median;

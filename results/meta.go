@@ -25,6 +25,9 @@ type Run struct {
 	// tmpprobe recomputes it from the batches).
 	Neighbours []Neighbour `json:"neighbours,omitempty"`
 	Arms       []ArmResult `json:"arms"`
+	// Between is the spread of each case between this run and earlier
+	// runs like it, which its intervals include; nil when none were read.
+	Between *BetweenRuns `json:"between_runs,omitempty"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
 	Source string `json:"-"`
@@ -86,7 +89,9 @@ type Meta struct {
 
 // DirFacts describe the filesystem a work directory lives on.
 type DirFacts struct {
-	Dir        string `json:"dir"`
+	Dir string `json:"dir"`
+	// FreshOf is the dir a --fresh-fs file system was made to match.
+	FreshOf    string `json:"fresh_of,omitempty"`
 	FSType     string `json:"fs_type"`
 	Source     string `json:"source,omitempty"`
 	MountPoint string `json:"mount_point,omitempty"`

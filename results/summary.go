@@ -386,6 +386,9 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		}
 		s.Ratio = PairedRatio(s, b, (*RoundSample).Headline)
 	}
+	if run.Between != nil {
+		run.Between.widen(run, out)
+	}
 	return out
 }
 

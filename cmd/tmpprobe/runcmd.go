@@ -52,6 +52,7 @@ type runFlags struct {
 	outputs
 	noBaseline bool
 	freshFS    bool
+	history    string
 	armTimeout time.Duration
 	quiet      bool
 	verbose    bool
@@ -99,6 +100,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	f.outputs.flags(fs)
 	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.freshFS, "fresh-fs", false, "run each --dir in a fresh file system made to match it (ext4: its features and mount options, on a loop device backed by a file in it), removed after the run")
+	fs.StringVar(&f.history, "history", "", "earlier saved runs (run dirs in `DIR`) whose spread between runs the intervals include (default: the dir --out is in; none: this run's spread only)")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
@@ -155,6 +157,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 
 	var fresh []string
+	freshOf := map[string]string{} // the fresh mount → the dir it matches
 	if f.freshFS {
 		for i, d := range plan.Dirs {
 			ffs, err := freshfs.Make(d, freshfs.DefaultSize)
@@ -166,9 +169,13 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 					fmt.Fprintln(stderr, "tmpprobe: --fresh-fs:", err)
 				}
 			}()
-			plan.Dirs[i] = ffs.Dir
+			plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
 			fresh = append(fresh, ffs.Describe())
 		}
+	}
+	history, err := f.historyDir()
+	if err != nil {
+		return err
 	}
 
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:],
@@ -178,6 +185,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return usagef("--dir %s", err)
 	}
 	run.Meta.Notes = append(run.Meta.Notes, fresh...)
+	for i := range run.Meta.Dirs {
+		run.Meta.Dirs[i].FreshOf = freshOf[run.Meta.Dirs[i].Dir]
+	}
 	if note != "" {
 		run.Meta.Notes = append(run.Meta.Notes, note)
 		fmt.Fprintln(stderr, "tmpprobe:", note)
@@ -217,6 +227,17 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	runfile.EscapeRun(run)
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
+	if history != "" {
+		earlier, unread, err := runfile.LoadEarlier(history, f.out, run.Alike, results.MaxEarlierRuns)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			unread = append(unread, err.Error())
+		}
+		for _, u := range unread {
+			run.Meta.Notes = append(run.Meta.Notes, "--history: not read: "+errtext.FirstLine(u))
+		}
+		run.Between = results.MeasureBetween(run, sums, history, earlier, labs.Baselines)
+		sums = results.SummarizeAll(run, labs.Baselines)
+	}
 	run.Meta.Warnings = append(run.Meta.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
 		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort})
@@ -242,6 +263,30 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// historyDir is where the earlier runs are read from: --history, else
+// the directory --out saves into, where the runs before it were saved;
+// "" for none. A --history that names no directory is a mistake, said
+// before the run.
+func (f *runFlags) historyDir() (string, error) {
+	switch f.history {
+	case "none":
+		return "", nil
+	case "":
+		if f.out == "" {
+			return "", nil
+		}
+		return filepath.Dir(filepath.Clean(f.out)), nil
+	}
+	st, err := os.Stat(f.history)
+	if err != nil {
+		return "", usagef("--history %s: %s", f.history, errtext.Bare(err))
+	}
+	if !st.IsDir() {
+		return "", usagef("--history %s: not a directory (it holds saved runs, each a directory written by --out)", f.history)
+	}
+	return f.history, nil
 }
 
 // plan checks the flags and makes the plan. A 0 given as --ops or

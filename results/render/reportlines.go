@@ -62,6 +62,9 @@ func Footer(run *results.Run) []FooterLine {
 	if line := run.Protocol.Line(); line != "" {
 		add("", "%s", line)
 	}
+	if line := betweenRunsLine(run); line != "" {
+		add("", "%s", line)
+	}
 	for _, d := range m.Dirs {
 		line := fmt.Sprintf("dir %s: %s on %s (%s)", d.Dir, d.FSType, d.Source, d.Options)
 		if d.Journal != "" {
@@ -107,6 +110,35 @@ func Footer(run *results.Run) []FooterLine {
 		add(FooterWarning, "the run is incomplete")
 	}
 	return out
+}
+
+// betweenRunsLine says what a lab run's intervals cover: its own worker
+// generations only, or also the spread between it and earlier runs like
+// it (results.BetweenRuns), and how far that spread reached.
+func betweenRunsLine(run *results.Run) string {
+	if run.Protocol.Name != results.ProtocolRounds || len(run.Arms) == 0 || run.Arms[0].OfCommand() {
+		return ""
+	}
+	b := run.Between
+	if b == nil {
+		return "intervals: this run's spread only; a run here can move more than that: save runs side by side (--out runs/NAME) and each later one's intervals include the spread between them"
+	}
+	earlier := fmt.Sprintf("%d earlier run", len(b.Runs))
+	if len(b.Runs) != 1 {
+		earlier += "s"
+	}
+	if !b.Measured() {
+		return fmt.Sprintf("intervals: this run's spread only: %s like it in %s, and the spread between runs needs %d", earlier, b.From, results.MinRunsBetween-1)
+	}
+	var ratio, ops float64
+	for _, c := range b.Cases {
+		ratio, ops = max(ratio, c.Ratio), max(ops, c.OpsPerS)
+	}
+	if ratio == 0 && ops == 0 {
+		return fmt.Sprintf("intervals: this run's spread, which holds the spread between it and %s like it in %s", earlier, b.From)
+	}
+	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s: beyond their own intervals, ratios moved up to ±%s and ops/s up to ±%s between runs",
+		earlier, b.From, results.Share(results.BetweenPct(ratio)), results.Share(results.BetweenPct(ops)))
 }
 
 // BackendSkippedNote is the note a run records for a backend it did not

@@ -1,0 +1,142 @@
+package results_test
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+)
+
+// runAt is a run of eight generations in which NamedTemporaryFile takes k
+// times TemporaryFile's time, within 1% from round to round: its own
+// interval of the ratio 1/k is about ±1% wide, however far a whole run
+// moves.
+func runAt(k float64, started time.Time, dir string) *results.Run {
+	jitter := []int64{0, 40, -40, 80, -80, 20, -20, 60}
+	var base, named []int64
+	for i, j := range jitter {
+		base = append(base, 8_000_000+j*1000)
+		named = append(named, int64(k*8_000_000)+jitter[(i+3)%len(jitter)]*1000)
+	}
+	none := func(int) []results.ClassRecord { return nil }
+	id := func(arm string) results.CaseID {
+		return results.CaseID{Lab: "modes", Arm: arm, Runtime: "go", Dir: dir, PayloadBytes: 400}
+	}
+	return &results.Run{
+		Complete: true, Started: started,
+		Protocol: results.Protocol{Name: results.ProtocolRounds, Rounds: len(jitter), WorkerRounds: 1},
+		Meta:     results.Meta{KernelRelease: "6.18.0-test", Backend: "tracepoint", Dirs: []results.DirFacts{{Dir: dir}}},
+		Arms: []results.ArmResult{
+			{CaseID: id("TemporaryFile"), Ops: 100, Batches: resultstest.Batches(100, base, none)},
+			{CaseID: id("NamedTemporaryFile"), Ops: 100, Batches: resultstest.Batches(100, named, none)},
+		},
+	}
+}
+
+var day = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+
+// between measures run's spread between runs against earlier and returns
+// its summaries without it and with it.
+func between(t *testing.T, run *results.Run, earlier ...*results.Run) (own, widened []*results.Summary) {
+	t.Helper()
+	var named []results.EarlierRun
+	for i, e := range earlier {
+		named = append(named, results.EarlierRun{Name: string(rune('a' + i)), Run: e})
+	}
+	own = resultstest.Sums(run)
+	run.Between = results.MeasureBetween(run, own, "runs", named, resultstest.Labs.Baselines)
+	return own, resultstest.Sums(run)
+}
+
+// Three runs whose ratios are 1/2, 1/2.4 and 1/1.7, each certain of its
+// own to ±1%: a run's own interval holds neither other run's ratio; with
+// the spread between the runs it holds both.
+func TestBetweenRunsWidensWhatOneRunCannotSee(t *testing.T) {
+	run := runAt(2, day, "/tmp")
+	own, widened := between(t, run, runAt(2.4, day.Add(-time.Hour), "/tmp"), runAt(1.7, day.Add(-2*time.Hour), "/tmp"))
+	others := []float64{1 / 2.4, 1 / 1.7}
+	for _, v := range others {
+		if own[1].Ratio.Contains(v) {
+			t.Errorf("own interval %+v holds %.3f: the test needs runs that move more than their intervals", own[1].Ratio, v)
+		}
+		if !widened[1].Ratio.Contains(v) {
+			t.Errorf("widened interval %+v does not hold another run's %.3f", widened[1].Ratio, v)
+		}
+	}
+	if got := run.Between.Runs; len(got) != 2 || got[0] != "a" || got[1] != "b" {
+		t.Errorf("earlier runs read %v, want [a b], newest first", got)
+	}
+	// τ is the runs' spread in logs less their own intervals' share, which
+	// here is small: within 5% of the plain standard deviation.
+	logs := []float64{math.Log(1 / 2.0), math.Log(1 / 2.4), math.Log(1 / 1.7)}
+	mean := (logs[0] + logs[1] + logs[2]) / 3
+	var ss float64
+	for _, v := range logs {
+		ss += (v - mean) * (v - mean)
+	}
+	sd := math.Sqrt(ss / 2)
+	var named *results.CaseSpread
+	for i, c := range run.Between.Cases {
+		if c.Case == "modes/NamedTemporaryFile/go//tmp/payload=400" {
+			named = &run.Between.Cases[i]
+		}
+	}
+	if named == nil || named.Runs != 3 || named.Ratio < 0.95*sd || named.Ratio > sd {
+		t.Fatalf("NamedTemporaryFile's spread %+v, want τ within 5%% below %.4f from 3 runs (cases %+v)", named, sd, run.Between.Cases)
+	}
+	// The baseline ran as fast in every run: no spread to add.
+	if own[0].OpsPerS != widened[0].OpsPerS {
+		t.Errorf("TemporaryFile ops/s %+v widened to %+v, though it did not move between runs", own[0].OpsPerS, widened[0].OpsPerS)
+	}
+	if w := widened[1].Ratio; w.Center != own[1].Ratio.Center || w.Lo >= own[1].Ratio.Lo || w.Hi <= own[1].Ratio.Hi {
+		t.Errorf("widened %+v must keep the center and hold the own interval %+v", w, own[1].Ratio)
+	}
+}
+
+// Runs that agree within their own intervals add nothing; runs not like
+// this one (another kernel, other rounds, a plain dir against a fresh
+// file system) are not read, and below three runs nothing is estimated.
+func TestBetweenRunsOnlyAlikeAndOnlyWhatMoved(t *testing.T) {
+	run := runAt(2, day, "/tmp")
+	own, widened := between(t, run, runAt(2.001, day.Add(-time.Hour), "/tmp"), runAt(1.999, day.Add(-2*time.Hour), "/tmp"))
+	for i := range own {
+		if own[i].Ratio != widened[i].Ratio || own[i].OpsPerS != widened[i].OpsPerS {
+			t.Errorf("%s: %+v became %+v, though the runs agree", own[i].Arm, own[i].Ratio, widened[i].Ratio)
+		}
+	}
+	if !run.Between.Measured() {
+		t.Errorf("three alike runs measured nothing: %+v", run.Between)
+	}
+
+	otherKernel := runAt(2.4, day.Add(-time.Hour), "/tmp")
+	otherKernel.Meta.KernelRelease = "6.1.0-test"
+	otherRounds := runAt(1.7, day.Add(-time.Hour), "/tmp")
+	otherRounds.Protocol.Rounds++
+	run = runAt(2, day, "/tmp")
+	own, widened = between(t, run, otherKernel, otherRounds, runAt(2.4, day.Add(-time.Hour), "/tmp"))
+	if len(run.Between.Runs) != 1 || run.Between.Measured() {
+		t.Errorf("read %v and measured %+v: only one earlier run is like this one", run.Between.Runs, run.Between.Cases)
+	}
+	if own[1].Ratio != widened[1].Ratio {
+		t.Errorf("%+v widened to %+v from one earlier run", own[1].Ratio, widened[1].Ratio)
+	}
+
+	// --fresh-fs runs each get a mount of their own: they are one setting,
+	// named by the dir they match, and not the plain dir's.
+	fresh := func(k float64, age time.Duration, mnt string) *results.Run {
+		r := runAt(k, day.Add(-age), mnt)
+		r.Meta.Dirs[0].FreshOf = "/tmp"
+		return r
+	}
+	run = fresh(2, 0, "/tmp/tmpprobe-freshfs-1/mnt")
+	_, widened = between(t, run, fresh(2.4, time.Hour, "/tmp/tmpprobe-freshfs-2/mnt"), fresh(1.7, 2*time.Hour, "/tmp/tmpprobe-freshfs-3/mnt"),
+		runAt(5, day.Add(-time.Hour), "/tmp"))
+	if !widened[1].Ratio.Contains(1/2.4) || run.Between.Cases[1].Case != "modes/NamedTemporaryFile/go//tmp --fresh-fs/payload=400" {
+		t.Errorf("fresh runs not matched: %+v, %+v", widened[1].Ratio, run.Between.Cases)
+	}
+	if widened[1].Ratio.Contains(1.0 / 5) {
+		t.Errorf("the plain /tmp run's ratio 1/5 counted among --fresh-fs runs: %+v", widened[1].Ratio)
+	}
+}
