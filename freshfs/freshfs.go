@@ -69,7 +69,7 @@ func Make(dir string, size int64) (*FS, error) {
 			return nil, fmt.Errorf("%s not found (packages e2fsprogs, mount; under sudo, keep /usr/sbin and /sbin on PATH)", tool)
 		}
 	}
-	f := &FS{Of: dir, Options: mountOptions(facts.Options)}
+	f := &FS{Of: dir, Options: facts.Options}
 	mkfs := []string{"-q", "-F"}
 	if feats, bsize, isize, err := readFeatures(facts.Source); err == nil {
 		f.Features = feats
@@ -159,18 +159,6 @@ func (f *FS) Describe() string {
 		s += "; " + f.Guessed
 	}
 	return s
-}
-
-// mountOptions are the work dir's mount and superblock options as mount
-// takes them again, once each.
-func mountOptions(opts string) string {
-	var out []string
-	for _, o := range strings.Split(opts, ",") {
-		if o != "" && !slices.Contains(out, o) {
-			out = append(out, o)
-		}
-	}
-	return strings.Join(out, ",")
 }
 
 // readFeatures reads an ext4's features, block size and inode size with

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -152,7 +153,7 @@ func readMount(f *results.DirFacts, path string) {
 // Mount is one mount this process sees.
 type Mount struct {
 	Point   string // where it is mounted
-	Options string // the mount's options, then the superblock's
+	Options string // the mount's options, then the superblock's not among them
 	FSType  string
 	Source  string
 }
@@ -175,7 +176,14 @@ func Mounts() ([]Mount, error) {
 		}
 		m := Mount{Point: unescape(a[4]), Options: a[5], FSType: b[0], Source: b[1]}
 		if len(b) > 2 {
-			m.Options += "," + b[2]
+			// Both lists start with rw or ro: said once.
+			opts := strings.Split(a[5], ",")
+			for _, o := range strings.Split(b[2], ",") {
+				if !slices.Contains(opts, o) {
+					opts = append(opts, o)
+				}
+			}
+			m.Options = strings.Join(opts, ",")
 		}
 		out = append(out, m)
 	}

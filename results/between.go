@@ -23,9 +23,14 @@ import (
 // logs, as their variance less the mean of their own intervals' variance
 // (the unweighted moment estimator, Hedges & Olkin 1985, Statistical
 // Methods for Meta-Analysis, ch. 9: DerSimonian–Laird's weights would let
-// one narrow run decide), and the run's interval is widened by 1.96τ on
-// each side, added in quadrature. Where the runs agree within their
-// intervals, τ is 0 and nothing changes.
+// one narrow run decide), and the run's interval is widened on each side,
+// in quadrature, by τ times the 97.5% quantile of Student's t with k − 1
+// degrees of freedom for k runs, not the normal 1.96: τ is estimated from
+// a handful of runs, and a normal quantile would take that estimate for
+// the truth (the small-sample correction of Hartung & Knapp 2001,
+// Statistics in Medicine 20:3875–3889; Higgins, Thompson & Spiegelhalter
+// 2009, JRSS-A 172:137–159). Where the runs agree within their intervals,
+// τ is 0 and nothing changes.
 type BetweenRuns struct {
 	// From is the directory the earlier runs were read from.
 	From string `json:"from"`
@@ -48,7 +53,7 @@ type CaseSpread struct {
 
 // MinRunsBetween is the fewest runs, this one included, that a spread
 // between runs is estimated from: two would give a variance of one degree
-// of freedom, about as likely to be a third of the truth as three times it.
+// of freedom, and t's quantile for it is 12.7.
 const MinRunsBetween = 3
 
 // MaxEarlierRuns is how many earlier runs, newest first, are read: the
@@ -57,6 +62,10 @@ const MaxEarlierRuns = 10
 
 // z95 is the normal quantile of a two-sided 95% interval.
 const z95 = 1.959964
+
+// t975 are the 97.5% quantiles of Student's t by degrees of freedom, for
+// the 2 to MaxEarlierRuns that a spread between runs is estimated with.
+var t975 = [...]float64{2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
 
 // EarlierRun is a saved run and the name of its directory.
 type EarlierRun struct {
@@ -171,18 +180,18 @@ func (b *BetweenRuns) widen(run *Run, sums []*Summary) {
 		if !ok || s.Figures != nil {
 			continue
 		}
-		s.OpsPerS = s.OpsPerS.widenedBy(c.OpsPerS)
-		s.Ratio = s.Ratio.widenedBy(c.Ratio)
+		t := t975[min(max(c.Runs-1, 2), len(t975)-1)]
+		s.OpsPerS = s.OpsPerS.widenedBy(t * c.OpsPerS)
+		s.Ratio = s.Ratio.widenedBy(t * c.Ratio)
 	}
 }
 
-// widenedBy adds a spread between runs of τ (in logs) to e's interval, in
+// widenedBy adds between, a half-width in logs, to e's interval in
 // quadrature on each side: e's own asymmetry is kept.
-func (e Estimate) widenedBy(tau float64) Estimate {
-	if tau <= 0 || !e.Bounded() || e.Lo <= 0 || e.Center <= 0 {
+func (e Estimate) widenedBy(between float64) Estimate {
+	if between <= 0 || !e.Bounded() || e.Lo <= 0 || e.Center <= 0 {
 		return e
 	}
-	between := z95 * tau
 	e.Lo = e.Center * math.Exp(-math.Hypot(math.Log(e.Center/e.Lo), between))
 	e.Hi = e.Center * math.Exp(math.Hypot(math.Log(e.Hi/e.Center), between))
 	return e

@@ -19,6 +19,8 @@ type SummaryReport struct {
 	Meta     results.Meta      `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
 	Arms     []ArmReport       `json:"arms"`
+	// Between is the spread between runs the intervals include.
+	Between *results.BetweenRuns `json:"between_runs,omitempty"`
 }
 
 // ArmReport is one Summary.
@@ -51,7 +53,7 @@ type ClassReport struct {
 // WriteSummaryJSON writes the per-op view of a run.
 func WriteSummaryJSON(w io.Writer, run *results.Run, sums []*results.Summary) error {
 	rep := SummaryReport{Schema: run.Schema, Started: run.Started, Protocol: run.Protocol, Complete: run.Complete,
-		Args: run.Args, Meta: run.Meta, Drops: run.Drops, Arms: []ArmReport{}}
+		Args: run.Args, Meta: run.Meta, Drops: run.Drops, Arms: []ArmReport{}, Between: run.Between}
 	for _, s := range sums {
 		a := ArmReport{
 			CaseID: s.CaseID, Ops: s.Ops, Figures: s.Headline(), TracedOpsPerS: results.RoundTo(s.TracedOpsPerS, 10), WallNsPerOp: results.NsPerOp(s.WallNsPerOp),
