@@ -12,8 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
