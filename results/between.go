@@ -6,31 +6,28 @@ import (
 )
 
 // BetweenRuns is how much each case's figures moved between this run and
-// earlier runs like it, beyond what their own intervals allow: the part
-// of the spread that no run can see from inside.
+// earlier runs like it: the part of the spread that no run can see from
+// inside.
 //
 // A run's interval comes from its own worker generations (see
 // ClusteredMedian), and those share the state of the minutes the run
 // took: a host busy for the whole run, a block group whose deleted inodes
 // are skipped until the next run. Measured over five runs a setting, such
 // a run-wide shift moved every Go modes ratio of one run by 10–20% at
-// once, and a run's interval held another run's median in 64–97% of
-// pairs, not the 83% that honest intervals give (#18). So the interval is
-// a random-effects one (DerSimonian & Laird 1986, "Meta-analysis in
-// clinical trials", Controlled Clinical Trials 7:177–188): each run's
-// figure is the case's true figure plus a shift of the run, of variance
-// τ², plus the run's own error. τ² is estimated from the runs' medians in
-// logs, as their variance less the mean of their own intervals' variance
-// (the unweighted moment estimator, Hedges & Olkin 1985, Statistical
-// Methods for Meta-Analysis, ch. 9: DerSimonian–Laird's weights would let
-// one narrow run decide), and the run's interval is widened on each side,
-// in quadrature, by τ times the 97.5% quantile of Student's t with k − 1
-// degrees of freedom for k runs, not the normal 1.96: τ is estimated from
-// a handful of runs, and a normal quantile would take that estimate for
-// the truth (the small-sample correction of Hartung & Knapp 2001,
-// Statistics in Medicine 20:3875–3889; Higgins, Thompson & Spiegelhalter
-// 2009, JRSS-A 172:137–159). Where the runs agree within their intervals,
-// τ is 0 and nothing changes.
+// once, and a run's own interval held another run's median in 53–86% of
+// pairs, not the 83% that honest intervals give (#18). So each run's
+// figure is taken as the case's figure plus a shift of the run plus the
+// run's own error (the random-effects model, DerSimonian & Laird 1986,
+// "Meta-analysis in clinical trials", Controlled Clinical Trials
+// 7:177–188), and the interval adds, in quadrature on each side, 1.96
+// times the standard deviation of the runs' medians (in logs) to the
+// run's own. That standard deviation holds the runs' own errors as well
+// as their shifts, so they count twice, deliberately: estimating the
+// shifts alone, as the variance less the runs' own (Hedges & Olkin 1985,
+// ch. 9), leaves a variance from three to ten runs that is often near 0
+// by chance, and over the same saved runs such intervals held another
+// run's median in 71–86% of pairs (74–90% with Student's t for the
+// handful of runs, Hartung & Knapp 2001), where these hold it in 84–97%.
 type BetweenRuns struct {
 	// From is the directory the earlier runs were read from.
 	From string `json:"from"`
@@ -42,8 +39,8 @@ type BetweenRuns struct {
 	Cases []CaseSpread `json:"cases,omitempty"`
 }
 
-// CaseSpread is one case's spread between runs: τ, the standard deviation
-// of the natural log of its figure between runs, beyond their intervals.
+// CaseSpread is one case's spread between runs: the standard deviation of
+// the natural log of its median over the runs.
 type CaseSpread struct {
 	Case    string  `json:"case"` // Run.CaseKey
 	Runs    int     `json:"runs"` // runs it was estimated from, this one included
@@ -52,8 +49,8 @@ type CaseSpread struct {
 }
 
 // MinRunsBetween is the fewest runs, this one included, that a spread
-// between runs is estimated from: two would give a variance of one degree
-// of freedom, and t's quantile for it is 12.7.
+// between runs is estimated from: two give a standard deviation of one
+// degree of freedom, as likely a third of the truth as three times it.
 const MinRunsBetween = 3
 
 // MaxEarlierRuns is how many earlier runs, newest first, are read: the
@@ -62,10 +59,6 @@ const MaxEarlierRuns = 10
 
 // z95 is the normal quantile of a two-sided 95% interval.
 const z95 = 1.959964
-
-// t975 are the 97.5% quantiles of Student's t by degrees of freedom, for
-// the 2 to MaxEarlierRuns that a spread between runs is estimated with.
-var t975 = [...]float64{2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228}
 
 // EarlierRun is a saved run and the name of its directory.
 type EarlierRun struct {
@@ -97,8 +90,8 @@ func (r *Run) CaseKey(c CaseID) string {
 }
 
 // MeasureBetween estimates each case's spread between this run (sums are
-// its summaries, without a spread between runs) and the earlier runs like
-// it, newest first, up to MaxEarlierRuns; from names where they were read.
+// its summaries) and the earlier runs like it, newest first, up to
+// MaxEarlierRuns; from names where they were read.
 func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun, baselines map[string]string) *BetweenRuns {
 	b := &BetweenRuns{From: from, Runs: []string{}}
 	type figures struct{ ops, ratio []Estimate }
@@ -120,9 +113,7 @@ func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun
 		if len(b.Runs) == MaxEarlierRuns || !run.Alike(e.Run) || e.Run.Source != "" {
 			continue
 		}
-		own := *e.Run
-		own.Between = nil // its own intervals, as it measured them
-		add(&own, SummarizeAll(&own, baselines))
+		add(e.Run, SummarizeAll(e.Run, baselines))
 		b.Runs = append(b.Runs, e.Name)
 	}
 	for _, s := range sums {
@@ -138,34 +129,28 @@ func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun
 	return b
 }
 
-// spreadBetween is τ of the runs' figures (see BetweenRuns) and how many
-// runs it came from: those with a bounded interval; 0 below
-// MinRunsBetween.
-func spreadBetween(est []Estimate) (tau float64, n int) {
-	var logs, within []float64
+// spreadBetween is the standard deviation of the logs of the runs'
+// figures and how many runs it came from; 0 below MinRunsBetween.
+func spreadBetween(est []Estimate) (sd float64, n int) {
+	var logs []float64
 	for _, e := range est {
-		if !e.Known() || !e.Bounded() || e.Lo <= 0 || e.Center <= 0 {
-			continue
+		if e.Known() && e.Center > 0 {
+			logs = append(logs, math.Log(e.Center))
 		}
-		logs = append(logs, math.Log(e.Center))
-		se := (math.Log(e.Hi) - math.Log(e.Lo)) / (2 * z95)
-		within = append(within, se*se)
 	}
 	if len(logs) < MinRunsBetween {
 		return 0, len(logs)
 	}
-	var mean, meanWithin float64
-	for i := range logs {
-		mean += logs[i]
-		meanWithin += within[i]
+	var mean float64
+	for _, v := range logs {
+		mean += v
 	}
 	mean /= float64(len(logs))
-	meanWithin /= float64(len(logs))
 	var ss float64
 	for _, v := range logs {
 		ss += (v - mean) * (v - mean)
 	}
-	return math.Sqrt(max(0, ss/float64(len(logs)-1)-meanWithin)), len(logs)
+	return math.Sqrt(ss / float64(len(logs)-1)), len(logs)
 }
 
 // widen widens each summary's ops/s and ratio intervals by its case's
@@ -180,9 +165,8 @@ func (b *BetweenRuns) widen(run *Run, sums []*Summary) {
 		if !ok || s.Figures != nil {
 			continue
 		}
-		t := t975[min(max(c.Runs-1, 2), len(t975)-1)]
-		s.OpsPerS = s.OpsPerS.widenedBy(t * c.OpsPerS)
-		s.Ratio = s.Ratio.widenedBy(t * c.Ratio)
+		s.OpsPerS = s.OpsPerS.widenedBy(z95 * c.OpsPerS)
+		s.Ratio = s.Ratio.widenedBy(z95 * c.Ratio)
 	}
 }
 
@@ -197,8 +181,8 @@ func (e Estimate) widenedBy(between float64) Estimate {
 	return e
 }
 
-// BetweenPct is how far a spread between runs of τ reaches at 95%, as a
-// fraction of the figure: e^{1.96τ} − 1.
+// BetweenPct is how far a spread between runs of sd (in logs) reaches at
+// 95%, as a fraction of the figure: e^{1.96 sd} − 1.
 func BetweenPct(tau float64) float64 { return math.Expm1(z95 * tau) }
 
 // Measured reports whether any case's interval includes the spread

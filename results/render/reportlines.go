@@ -135,9 +135,9 @@ func betweenRunsLine(run *results.Run) string {
 		ratio, ops = max(ratio, c.Ratio), max(ops, c.OpsPerS)
 	}
 	if ratio == 0 && ops == 0 {
-		return fmt.Sprintf("intervals: this run's spread, which holds the spread between it and %s like it in %s", earlier, b.From)
+		return fmt.Sprintf("intervals: this run's spread; %s like it in %s measured the same", earlier, b.From)
 	}
-	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s: beyond their own intervals, ratios moved up to ±%s and ops/s up to ±%s between runs",
+	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s: their medians spread up to ±%s (ratios) and ±%s (ops/s), 1.96 SD",
 		earlier, b.From, results.Share(results.BetweenPct(ratio)), results.Share(results.BetweenPct(ops)))
 }
 
