@@ -35,7 +35,8 @@ const repeatRuns = 5
 // lies inside A's 95% interval — for honest intervals of two independent
 // estimates about 83% of pairs (a difference of two such estimates has √2
 // times the spread of one) — and the median interval width in percent of
-// the ratio. It does so in /tmp (the default), in /tmp with --fresh-fs,
+// the ratio, for A's own interval and for the one tmpprobe prints with
+// earlier runs saved beside it (see repeatability). It does so in /tmp (the default), in /tmp with --fresh-fs,
 // in /dev/shm and in a journaled ext4 of its own: on an ext4 without a
 // journal, as /tmp is here, a create skips every inode deleted in the last
 // minute, so each run inherits the last one's deletions, and that is part
