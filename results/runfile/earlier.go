@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -28,6 +29,9 @@ func LoadEarlier(dir, skip string, want func(*results.Run) bool, limit int) (run
 	var cands []candidate
 	skipInfo, _ := os.Stat(skip)
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue // a run directory being staged (see WriteRunDir), or not a run
+		}
 		path := filepath.Join(dir, e.Name())
 		st, err := os.Stat(path)
 		if err != nil || !st.IsDir() || (skipInfo != nil && os.SameFile(st, skipInfo)) {
