@@ -63,8 +63,8 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	if !strings.Contains(oneLine(live), "earlier runs like it in "+runs) {
 		t.Errorf("d's footer does not name the runs it read:\n%s", live)
 	}
-	// The spread recorded is the one d's own intervals and b's and c's
-	// give, and d's printed intervals are its own widened by it.
+	// The spread recorded is the one d's, b's and c's medians give, and
+	// d's printed intervals are its own widened by it.
 	read := func(name string) results.EarlierRun {
 		r, err := runfile.LoadRun(filepath.Join(runs, name))
 		if err != nil {

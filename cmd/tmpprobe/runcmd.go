@@ -156,6 +156,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	history, err := f.historyDir()
+	if err != nil {
+		return err
+	}
 
 	var fresh []string
 	freshOf := map[string]string{} // the fresh mount → the dir it matches
@@ -173,10 +177,6 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 			plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
 			fresh = append(fresh, ffs.Describe())
 		}
-	}
-	history, err := f.historyDir()
-	if err != nil {
-		return err
 	}
 
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:],
