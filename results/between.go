@@ -50,7 +50,7 @@ type CaseSpread struct {
 
 // MinRunsBetween is the fewest runs, this one included, that a spread
 // between runs is estimated from: two give a standard deviation of one
-// degree of freedom, as likely a third of the truth as three times it.
+// degree of freedom, below a third of the truth one time in four.
 const MinRunsBetween = 3
 
 // MaxEarlierRuns is how many earlier runs, newest first, are read: the
@@ -183,7 +183,7 @@ func (e Estimate) widenedBy(between float64) Estimate {
 
 // BetweenPct is how far a spread between runs of sd (in logs) reaches at
 // 95%, as a fraction of the figure: e^{1.96 sd} − 1.
-func BetweenPct(tau float64) float64 { return math.Expm1(z95 * tau) }
+func BetweenPct(sd float64) float64 { return math.Expm1(z95 * sd) }
 
 // Measured reports whether any case's interval includes the spread
 // between runs.
