@@ -36,12 +36,16 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 	done := make(chan struct{})
 	churned := make(chan int, 1)
 	go func() {
-		// Churn once the run has begun its ninth generation (each makes
-		// one group directory in the run's private dir): making and
-		// deleting 6000 files takes a generation or two of this run, so
-		// about half of them allocate after the churn, and the report's
+		// Churn once the run has begun its eleventh generation (each
+		// makes one group directory in the run's private dir): creates
+		// of that generation already pay for the deletes. Making and
+		// deleting 6000 files takes 1–2 s, about one generation at
+		// --min-batch 200ms (at 10 ms it was six, and under load the
+		// churn once landed in generation 15 of 20), so about half of
+		// the generations allocate after the churn, and the report's
 		// halves (the generations lowest in the state, the highest) are
-		// before and after.
+		// before and after: with 7 before and 13 after, the U test
+		// between the halves sat at p ≈ 0.01 and failed one run in two.
 		for {
 			select {
 			case <-done:
@@ -50,7 +54,7 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 			case <-time.After(20 * time.Millisecond):
 			}
 			groups, _ := filepath.Glob(filepath.Join(work, "tmpprobe-*", "group-*"))
-			if len(groups) >= rounds/2-1 {
+			if len(groups) >= rounds/2+1 {
 				break
 			}
 		}
@@ -71,20 +75,29 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 	// NamedTemporaryFile against BytesIO, which allocates no inode: the ratio
 	// moves as far as inode allocation moves NamedTemporaryFile alone.
 	code, stdout, stderr := inProcess("run", "BytesIO", "NamedTemporaryFile", "--lab", "buffers", "--runtime", "go",
-		"--sizes", "4K", "--chunk", "4K", "--rounds", fmt.Sprint(rounds), "--worker-rounds", "1", "--dir", work, "--out", out, "-q")
+		"--sizes", "4K", "--chunk", "4K", "--rounds", fmt.Sprint(rounds), "--worker-rounds", "1", "--min-batch", "200ms", "--dir", work, "--out", out, "-q")
 	close(done)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, stderr)
 	}
 	if n := <-churned; n < 5000 {
-		t.Fatalf("churned %d inodes mid-run, want 6000 (did the run reach its ninth generation?)", n)
+		t.Fatalf("churned %d inodes mid-run, want 6000 (did the run reach its eleventh generation?)", n)
 	}
 	run, err := runfile.LoadRun(out)
 	if err != nil {
 		t.Fatal(err)
 	}
+	sums := results.SummarizeAll(run, arms.Knowledge().Baselines)
+	for _, s := range sums {
+		for _, r := range s.Rounds {
+			if s.Arm == "NamedTemporaryFile" {
+				t.Logf("generation %d: ratio %.5f, inode allocation %.1f µs", r.Generation, r.Ratio,
+					r.State[results.StateInodeAlloc].PerCount()/1000)
+			}
+		}
+	}
 	var link *explain.StateLink
-	for _, g := range results.PeerGroups(results.SummarizeAll(run, arms.Knowledge().Baselines)) {
+	for _, g := range results.PeerGroups(sums) {
 		for _, l := range explain.StateLinks(g, "BytesIO") {
 			if l.Arm == "NamedTemporaryFile" && l.State == results.StateInodeAlloc {
 				link = &l
@@ -92,12 +105,6 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 		}
 	}
 	if link == nil {
-		for _, s := range results.SummarizeAll(run, arms.Knowledge().Baselines) {
-			for _, r := range s.Rounds {
-				t.Logf("%s generation %d: ratio %.5f, inode allocation %.1f µs", s.Arm, r.Generation, r.Ratio,
-					r.State[results.StateInodeAlloc].PerCount()/1000)
-			}
-		}
 		t.Fatalf("no link of NamedTemporaryFile's ratio to %s:\n%s", results.StateInodeAlloc, stdout)
 	}
 	if link.StateHi < 10*link.StateLo || !(link.RatioAtHi < link.RatioAtLo) {
