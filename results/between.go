@@ -153,9 +153,11 @@ func spreadBetween(est []Estimate) (sd float64, n int) {
 	return math.Sqrt(ss / float64(len(logs)-1)), len(logs)
 }
 
-// widen widens each summary's ops/s and ratio intervals by its case's
-// spread between runs.
-func (b *BetweenRuns) widen(run *Run, sums []*Summary) {
+// Widen widens each summary's ops/s and ratio intervals by its case's
+// spread between runs. SummarizeAll applies a run's recorded spread; a
+// live run that has just measured it applies it to the summaries it
+// measured it with.
+func (b *BetweenRuns) Widen(run *Run, sums []*Summary) {
 	by := map[string]CaseSpread{}
 	for _, c := range b.Cases {
 		by[c.Case] = c

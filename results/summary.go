@@ -387,7 +387,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		s.Ratio = PairedRatio(s, b, (*RoundSample).Headline)
 	}
 	if run.Between != nil {
-		run.Between.widen(run, out)
+		run.Between.Widen(run, out)
 	}
 	return out
 }

@@ -237,7 +237,7 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 			run.Meta.Notes = append(run.Meta.Notes, "--history: not read: "+errtext.FirstLine(u))
 		}
 		run.Between = results.MeasureBetween(run, sums, history, earlier, labs.Baselines)
-		sums = results.SummarizeAll(run, labs.Baselines)
+		run.Between.Widen(run, sums)
 	}
 	run.Meta.Warnings = append(run.Meta.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
