@@ -55,7 +55,7 @@ type compareFlags struct {
 	tracedFlags
 }
 
-func cmdCompare(args []string, stdout, stderr io.Writer) error {
+func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	f := &compareFlags{}
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.IntVar(&f.rounds, "rounds", 10, "measured rounds (with --min-time: the fewest)")
@@ -99,8 +99,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
-	ctx, intr, stop := watchInterrupts(follow.Abort)
-	defer stop()
+	in.onSecond(follow.Abort)
+	if in.ctx.Err() != nil {
+		return in.before()
+	}
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
 	// The file system the commands start in, as a lab run records its
 	// work dirs: whether it journals decides what a sync costs. Its
@@ -122,12 +124,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if !f.quiet {
 		opts.Progress = compareProgress(stderr)
 	}
-	ran, proto, runErr := cmdbench.Run(ctx, opts)
+	ran, proto, runErr := cmdbench.Run(in.ctx, opts)
+	interrupted := in.decide()
 	if !f.quiet {
 		opts.Progress(cmdbench.Progress{}) // clears the line
 	}
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
-	run.Complete = runErr == nil
+	run.Complete = runErr == nil && interrupted == 0
 	run.Drops, _ = p.Drops()
 	// A command is its name unless --names says otherwise, and a Python
 	// snippet's newline would split the table's row: escaped as a saved
@@ -145,12 +148,11 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	var failed *cmdbench.Failure
 	switch {
-	case errors.Is(runErr, cmdbench.ErrInterrupted) || intr.code() != 0:
-		code := intr.code()
-		if code == 0 {
-			code = exitSIGINT
+	case errors.Is(runErr, cmdbench.ErrInterrupted) || interrupted != 0:
+		if interrupted == 0 {
+			interrupted = exitSIGINT
 		}
-		return exitError{code, "interrupted: the figures above cover the rounds that finished"}
+		return exitError{interrupted, "interrupted: the figures above cover the rounds that finished"}
 	case errors.As(runErr, &failed):
 		return exitError{failed.Status, failed.Error() + " (see FAILED above; --ignore-failure goes on)"}
 	case runErr != nil:

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 func needRoot(t *testing.T) {
@@ -212,7 +213,10 @@ func TestInterrupt(t *testing.T) {
 }
 
 // Interrupted while writing its report (stdout is a full pipe nobody
-// reads yet): it finishes the report, then exits 130 and leaves nothing.
+// reads yet), after the last batch: the run is complete, so it finishes
+// the report and its files, says so, and exits 0 with run.json saying
+// complete; it leaves nothing. On afa68bc it exited 130 beside a run.json
+// that said complete (#28).
 func TestInterruptWhileWritingResults(t *testing.T) {
 	needRoot(t)
 	dir := t.TempDir()
@@ -224,8 +228,9 @@ func TestInterruptWhileWritingResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	csv := filepath.Join(t.TempDir(), "out.csv")
+	out := filepath.Join(t.TempDir(), "run")
 	cmd := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--ops", "50", "--rounds", "1",
-		"--payload", "1,2,3,4,5,6,7,8,9,10,11,12", "--hist", "--csv", csv, "--dir", dir)
+		"--payload", "1,2,3,4,5,6,7,8,9,10,11,12", "--hist", "--csv", csv, "--out", out, "--dir", dir)
 	cmd.Stdout = pw
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
@@ -243,15 +248,18 @@ func TestInterruptWhileWritingResults(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	report, _ := io.ReadAll(pr)
-	io.ReadAll(r)
-	if code := exitStatus(t, cmd.Wait()); code != exitSIGINT {
-		t.Errorf("exit %d, want %d", code, exitSIGINT)
+	rest, _ := io.ReadAll(r)
+	if code := exitStatus(t, cmd.Wait()); code != 0 || !strings.Contains(string(rest), "interrupted after the last batch") {
+		t.Errorf("exit %d, stderr %q; want 0, saying it was interrupted after the last batch", code, rest)
 	}
 	if !bytes.Contains(report, []byte("backend tracepoint")) {
 		t.Errorf("report incomplete:\n%s", report)
 	}
 	if _, err := os.Stat(csv); err != nil {
 		t.Errorf("CSV not written: %v", err)
+	}
+	if saved, err := runfile.LoadRun(out); err != nil || !saved.Complete {
+		t.Errorf("--out: %v, complete %v; want a complete run", err, saved != nil && saved.Complete)
 	}
 	checkClean(t, dir, held)
 }

@@ -89,14 +89,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
-	case "all", "run":
-		err = cmdRun(cmd, rest, stdout, stderr)
+	case "all", "run", "trace", "compare":
+		// Before anything else: see interrupts.
+		in, stop := watchInterrupts()
+		defer stop()
+		switch cmd {
+		case "trace":
+			err = cmdTrace(in, rest, stdout, stderr)
+		case "compare":
+			err = cmdCompare(in, rest, stdout, stderr)
+		default:
+			err = cmdRun(in, cmd, rest, stdout, stderr)
+		}
 	case "list":
 		err = cmdList(rest, stdout)
-	case "trace":
-		err = cmdTrace(rest, stdout, stderr)
-	case "compare":
-		err = cmdCompare(rest, stdout, stderr)
 	case "diff":
 		err = cmdDiff(rest, stdout, stderr)
 	case "report":

@@ -109,7 +109,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	return fs, f
 }
 
-func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
+func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer) error {
 	fs, f := newRunFlags(cmd)
 	usage := fmt.Sprintf(runUsage, cmd, "", `  sudo tmpprobe all
   sudo tmpprobe all --csv syscalls.csv --out runs/today
@@ -160,6 +160,10 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ctx := in.ctx
+	if ctx.Err() != nil {
+		return in.before()
+	}
 
 	var fresh []string
 	freshOf := map[string]string{} // the fresh mount → the dir it matches
@@ -176,6 +180,9 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 			}()
 			plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
 			fresh = append(fresh, ffs.Describe())
+			if ctx.Err() != nil {
+				return in.before()
+			}
 		}
 	}
 
@@ -195,9 +202,8 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 	}
 
 	runner := &arms.Runner{}
+	in.onSecond(runner.Abort)
 	var p *probe.Probe
-	ctx, intr, stop := watchInterrupts(runner.Abort)
-	defer stop()
 	if backend != "" {
 		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta, true); err != nil {
 			return err
@@ -213,15 +219,19 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		meter = newProgress(stderr)
 		runner.Progress = meter.update
 	}
+	if ctx.Err() != nil {
+		return in.before()
+	}
 	pressure := preflight.PressureOver()
 	res, runErr := runner.Run(ctx, plan)
+	interrupted := in.decide()
 	run.Meta.Pressure = pressure()
 	if meter != nil {
 		meter.close()
 	}
 	run.Arms = res
 	run.Finished = time.Now().UTC()
-	run.Complete = runErr == nil
+	run.Complete = runErr == nil && interrupted == 0
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
@@ -249,12 +259,15 @@ func cmdRun(cmd string, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	switch {
-	case errors.Is(runErr, arms.ErrInterrupted) || intr.code() != 0:
-		code := intr.code()
-		if code == 0 {
-			code = exitSIGINT
+	case errors.Is(runErr, arms.ErrInterrupted) || interrupted != 0:
+		if interrupted == 0 {
+			interrupted = exitSIGINT
 		}
-		return exitError{code, "interrupted: the results above cover the arms that finished"}
+		return exitError{interrupted, "interrupted: the results above cover the arms that finished"}
+	case in.late():
+		fmt.Fprintln(stderr, "tmpprobe: interrupted after the last batch: the run is complete, and so are its report and files")
+	}
+	switch {
 	case runErr != nil:
 		return exitError{exitUsage, runErr.Error()}
 	}

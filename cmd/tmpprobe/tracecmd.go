@@ -66,7 +66,7 @@ type traceFlags struct {
 	user string
 }
 
-func cmdTrace(args []string, stdout, stderr io.Writer) error {
+func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	f := &traceFlags{}
 	fs := pflag.NewFlagSet("trace", pflag.ContinueOnError)
 	fs.SortFlags = false
@@ -115,8 +115,10 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ctx, intr, stop := watchInterrupts(follow.Abort)
-	defer stop()
+	in.onSecond(follow.Abort)
+	if in.ctx.Err() != nil {
+		return in.before()
+	}
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
 	if len(spec.Command) > 0 {
 		run.Meta.Notes = append(run.Meta.Notes, "the command ran as "+asWho(spec.As))
@@ -148,11 +150,12 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
 		render.WriteTrace(intervals, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
 	}
-	res, err := follow.Run(ctx, p, p.Cookie, spec, ready, every)
+	res, err := follow.Run(in.ctx, p, p.Cookie, spec, ready, every)
+	interrupted := in.decide()
 	if err != nil {
 		return exitError{exitUsage, err.Error()}
 	}
-	run.Complete, run.Finished, run.Arms = intr.code() == 0, time.Now().UTC(), res.Arms(spec.Label())
+	run.Complete, run.Finished, run.Arms = interrupted == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
 	runfile.EscapeRun(run)
@@ -166,8 +169,8 @@ func cmdTrace(args []string, stdout, stderr io.Writer) error {
 	if err := f.save(run, sums); err != nil {
 		return err
 	}
-	if code := intr.code(); code != 0 {
-		return exitError{code, ""}
+	if interrupted != 0 {
+		return exitError{interrupted, ""}
 	}
 	if res.ExitCode != 0 {
 		return exitError{res.ExitCode, ""}
