@@ -3,6 +3,7 @@
 package safefs
 
 import (
+	"errors"
 	"os"
 	"strconv"
 
@@ -23,17 +24,19 @@ func Invoker() (uid, gid int, ok bool) {
 	return int(u), int(g), true
 }
 
-// GiveToInvoker hands name, an output tmpprobe just made in dir, to the
-// user who ran sudo, when dir is theirs: the results of a run they asked
-// for, in their own directory, are theirs to move and delete, as they
-// would be without sudo. In a directory they do not own (root's, or a
-// third user's) the file stays root's: giving it away there would let
-// them plant files where they cannot write. The symlink is not followed.
-func GiveToInvoker(dir *os.File, name string) error { return GiveToInvokerIn(dir, dir, name) }
-
-// GiveToInvokerIn gives name in dir to the invoker when landing, where dir
-// itself will land (a run directory's parent), is theirs.
-func GiveToInvokerIn(landing, dir *os.File, name string) error {
+// GiveToInvoker hands f, an output tmpprobe made and holds open, to the
+// user who ran sudo, when landing (the directory it will be found in) is
+// theirs: the results of a run they asked for, in their own directory,
+// are theirs to move and delete, as they would be without sudo. In a
+// directory they do not own (root's, or a third user's) it stays root's:
+// giving it away there would let them plant files where they cannot
+// write.
+//
+// It changes the open file, never a name: in a directory the user owns
+// they can swap the name of what tmpprobe wrote, between the write and a
+// chown by name, for a hard link to a file of root's, and root would hand
+// them that file.
+func GiveToInvoker(landing, f *os.File) error {
 	uid, gid, ok := Invoker()
 	if !ok {
 		return nil
@@ -45,8 +48,41 @@ func GiveToInvokerIn(landing, dir *os.File, name string) error {
 	if int(st.Uid) != uid {
 		return nil
 	}
-	if err := unix.Fchownat(int(dir.Fd()), name, uid, gid, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return &os.PathError{Op: "chown", Path: join(dir.Name(), name), Err: err}
+	if err := unix.Fchown(int(f.Fd()), uid, gid); err != nil {
+		return &os.PathError{Op: "chown", Path: f.Name(), Err: err}
 	}
 	return nil
+}
+
+// MkdirGiven makes the directory name in dir (if it is missing) and, when
+// dir is the invoker's, gives it to them. It is made under a temp name,
+// given by its fd (see GiveToInvoker) and then renamed to name: a swap of
+// either name in between moves what is there, never gives it away.
+func MkdirGiven(dir *os.File, name string) error {
+	var st unix.Stat_t
+	if unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		return nil
+	}
+	tmp, made, err := MkdirOwned(dir, "."+name+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer made.Close()
+	err = made.Chmod(0o755)
+	if err == nil {
+		err = GiveToInvoker(dir, made)
+	}
+	if err == nil {
+		err = unix.Renameat2(int(dir.Fd()), tmp, int(dir.Fd()), name, unix.RENAME_NOREPLACE)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, unix.EEXIST) {
+			err = nil // made meanwhile, by another run saving beside this one
+		} else {
+			err = &os.PathError{Op: "rename", Path: join(dir.Name(), name), Err: err}
+		}
+	}
+	unix.Unlinkat(int(dir.Fd()), tmp, unix.AT_REMOVEDIR)
+	return err
 }

@@ -229,11 +229,12 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer release()
-	if err := writeSynced(f, write); err != nil {
+	if err := safefs.GiveToInvoker(pf, f); err != nil {
+		f.Close()
 		unix.Unlinkat(int(pf.Fd()), tmp, 0)
 		return err
 	}
-	if err := safefs.GiveToInvoker(pf, tmp); err != nil {
+	if err := writeSynced(f, write); err != nil {
 		unix.Unlinkat(int(pf.Fd()), tmp, 0)
 		return err
 	}

@@ -128,29 +128,18 @@ func makeParents(parent string) error {
 		return err
 	}
 	for _, name := range strings.Split(rel, string(filepath.Separator)) {
-		if err := mkdirGiven(p, name); err != nil {
+		df, err := safefs.OpenDir(p, true)
+		if err != nil {
+			return err
+		}
+		err = safefs.MkdirGiven(df, name)
+		df.Close()
+		if err != nil {
 			return err
 		}
 		p = filepath.Join(p, name)
 	}
 	return nil
-}
-
-// mkdirGiven makes name in dir (if missing) and gives it to the invoker
-// when dir is theirs.
-func mkdirGiven(dir, name string) error {
-	df, err := safefs.OpenDir(dir, true)
-	if err != nil {
-		return err
-	}
-	defer df.Close()
-	if err := unix.Mkdirat(int(df.Fd()), name, 0o755); err != nil {
-		if errors.Is(err, unix.EEXIST) {
-			return nil
-		}
-		return &os.PathError{Op: "mkdir", Path: filepath.Join(dir, name), Err: err}
-	}
-	return safefs.GiveToInvoker(df, name)
 }
 
 // nearestExisting is dir or the nearest directory above it that exists.
@@ -260,15 +249,17 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := writeSynced(os.NewFile(uintptr(fd), name), writers[name]); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+		f := os.NewFile(uintptr(fd), name)
 		// The run directory will be the invoker's when its parent is.
-		if err := safefs.GiveToInvokerIn(pf, sd, name); err != nil {
+		if err := safefs.GiveToInvoker(pf, f); err != nil {
+			f.Close()
 			return err
 		}
+		if err := writeSynced(f, writers[name]); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	if err := safefs.GiveToInvoker(pf, stage); err != nil {
+	if err := safefs.GiveToInvoker(pf, sd); err != nil {
 		return err
 	}
 	if err := sd.Chmod(0o755); err != nil {
@@ -292,6 +283,11 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 	})
 	if err != nil {
 		return fmt.Errorf("moving the run into place: %w", err)
+	}
+	// The staging directory is renamed by name, in a directory its user
+	// may own: what landed must be what was written.
+	if !safefs.IsAt(pf, base, sd) {
+		return fmt.Errorf("moving the run into place: %s was replaced while the run was being saved there; not saved", filepath.Join(filepath.Dir(abs), stage))
 	}
 	return syncDir(pf)
 }
