@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -92,7 +91,11 @@ type Options struct {
 	IgnoreFailure bool
 	Tracer        Tracer // attached when Run is called
 	Cookie        uint64 // the marker cookie the commands are told
-	Progress      func(Progress)
+	// As runs the commands and --prepare as this user (nil: as tmpprobe
+	// runs), traced or not.
+	As *follow.User
+
+	Progress func(Progress)
 }
 
 // MaxRounds caps a run by --min-time, as the labs cap --rounds.
@@ -238,7 +241,7 @@ func (r *runner) setTraced(traced bool) error {
 func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
 	c := r.o.Commands[i]
 	if len(r.o.Prepare) > 0 {
-		if _, status, tail, err := plain(ctx, r.o.Prepare); err != nil || status != 0 {
+		if _, status, tail, err := r.plain(ctx, r.o.Prepare); err != nil || status != 0 {
 			if ctx.Err() != nil {
 				return ErrInterrupted
 			}
@@ -258,7 +261,7 @@ func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
 		wall, status, tail, err = r.traced(ctx, c, b)
 		b.Phase = follow.Phase
 	} else {
-		wall, status, tail, err = plain(ctx, c.Argv)
+		wall, status, tail, err = r.plain(ctx, c.Argv)
 	}
 	if ctx.Err() != nil {
 		return ErrInterrupted
@@ -293,7 +296,7 @@ func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.
 	}
 	defer r.o.Tracer.ForgetThreads()
 	t := &tailWriter{}
-	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t}
+	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t, As: r.o.As, OwnGroup: true}
 	res, err := follow.Run(ctx, r.o.Tracer, r.o.Cookie, spec, nil, nil)
 	if err != nil {
 		return 0, 0, "", err
@@ -307,23 +310,18 @@ func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.
 }
 
 // plain runs argv untraced, stdin and stdout on /dev/null (as hyperfine
-// runs commands), and times it from its exec to its exit: Start returns
-// once the child's exec has closed os/exec's close-on-exec pipe, the
-// event a traced run's clock starts at too (follow's waitExec). The fork
-// before it is tmpprobe's, as the launcher's exec is in a traced run;
-// timing one side from the fork would put tmpprobe's own cost in the
-// observer effect.
-func plain(ctx context.Context, argv []string) (time.Duration, int, string, error) {
+// runs commands), as the traced runs run it, and times it from its exec
+// to its exit (follow.RunUntraced). The fork before it is tmpprobe's, as
+// the launcher's exec is in a traced run; timing one side from the fork
+// would put tmpprobe's own cost in the observer effect.
+func (r *runner) plain(ctx context.Context, argv []string) (time.Duration, int, string, error) {
 	t := &tailWriter{}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stderr = t
-	if err := cmd.Start(); err != nil {
-		return 0, 0, "", err
+	spec := &follow.Spec{Command: argv, Stderr: t, As: r.o.As, OwnGroup: true}
+	wall, status, err := follow.RunUntraced(ctx, spec, r.o.Cookie)
+	if ctx.Err() != nil {
+		return 0, 0, "", ErrInterrupted
 	}
-	start := time.Now()
-	err := cmd.Wait()
-	wall := time.Since(start)
-	return wall, follow.ExitStatus(err, cmd), t.String(), nil
+	return wall, status, t.String(), err
 }
 
 // tailWriter keeps the last tailBytes of what a command wrote to stderr.

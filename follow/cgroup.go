@@ -7,8 +7,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,28 +68,80 @@ type commandCgroup struct {
 }
 
 // newCommandCgroup makes the cgroup, or says why it cannot (no cgroup2,
-// no privilege): the command then runs where tmpprobe runs, and only its
-// process tree is stopped.
-func newCommandCgroup() (*commandCgroup, error) {
+// no privilege, the name taken): the command then runs where tmpprobe
+// runs, and only its process tree is stopped.
+func newCommandCgroup() (*commandCgroup, string) {
 	root, err := preflight.Cgroup2Root()
 	if err != nil {
-		return nil, err
+		return nil, errtext.FirstLine(err.Error())
 	}
 	own, err := ownCgroup()
 	if err != nil {
-		return nil, err
+		return nil, err.Error()
 	}
-	path := filepath.Join(root, own, "tmpprobe-trace-"+strconv.Itoa(os.Getpid()))
+	path := filepath.Join(root, own, cgroupPrefix+strconv.Itoa(os.Getpid()))
 	os.Remove(path) // an empty one a killed tmpprobe of this pid left
 	if err := os.Mkdir(path, 0o755); err != nil {
-		return nil, err
+		if errors.Is(err, os.ErrExist) {
+			return nil, path + " is taken: processes run in it"
+		}
+		return nil, errtext.FirstLine(err.Error())
 	}
 	dir, err := os.Open(path)
 	if err != nil {
 		os.Remove(path)
-		return nil, err
+		return nil, errtext.FirstLine(err.Error())
 	}
-	return &commandCgroup{dir: dir, path: path}, nil
+	return &commandCgroup{dir: dir, path: path}, ""
+}
+
+// cgroupPrefix names a command's cgroup, with tmpprobe's pid after it.
+const cgroupPrefix = "tmpprobe-trace-"
+
+// SweepCgroups removes the command cgroups that a tmpprobe killed before
+// it could remove them left (with SIGKILL, which no process can catch),
+// killing what still runs in them, and says what it removed. A cgroup is
+// its owner's while the pid in its name runs in the cgroup above it, where
+// tmpprobe made it; a pid that ended, or that now names another process
+// elsewhere, left it.
+func SweepCgroups() []string {
+	root, err := preflight.Cgroup2Root()
+	if err != nil {
+		return nil
+	}
+	var said []string
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		pid, ok := strings.CutPrefix(d.Name(), cgroupPrefix)
+		if !ok {
+			return nil
+		}
+		n, err := strconv.Atoi(pid)
+		if err != nil || n == os.Getpid() || runsIn(n, filepath.Dir(path)) {
+			return filepath.SkipDir
+		}
+		c := &commandCgroup{path: path}
+		left := len(c.procs())
+		c.remove()
+		what := "empty"
+		if left > 0 {
+			what = fmt.Sprintf("%d processes killed", left)
+		}
+		said = append(said, fmt.Sprintf("removed %s, which a killed tmpprobe (pid %d) left (%s)", path, n, what))
+		return filepath.SkipDir
+	})
+	return said
+}
+
+// runsIn reports whether process pid is in the cgroup at path.
+func runsIn(pid int, path string) bool {
+	b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+	if err != nil {
+		return true // cannot tell: leave it
+	}
+	return slices.Contains(strings.Fields(string(b)), strconv.Itoa(pid))
 }
 
 // ownCgroup is tmpprobe's cgroup v2 path, from /proc/self/cgroup's "0::"
@@ -151,5 +205,7 @@ func (c *commandCgroup) remove() {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	c.dir.Close()
+	if c.dir != nil {
+		c.dir.Close()
+	}
 }

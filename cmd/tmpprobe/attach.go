@@ -58,6 +58,7 @@ type tracedFlags struct {
 	hist   bool
 	quiet  bool
 	attach string
+	user   string // see userFlag
 }
 
 // flags declares them, with the help that differs between the commands:

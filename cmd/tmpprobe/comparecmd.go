@@ -30,7 +30,12 @@ replays it). Reported: the median wall time per run with its 95%%
 interval, each command's time ÷ the first's paired per round, what
 tracing cost, each command's syscalls, off-CPU time and stages per run,
 and WHY each command differs from the first. Commands run with sh -c
-(--no-shell: split on spaces, no quoting), stdin and stdout /dev/null.
+(--no-shell: split on spaces, no quoting), stdin and stdout /dev/null,
+each in a cgroup and a process group of its own.
+
+The commands and --prepare run as --user, which under sudo is the user
+who ran sudo (with their uid, groups and HOME), so the files they make
+are theirs, as without sudo; --user root keeps root.
 
 Examples:
   sudo tmpprobe compare 'sqlite3 a.db < full.sql' 'sqlite3 b.db < off.sql'
@@ -66,6 +71,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&f.noShell, "no-shell", false, "run each command without sh -c: split on spaces, no quoting")
 	fs.BoolVar(&f.ignoreFailure, "ignore-failure", false, "go on when a command exits non-zero")
 	fs.Uint64Var(&f.seed, "seed", 0, "replay the order of an earlier comparison (its seed is in the footer)")
+	f.userFlag(fs, "commands and --prepare")
 	f.tracedFlags.flags(fs, "save the comparison to `DIR` (run.json, syscalls.csv, report.md; report and diff read it)",
 		"no progress on stderr")
 	if err := parseCommand(fs, args, compareUsage, stdout); err != nil {
@@ -94,6 +100,9 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if !fs.Changed("seed") {
 		opts.Seed = arms.NewSeed()
 	}
+	if opts.As, err = f.runAs(fs.Changed("user"), true); err != nil {
+		return err
+	}
 	backend, err := f.backend("compare explains from the traced runs and needs the probe")
 	if err != nil {
 		return err
@@ -120,6 +129,9 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
+	run.Meta.Notes = append(run.Meta.Notes, "the commands ran as "+asWho(opts.As))
+	sayLeftovers(stderr, &run.Meta, follow.SweepCgroups())
+	startGuard()
 	opts.Tracer, opts.Cookie = p, p.Cookie
 	if !f.quiet {
 		opts.Progress = compareProgress(stderr)

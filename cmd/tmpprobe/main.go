@@ -74,6 +74,10 @@ Run 'tmpprobe COMMAND --help' for a command's flags.
 
 func main() {
 	arms.ServeIfWorker()
+	if len(os.Args) > 2 && os.Args[1] == guardArg {
+		runGuard(os.Args[2:])
+		os.Exit(0)
+	}
 	if len(os.Args) > 1 && os.Args[1] == follow.LaunchArg {
 		err := follow.RunLauncher(os.Args[2:])
 		fmt.Fprintln(os.Stderr, "tmpprobe:", err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -182,4 +183,211 @@ done`
 	if raced < 2 {
 		t.Fatalf("the user swapped a temp in %d of 5 tries, want 2: the race was not run", raced)
 	}
+}
+
+// SIGKILL of trace or compare, which no process can catch: the command
+// dies with tmpprobe (its parent-death signal), and tmpprobe's guard kills
+// what the command started and removes its cgroup. When the guard is
+// killed too, the next trace does, and says so. On afa68bc the command ran
+// on, and its cgroup stayed.
+func TestKilledTraceLeavesNothingRunning(t *testing.T) {
+	needRoot(t)
+	for _, c := range []struct {
+		name      string
+		args      []string
+		killGuard bool
+	}{
+		{"trace", []string{"trace", "--", "bash", "-c", `(exec -a "$M"-child sleep 600) & exec -a "$M"-cmd sleep 600`}, false},
+		{"compare", []string{"compare", "--rounds", "1", `bash -c '(exec -a "$M"-child sleep 600) & exec -a "$M"-cmd sleep 600'`, "true"}, false},
+		{"trace and its guard", []string{"trace", "--", "bash", "-c", `(exec -a "$M"-child sleep 600) & exec -a "$M"-cmd sleep 600`}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			marker := "tmpprobe-test-killed-" + strconv.Itoa(os.Getpid())
+			defer killMarked(marker)
+			// The names the sleeps take are spelled only in $M, so that
+			// tmpprobe's own command line does not hold them.
+			cmd := tmpprobe(c.args...)
+			cmd.Env = append(cmd.Env, "M="+marker)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 500 && len(marked(marker+"-child")) == 0; i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			command, child, guard := marked(marker+"-cmd"), marked(marker+"-child"), guardOf(cmd.Process.Pid)
+			if len(command) != 1 || len(child) != 1 || guard == 0 {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("the command or the guard did not start: %v %v %d", command, child, guard)
+			}
+			if c.killGuard {
+				syscall.Kill(guard, syscall.SIGKILL)
+			}
+			cmd.Process.Kill()
+			cmd.Wait()
+			gone := func(pids ...int) bool {
+				for i := 0; i < 250 && (alive(pids[0]) || len(pids) > 1 && alive(pids[1])); i++ {
+					time.Sleep(20 * time.Millisecond)
+				}
+				return !alive(pids[0]) && (len(pids) == 1 || !alive(pids[1]))
+			}
+			if !gone(command[0]) {
+				t.Errorf("the command (pid %d) outlived tmpprobe's SIGKILL", command[0])
+			}
+			if !c.killGuard {
+				if !gone(child[0]) {
+					t.Errorf("the command's child (pid %d) outlived tmpprobe's SIGKILL", child[0])
+				}
+				left := leftCgroups(t, cmd.Process.Pid)
+				for i := 0; i < 250 && len(left) > 0; i++ { // the guard removes it once it is empty
+					time.Sleep(20 * time.Millisecond)
+					left = leftCgroups(t, cmd.Process.Pid)
+				}
+				if len(left) > 0 {
+					t.Errorf("left: %v", left)
+				}
+				return
+			}
+			if left := leftCgroups(t, cmd.Process.Pid); len(left) != 1 {
+				t.Fatalf("cgroups of the killed tmpprobe: %v, want its command's", left)
+			}
+			code, _, stderr := inProcess("trace", "-q", "--", "true")
+			if code != 0 || !strings.Contains(stderr, "which a killed tmpprobe (pid "+strconv.Itoa(cmd.Process.Pid)+") left (1 processes killed)") {
+				t.Errorf("the next trace: exit %d, stderr %q; want it to say it removed the cgroup and killed 1 process", code, stderr)
+			}
+			if !gone(child[0]) {
+				t.Errorf("the command's child (pid %d) outlived the next trace", child[0])
+			}
+			if left := leftCgroups(t, cmd.Process.Pid); len(left) > 0 {
+				t.Errorf("left: %v", left)
+			}
+		})
+	}
+}
+
+// guardOf is the pid of the guard tmpprobe pid started, 0 for none.
+func guardOf(pid int) int {
+	for _, g := range marked(guardArg) {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(g) + "/cmdline"); strings.HasSuffix(string(b), "\x00"+guardArg+"\x00"+strconv.Itoa(pid)+"\x00") {
+			return g
+		}
+	}
+	return 0
+}
+
+// leftCgroups lists the command cgroups named for pid.
+func leftCgroups(t *testing.T, pid int) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir("/sys/fs/cgroup", func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == "tmpprobe-trace-"+strconv.Itoa(pid) {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out
+}
+
+// Under sudo, compare runs its commands and --prepare as the user who ran
+// sudo, as trace does, so what they make is theirs; --user root keeps
+// root. Both helps say so. On afa68bc compare ran them all as root.
+func TestCompareRunsAsInvoker(t *testing.T) {
+	u, env := sudoUser(t)
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	dir := filepath.Join(u.HomeDir, "compare-test")
+	os.RemoveAll(dir)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chown(dir, uid, gid)
+	for _, c := range []struct {
+		user, owner string
+	}{{"", u.Uid}, {"root", "0"}} {
+		args := []string{"compare", "-q", "--rounds", "1", "--prepare", "touch prep-" + c.owner, "touch a-" + c.owner, "touch b-" + c.owner}
+		if c.user != "" {
+			args = append(args, "--user", c.user)
+		}
+		cmd := tmpprobe(args...)
+		cmd.Dir = dir
+		cmd.Env = append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		for _, f := range []string{"prep-", "a-", "b-"} {
+			if got := ownerOf(t, filepath.Join(dir, f+c.owner)); got != c.owner {
+				t.Errorf("--user %q: %s%s is uid %s's, want %s's", c.user, f, c.owner, got, c.owner)
+			}
+		}
+		if !strings.Contains(oneLine(string(out)), "the commands ran as") {
+			t.Errorf("--user %q: the report does not say as whom the commands ran:\n%s", c.user, out)
+		}
+	}
+	for _, sub := range []string{"trace", "compare"} {
+		if _, help, _ := inProcess(sub, "--help"); !strings.Contains(oneLine(help), "root keeps root") {
+			t.Errorf("%s --help does not say --user root keeps root", sub)
+		}
+	}
+}
+
+// A signal to tmpprobe's whole process group (a script's kill -TERM
+// -PGID) interrupts the comparison: exit 143, "interrupted", the command
+// not blamed. The commands run in a process group of their own, so the
+// signal reaches tmpprobe, which stops them. On afa68bc the command died
+// of it first and compare said "sleep … exited with status 143 in the
+// warm-up".
+func TestGroupSignalIsNotTheCommands(t *testing.T) {
+	needRoot(t)
+	cmd := tmpprobe("compare", "--warmup", "3", "--rounds", "1", "sleep 0.5", "sleep 0.6")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 250 && len(descendantsNamed(cmd.Process.Pid, "sleep")) == 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(descendantsNamed(cmd.Process.Pid, "sleep")) == 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no command ran")
+	}
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	code := exitStatus(t, cmd.Wait())
+	if code != exitSIGTERM || !strings.Contains(stderr.String(), "interrupted") || strings.Contains(stderr.String(), "exited with status") {
+		t.Errorf("exit %d, stderr %q; want 143, interrupted, no command blamed", code, stderr.String())
+	}
+}
+
+// descendantsNamed lists the processes below pid whose comm is name.
+func descendantsNamed(pid int, name string) []int {
+	var out []int
+	for _, p := range allDescendants(pid) {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm"); strings.TrimSpace(string(b)) == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// allDescendants lists every process below pid.
+func allDescendants(pid int) []int {
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			if p, err := follow.ReadProc(n); err == nil {
+				children[p.PPID] = append(children[p.PPID], n)
+			}
+		}
+	}
+	var out []int
+	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
+		out = append(out, queue[0])
+		queue = append(queue, children[queue[0]]...)
+	}
+	return out
 }

@@ -63,7 +63,6 @@ type traceFlags struct {
 	errors     bool
 	top        int
 	tracedFlags
-	user string
 }
 
 func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
@@ -73,7 +72,7 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	fs.StringSliceVar(&f.pids, "pid", nil, "trace these running processes (all their threads)")
 	fs.StringSliceVar(&f.tids, "tid", nil, "trace just these threads")
 	fs.StringVar(&f.cgroup, "cgroup", "", "trace every process of this cgroup v2, not of its child cgroups (path, absolute or under the cgroup2 mount)")
-	fs.StringVarP(&f.user, "user", "u", "", "run the command as this user: uid, groups, HOME (default: under sudo, the user who ran it)")
+	f.userFlag(fs, "command")
 	fs.BoolVar(&f.follow, "follow", false, "also trace child processes (threads are always followed)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop after this long (default: when the target ends, or Ctrl-C)")
 	fs.DurationVar(&f.interval, "interval", 0, "print a summary of each interval this long")
@@ -122,6 +121,8 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
 	if len(spec.Command) > 0 {
 		run.Meta.Notes = append(run.Meta.Notes, "the command ran as "+asWho(spec.As))
+		sayLeftovers(stderr, &run.Meta, follow.SweepCgroups())
+		startGuard()
 	}
 	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
@@ -155,6 +156,11 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return exitError{exitUsage, err.Error()}
 	}
+	if res.Uncontained != "" {
+		note := "the command ran without a cgroup of its own (" + res.Uncontained + "): what it started may have outlived the trace"
+		run.Meta.Notes = append(run.Meta.Notes, note)
+		fmt.Fprintln(stderr, "tmpprobe:", note)
+	}
 	run.Complete, run.Finished, run.Arms = interrupted == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
@@ -178,10 +184,15 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// userFlag declares --user; what names the commands it runs as.
+func (t *tracedFlags) userFlag(fs *pflag.FlagSet, what string) {
+	fs.StringVarP(&t.user, "user", "u", "", "run the "+what+" as this `USER`: uid, groups, HOME (default: under sudo, the user who ran sudo; root keeps root)")
+}
+
 // runAs is who a launched command runs as: --user, or under sudo the user
 // who ran it; nil for tmpprobe's own user.
-func (f *traceFlags) runAs(set, command bool) (*follow.User, error) {
-	name := f.user
+func (t *tracedFlags) runAs(set, command bool) (*follow.User, error) {
+	name := t.user
 	if !set {
 		if _, _, ok := safefs.Invoker(); !ok || !command {
 			return nil, nil
@@ -219,6 +230,15 @@ func (f *traceFlags) runAs(set, command bool) (*follow.User, error) {
 		}
 	}
 	return as, nil
+}
+
+// sayLeftovers records and says what an earlier, killed tmpprobe left
+// and this one removed.
+func sayLeftovers(stderr io.Writer, meta *results.Meta, removed []string) {
+	for _, r := range removed {
+		meta.Notes = append(meta.Notes, r)
+		fmt.Fprintln(stderr, "tmpprobe:", r)
+	}
 }
 
 // asWho names who a command ran as, for the report.
