@@ -130,7 +130,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	}
 	defer p.Close()
 	run.Meta.Notes = append(run.Meta.Notes, "the commands ran as "+asWho(opts.As))
-	sayLeftovers(stderr, &run.Meta, follow.SweepCgroups())
+	run.Meta.Notes = append(run.Meta.Notes, sayLeftovers(stderr, follow.SweepCgroups())...)
 	startGuard()
 	opts.Tracer, opts.Cookie = p, p.Cookie
 	if !f.quiet {

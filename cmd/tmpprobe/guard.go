@@ -11,13 +11,14 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/freshfs"
 )
 
 // guardArg is the hidden subcommand of the process that cleans up after a
 // tmpprobe that was killed with SIGKILL, which no process can catch: the
 // cgroup of a traced or compared command with whatever the command
-// started (its parent-death signal ends only the command itself), and a
-// --fresh-fs file system. The next run would find and remove them too,
+// started (its parent-death signal ends only the command itself), and the
+// mounts and loop devices of --fresh-fs. The next run would find and remove them too,
 // and say so; the guard removes them at once.
 const guardArg = "__guard"
 
@@ -57,4 +58,5 @@ func runGuard(args []string) {
 		}
 	}
 	follow.SweepCgroups()
+	freshfs.Sweep()
 }

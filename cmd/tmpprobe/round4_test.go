@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -390,4 +391,117 @@ func allDescendants(pid int) []int {
 		queue = append(queue, children[queue[0]]...)
 	}
 	return out
+}
+
+// freshLeft lists what a --fresh-fs run in dir left: mounts and loop
+// devices of its file system, and entries in dir.
+func freshLeft(t *testing.T, dir string) []string {
+	t.Helper()
+	var left []string
+	ms, _ := preflight.Mounts()
+	for _, m := range ms {
+		if strings.HasPrefix(m.Point, dir+"/") {
+			left = append(left, "mount "+m.Point)
+		}
+	}
+	loops, _ := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	for _, bf := range loops {
+		if b, _ := os.ReadFile(bf); strings.HasPrefix(string(b), dir+"/") {
+			left = append(left, "loop "+bf+": "+strings.TrimSpace(string(b)))
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, "file "+e.Name())
+	}
+	return left
+}
+
+// waitFreshMount waits for a fresh file system to be mounted below dir.
+func waitFreshMount(t *testing.T, dir string) {
+	t.Helper()
+	for i := 0; i < 1500; i++ {
+		ms, _ := preflight.Mounts()
+		for _, m := range ms {
+			if strings.HasPrefix(m.Point, dir+"/") {
+				time.Sleep(300 * time.Millisecond) // into the run
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no fresh file system was mounted below %s", dir)
+}
+
+// A --fresh-fs run killed with SIGKILL leaves no mount, no loop device and
+// no image: the image is unlinked once the loop device holds it, and the
+// guard unmounts the file system (which detaches the device). With the
+// guard killed too, the next run in the same dir does, and says so. A
+// --dir renamed during the run still has its file system removed. On
+// afa68bc each left the mount, the loop device and the 1 GiB image.
+func TestFreshFSLeavesNothing(t *testing.T) {
+	needRoot(t)
+	long := []string{"run", "TemporaryFile", "--runtime", "go", "--ops", "300", "--rounds", "200", "-q", "--fresh-fs"}
+	t.Run("SIGKILL", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd := tmpprobe(append(long, "--dir", dir)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFreshMount(t, dir)
+		cmd.Process.Kill()
+		cmd.Wait()
+		left := freshLeft(t, dir)
+		for i := 0; i < 250 && len(left) > 0; i++ {
+			time.Sleep(20 * time.Millisecond)
+			left = freshLeft(t, dir)
+		}
+		if len(left) > 0 {
+			t.Errorf("left after SIGKILL: %v", left)
+		}
+	})
+	t.Run("SIGKILL with its guard", func(t *testing.T) {
+		dir := t.TempDir()
+		cmd := tmpprobe(append(long, "--dir", dir)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFreshMount(t, dir)
+		guard := guardOf(cmd.Process.Pid)
+		if guard == 0 {
+			cmd.Process.Kill()
+			t.Fatal("no guard")
+		}
+		syscall.Kill(guard, syscall.SIGKILL)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if left := freshLeft(t, dir); len(left) == 0 {
+			t.Fatal("nothing left to sweep: the guard was not what removed it")
+		}
+		code, stdout, stderr := inProcess(quickRun(dir)...)
+		if code != 0 || !strings.Contains(stderr, "removed --fresh-fs mount") || !strings.Contains(oneLine(stdout), "removed --fresh-fs mount") {
+			t.Errorf("the next run: exit %d, stderr %q; want it to say it removed the mount, here and in the footer", code, stderr)
+		}
+		if left := freshLeft(t, dir); len(left) > 0 {
+			t.Errorf("left after the next run: %v", left)
+		}
+	})
+	t.Run("--dir renamed", func(t *testing.T) {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "work")
+		os.Mkdir(dir, 0o755)
+		cmd := tmpprobe(append(long, "--rounds", "3", "--dir", dir)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFreshMount(t, dir)
+		moved := filepath.Join(parent, "moved")
+		if err := os.Rename(dir, moved); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if left := freshLeft(t, moved); len(left) > 0 {
+			t.Errorf("left in the renamed --dir: %v", left)
+		}
+	})
 }

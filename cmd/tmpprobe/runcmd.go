@@ -165,9 +165,13 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 		return in.before()
 	}
 
+	// What an earlier tmpprobe that was killed left, and its guard did
+	// not remove: said now, and in the footer.
+	swept := sayLeftovers(stderr, freshfs.Sweep())
 	var fresh []string
 	freshOf := map[string]string{} // the fresh mount → the dir it matches
 	if f.freshFS {
+		startGuard()
 		for i, d := range plan.Dirs {
 			ffs, err := freshfs.Make(d, freshfs.DefaultSize)
 			if err != nil {
@@ -192,7 +196,7 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 	if run.Meta, devs, err = preflight.Facts(plan.Dirs, arms.PythonVersion(runtimes)); err != nil {
 		return usagef("--dir %s", err)
 	}
-	run.Meta.Notes = append(run.Meta.Notes, fresh...)
+	run.Meta.Notes = append(append(run.Meta.Notes, swept...), fresh...)
 	for i := range run.Meta.Dirs {
 		run.Meta.Dirs[i].FreshOf = freshOf[run.Meta.Dirs[i].Dir]
 	}

@@ -121,7 +121,7 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
 	if len(spec.Command) > 0 {
 		run.Meta.Notes = append(run.Meta.Notes, "the command ran as "+asWho(spec.As))
-		sayLeftovers(stderr, &run.Meta, follow.SweepCgroups())
+		run.Meta.Notes = append(run.Meta.Notes, sayLeftovers(stderr, follow.SweepCgroups())...)
 		startGuard()
 	}
 	p, err := openProbe(opts, nil, &run.Meta, false)
@@ -232,13 +232,13 @@ func (t *tracedFlags) runAs(set, command bool) (*follow.User, error) {
 	return as, nil
 }
 
-// sayLeftovers records and says what an earlier, killed tmpprobe left
-// and this one removed.
-func sayLeftovers(stderr io.Writer, meta *results.Meta, removed []string) {
+// sayLeftovers says what an earlier, killed tmpprobe left and this one
+// removed, and returns it for the footer's notes.
+func sayLeftovers(stderr io.Writer, removed []string) []string {
 	for _, r := range removed {
-		meta.Notes = append(meta.Notes, r)
 		fmt.Fprintln(stderr, "tmpprobe:", r)
 	}
+	return removed
 }
 
 // asWho names who a command ran as, for the report.
