@@ -60,7 +60,7 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 			t.Errorf("case %+v: want its spread from b, c and d, in %s", c, work)
 		}
 	}
-	if !strings.Contains(oneLine(live), "earlier runs like it in "+runs) {
+	if !strings.Contains(oneLine(live), "3 earlier runs (c, b, a) like it in "+runs) {
 		t.Errorf("d's footer does not name the runs it read:\n%s", live)
 	}
 	// The spread recorded is the one d's, b's and c's medians give, and

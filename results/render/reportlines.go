@@ -127,6 +127,9 @@ func betweenRunsLine(run *results.Run) string {
 	if len(b.Runs) != 1 {
 		earlier += "s"
 	}
+	if len(b.Runs) > 0 {
+		earlier += " (" + strings.Join(b.Runs, ", ") + ")"
+	}
 	if !b.Measured() {
 		return fmt.Sprintf("intervals: this run's spread only: %s like it in %s, and the spread between runs needs %d", earlier, b.From, results.MinRunsBetween-1)
 	}

@@ -1,12 +1,17 @@
 package runfile
 
 import (
+	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
@@ -71,4 +76,86 @@ func TestLoadEarlier(t *testing.T) {
 	if _, _, err := LoadEarlier(filepath.Join(dir, "missing"), "", want, 10); !os.IsNotExist(err) {
 		t.Errorf("a missing dir: %v, want not-exist", err)
 	}
+}
+
+// FuzzLoadEarlier plants a history directory from the fuzzer's bytes: run
+// directories holding run.json files cut from them (some whole runs, some
+// garbage), symlinks, FIFOs, hard links and directories of another user.
+// Reading it never panics or hangs, names at most maxUnreadNamed runs it
+// passed over (one more line counts the rest), each in one line, and the
+// spread it measures is finite and not negative, so the intervals it
+// widens stay intervals.
+func FuzzLoadEarlier(f *testing.F) {
+	good := resultstest.GoldenBytes(f, "old/run.json")
+	f.Add([]byte{0, 1, 2, 3, 4, 5}, uint8(6))
+	f.Add(append([]byte{0, 0, 0}, good[:200]...), uint8(3))
+	f.Add([]byte("{}{\"schema\":1}"), uint8(12))
+	f.Fuzz(func(t *testing.T, plan []byte, n uint8) {
+		if os.Geteuid() != 0 {
+			t.Skip("plants another user's files")
+		}
+		dir := t.TempDir()
+		os.Chmod(dir, 0o755)
+		for i := 0; i < int(n%16); i++ {
+			kind := byte(i)
+			if i < len(plan) {
+				kind = plan[i]
+			}
+			name := filepath.Join(dir, fmt.Sprintf("r%02d", i))
+			switch kind % 7 {
+			case 0, 1: // a whole run, or one of its copies edited by the plan
+				os.Mkdir(name, 0o755)
+				body := good
+				if kind%7 == 1 && len(plan) > i+1 {
+					body = append(bytes.Clone(good[:len(good)/2]), plan[i+1:]...)
+				}
+				os.WriteFile(filepath.Join(name, "run.json"), body, 0o644)
+			case 2: // another user's
+				os.Mkdir(name, 0o755)
+				os.WriteFile(filepath.Join(name, "run.json"), good, 0o644)
+				os.Chown(name, 65534, 65534)
+			case 3: // a symlink to a file root may read and nobody should
+				os.Mkdir(name, 0o755)
+				os.Symlink("/etc/shadow", filepath.Join(name, "run.json"))
+			case 4: // a FIFO nobody writes
+				os.Mkdir(name, 0o755)
+				unix.Mkfifo(filepath.Join(name, "run.json"), 0o644)
+			case 5: // a hard link to the first run.json
+				os.Mkdir(name, 0o755)
+				os.Link(filepath.Join(dir, "r00", "run.json"), filepath.Join(name, "run.json"))
+			case 6: // a symlinked run directory
+				os.Symlink(filepath.Join(dir, "r00"), name)
+			}
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runs, unread, err := LoadEarlier(dir, "", func(*results.Run) bool { return true }, results.MaxEarlierRuns)
+			if err != nil {
+				return
+			}
+			if len(unread) > maxUnreadNamed+1 {
+				t.Errorf("%d lines of runs not read, want at most %d", len(unread), maxUnreadNamed+1)
+			}
+			for _, u := range unread {
+				if strings.Contains(u, "\n") {
+					t.Errorf("not one line: %q", u)
+				}
+			}
+			run := resultstest.FixtureRun(false)
+			sums := resultstest.Sums(run)
+			b := results.MeasureBetween(run, sums, dir, runs, resultstest.Labs.Baselines)
+			for _, c := range b.Cases {
+				if c.Ratio < 0 || c.OpsPerS < 0 || math.IsNaN(c.Ratio+c.OpsPerS) || math.IsInf(c.Ratio+c.OpsPerS, 0) {
+					t.Errorf("spread %+v", c)
+				}
+			}
+			b.Widen(run, sums)
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute): // a guard against a hang, not a timing
+			t.Fatal("LoadEarlier hung")
+		}
+	})
 }

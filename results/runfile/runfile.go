@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -159,6 +160,18 @@ const maxThreads = 1 << 16
 // divide by zero ops, shift by a negative slot, or draw infinite bars) and
 // values no run can have, which would otherwise print as normal numbers.
 func validate(run *results.Run) error {
+	if b := run.Between; b != nil {
+		for i, c := range b.Cases {
+			for field, v := range map[string]float64{"ratio_log_sd": c.Ratio, "ops_per_s_log_sd": c.OpsPerS} {
+				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("between_runs.cases[%d].%s %v: a spread is a standard deviation, 0 or more", i, field, v)
+				}
+			}
+			if c.Runs < results.MinRunsBetween {
+				return fmt.Errorf("between_runs.cases[%d].runs %d: a spread is measured over %d runs or more", i, c.Runs, results.MinRunsBetween)
+			}
+		}
+	}
 	for i := range run.Arms {
 		a := &run.Arms[i]
 		where := fmt.Sprintf("arm %d (%s/%s)", i+1, a.Lab, a.Arm)
