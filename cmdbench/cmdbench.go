@@ -269,7 +269,7 @@ func (r *runner) once(ctx context.Context, i int, b *results.Batch) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Name, err)
 	}
-	b.WallNs = wall.Nanoseconds()
+	b.WallNs, b.ExitStatus = wall.Nanoseconds(), status
 	a := &r.arms[i]
 	a.Batches = append(a.Batches, *b)
 	if status != 0 && !r.o.IgnoreFailure {

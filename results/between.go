@@ -80,13 +80,17 @@ func (r *Run) Alike(o *Run) bool {
 // CaseKey names a case across runs: its key at the work dir the user
 // named. A --fresh-fs run's work dir is a new mount each time, so it is
 // named by the dir it was made to match.
-func (r *Run) CaseKey(c CaseID) string {
-	for _, d := range r.Meta.Dirs {
-		if d.Dir == c.Dir && d.FreshOf != "" {
-			return c.KeyAt(d.FreshOf + " --fresh-fs")
+func (r *Run) CaseKey(c CaseID) string { return c.KeyAt(FreshName(r.Meta, c.Dir)) }
+
+// FreshName names a work dir across runs: a --fresh-fs run's mount by the
+// dir it was made to match ("/tmp --fresh-fs"), any other dir by itself.
+func FreshName(m Meta, dir string) string {
+	for _, d := range m.Dirs {
+		if d.Dir == dir && d.FreshOf != "" {
+			return d.FreshOf + " --fresh-fs"
 		}
 	}
-	return c.Key()
+	return dir
 }
 
 // MeasureBetween estimates each case's spread between this run (sums are

@@ -46,6 +46,9 @@ type Batch struct {
 	// Neighbours are the other tasks that took the CPU from the batch's
 	// worker or used its work dir's devices while it ran (traced only).
 	Neighbours []Neighbour `json:"neighbours,omitempty"`
+	// ExitStatus is a compared command's status as a shell reports it,
+	// when not 0 (compare --ignore-failure counts such runs).
+	ExitStatus int `json:"exit_status,omitempty"`
 }
 
 // Measured reports whether the batch enters the figures.

@@ -106,11 +106,14 @@ func (r Row) caseKey() string {
 }
 
 // RuntimeClasses are the Go runtime's own syscalls in a worker thread:
-// heap growth, and a futex when sysmon's preemption lands in a batch
-// (batches take tens of ms under TCG). They are the runtime's, not the
-// arm's, and come and go between runs whatever the backend.
+// heap growth, and a futex, a sched_yield or a nanosleep when sysmon's
+// preemption or a lock's spin lands in a batch (batches take tens of ms
+// under TCG; 6.1's guest once saw a sched_yield under one backend and not
+// the other). They are the runtime's, not the arm's, and come and go
+// between runs whatever the backend.
 var RuntimeClasses = map[string]bool{
-	"futex": true, "mmap": true, "munmap": true, "mremap": true, "brk": true, "madvise": true,
+	"futex": true, "sched_yield": true, "nanosleep": true,
+	"mmap": true, "munmap": true, "mremap": true, "brk": true, "madvise": true,
 }
 
 // SyscallCounts maps case -> syscall -> calls per op for the syscall rows

@@ -113,11 +113,6 @@ func (o *outputs) check() error {
 	if o.format != "text" && o.format != "json" {
 		return usagef("--format %q: want text or json", o.format)
 	}
-	if o.output != "" {
-		if err := runfile.CheckOutputFile(o.output); err != nil {
-			return usagef("-o %s: %s", o.output, errtext.FirstLine(err.Error()))
-		}
-	}
 	var outReal string
 	if o.out != "" {
 		if err := runfile.CheckRunDir(o.out); err != nil {
@@ -127,7 +122,9 @@ func (o *outputs) check() error {
 		outReal, _ = safefs.Resolve(abs, false)
 	}
 	taken := map[string]string{}
-	for _, f := range o.files(nil, nil) {
+	// The report's -o is a file output too: -o F --csv F wrote the report,
+	// then replaced it with the CSV, and exited 0.
+	for _, f := range append([]outputFile{{flag: "-o", path: o.output}}, o.files(nil, nil)...) {
 		if f.path == "" {
 			continue
 		}

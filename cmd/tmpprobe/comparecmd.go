@@ -49,6 +49,10 @@ Exit status: a failing command's (its stderr tail is shown) unless
 Flags:
 %s`
 
+// maxMinTime bounds --min-time: a comparison of a day is a mistake of
+// units, not a plan.
+const maxMinTime = 24 * time.Hour
+
 type compareFlags struct {
 	rounds, warmup int
 	minTime        time.Duration
@@ -82,8 +86,10 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		return usagef("compare takes two or more commands, each one quoted argument")
 	case f.rounds < 1 || f.rounds > cmdbench.MaxRounds:
 		return usagef("--rounds %d: want 1..%d", f.rounds, cmdbench.MaxRounds)
-	case f.minTime < 0 || f.warmup < 0:
-		return usagef("--min-time and --warmup must not be negative")
+	case f.minTime < 0 || f.minTime > maxMinTime:
+		return usagef("--min-time %s: want 0..%s", f.minTime, maxMinTime)
+	case f.warmup < 0 || f.warmup > cmdbench.MaxRounds:
+		return usagef("--warmup %d: want 0..%d", f.warmup, cmdbench.MaxRounds)
 	}
 	cmds, err := cmdbench.Commands(fs.Args(), f.names, !f.noShell)
 	if err != nil {
@@ -166,7 +172,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		}
 		return exitError{interrupted, "interrupted: the figures above cover the rounds that finished"}
 	case errors.As(runErr, &failed):
-		return exitError{failed.Status, failed.Error() + " (see FAILED above; --ignore-failure goes on)"}
+		return exitError{failed.Status, runfile.EscapeLine(failed.Error()) + " (see FAILED above; --ignore-failure goes on)"}
 	case runErr != nil:
 		return exitError{exitUsage, runErr.Error()}
 	}

@@ -61,7 +61,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() < 2 {
 		return usagef("diff takes two runs or more: OLD NEW [MORE...]")
 	}
-	if t := *threshold; !(t >= 0 && t < 100) { // so does NaN
+	if t := *threshold; !(t >= 0 && t <= 100) { // so does NaN
 		return usagef("--threshold %g: want a percentage in 0..100", t)
 	}
 	if m := *minEffect; !(m >= 0 && m < 100) {

@@ -487,6 +487,22 @@ func TestFreshFSLeavesNothing(t *testing.T) {
 			t.Errorf("left after the next run: %v", left)
 		}
 	})
+	// Two runs in fresh file systems of one dir: their temporary mounts
+	// and loop devices are not differences (afa68bc listed both).
+	t.Run("diff", func(t *testing.T) {
+		dir, runs := t.TempDir(), t.TempDir()
+		for _, name := range []string{"a", "b"} {
+			if code, _, stderr := inProcess(quickRun(dir, "--fresh-fs", "--out", filepath.Join(runs, name))...); code != 0 {
+				t.Fatalf("%s: exit %d: %s", name, code, stderr)
+			}
+		}
+		_, out, _ := inProcess("diff", "-v", filepath.Join(runs, "a"), filepath.Join(runs, "b"))
+		for _, temp := range []string{"tmpprobe-freshfs-", "/dev/loop"} {
+			if strings.Contains(out, temp) {
+				t.Errorf("the diff lists %s… as a difference:\n%s", temp, out)
+			}
+		}
+	})
 	t.Run("--dir renamed", func(t *testing.T) {
 		parent := t.TempDir()
 		dir := filepath.Join(parent, "work")
@@ -596,3 +612,49 @@ func TestHistoryTrustsOnlyItsOwn(t *testing.T) {
 
 // maxUnreadNamedForTest is runfile's maxUnreadNamed.
 const maxUnreadNamedForTest = 3
+
+// Round four's smaller items, each refused or said where afa68bc lost or
+// hid something: one file named by -o and another output; a command that
+// failed in half its runs under --ignore-failure; a raw escape in
+// compare's failure line; a zero-width space in --dir; --threshold 100;
+// --min-time and --warmup beyond any plan.
+func TestRound4SmallerItems(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "F")
+	for _, flag := range []string{"--csv", "--pprof", "--benchfmt"} {
+		if code, _, stderr := inProcess(quickRun(dir, "-o", f, flag, f)...); code != exitUsage || !strings.Contains(stderr, "-o writes too") {
+			t.Errorf("-o F %s F: exit %d, %q; want 2, the same file", flag, code, stderr)
+		}
+	}
+	if _, err := os.Stat(f); err == nil {
+		t.Errorf("%s written by a refused run", f)
+	}
+
+	flip := filepath.Join(dir, "flip")
+	code, stdout, _ := inProcess("compare", "-q", "--rounds", "4", "--ignore-failure", "true",
+		"if [ -e "+flip+" ]; then rm "+flip+"; exit 3; else touch "+flip+"; fi")
+	if code != 0 || !strings.Contains(oneLine(stdout), "exited non-zero in 4 of its 8 runs (status 3)") {
+		t.Errorf("--ignore-failure, a command failing every other run: exit %d; the footer does not say 4 of 8 failed:\n%s", code, stdout)
+	}
+
+	code, _, stderr := inProcess("compare", "-q", "--rounds", "1", "true", "exit 2 # \x1b[31mred")
+	if code != 2 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `\x1b[31mred exited with status 2`) {
+		t.Errorf("a failing command named with an escape: exit %d, stderr %q; want 2, the escape escaped", code, stderr)
+	}
+
+	zw := filepath.Join(dir, "a\u200bb")
+	os.Mkdir(zw, 0o755)
+	if code, stdout, _ := inProcess(quickRun(zw)...); code != 0 || strings.Contains(stdout, "\u200b") || !strings.Contains(stdout, `a\u200bb`) {
+		t.Errorf("--dir with a zero-width space: exit %d; want it printed escaped:\n%s", code, stdout)
+	}
+
+	if code, _, stderr := inProcess("diff", goldenOld, goldenNew, "--threshold", "100"); code == exitUsage {
+		t.Errorf("--threshold 100: exit 2, %q; want it taken (0..100)", stderr)
+	}
+	for _, args := range [][]string{{"--min-time", "25h"}, {"--warmup", "1001"}} {
+		if code, _, stderr := inProcess(append(append([]string{"compare"}, args...), "true", "true")...); code != exitUsage || !strings.Contains(stderr, args[0]) {
+			t.Errorf("compare %v: exit %d, %q; want 2 naming the flag", args, code, stderr)
+		}
+	}
+}

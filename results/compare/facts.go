@@ -81,8 +81,12 @@ func differingFacts(runs []*results.Run) []MatrixFact {
 
 // facts are what a run records about how it was measured, by name.
 func facts(run *results.Run) map[string]string {
-	f := metaFacts(run.Meta)
-	f["work dirs"] = strings.Join(runDirs(run), ", ")
+	f := metaFacts(comparableMeta(run.Meta))
+	dirs := runDirs(run)
+	for i, d := range dirs {
+		dirs[i] = results.FreshName(run.Meta, d)
+	}
+	f["work dirs"] = strings.Join(dirs, ", ")
 	if len(run.Args) > 0 { // a run rebuilt from a CSV has none
 		f["flags"] = strings.Join(comparableArgs(run.Args), " ")
 	}
@@ -96,6 +100,28 @@ func facts(run *results.Run) map[string]string {
 		}
 	}
 	return f
+}
+
+// comparableMeta is m with what a --fresh-fs run makes anew each time
+// named by what it stands for: its mount point, by the dir it was made to
+// match; its loop device (a number, and a device of its own), as one. Two
+// such runs of the same dir listed their temporary mounts and loop
+// devices as differences.
+func comparableMeta(m results.Meta) results.Meta {
+	m.Dirs = slices.Clone(m.Dirs)
+	for i, d := range m.Dirs {
+		if d.FreshOf == "" {
+			continue
+		}
+		d.Dir, d.MountPoint = results.FreshName(m, d.Dir), results.FreshName(m, d.MountPoint)
+		d.Source, d.Dev = "a loop device", ""
+		d.Queues = slices.Clone(d.Queues)
+		if len(d.Queues) > 0 {
+			d.Queues[0].Device = "the loop device"
+		}
+		m.Dirs[i] = d
+	}
+	return m
 }
 
 // unknown tells a fact a run rebuilt from a CSV does not carry from a

@@ -106,10 +106,26 @@ func Footer(run *results.Run) []FooterLine {
 	if len(lost) > 0 {
 		add(FooterWarning, "events dropped: %s", strings.Join(lost, " "))
 	}
+	for _, a := range run.Arms {
+		if failed, status := failedRuns(a); failed > 0 {
+			add(FooterWarning, "%s exited non-zero in %d of its %d runs (status %d): --ignore-failure counted them as any other", a.Arm, failed, len(a.Batches), status)
+		}
+	}
 	if !run.Complete {
 		add(FooterWarning, "the run is incomplete")
 	}
 	return out
+}
+
+// failedRuns counts a compared command's runs that exited non-zero, with
+// the status of the last of them.
+func failedRuns(a results.ArmResult) (n, status int) {
+	for _, b := range a.Batches {
+		if b.ExitStatus != 0 {
+			n, status = n+1, b.ExitStatus
+		}
+	}
+	return n, status
 }
 
 // betweenRunsLine says what a lab run's intervals cover: its own worker

@@ -265,7 +265,7 @@ func EscapeLine(s string) string { return escapeText(s, false) }
 
 // escapeStrings replaces, in every string under v (fields, slices, map
 // keys and values), what a terminal would act on rather than print (C0
-// and C1 controls, DEL, bidirectional overrides, invalid UTF-8) with Go
+// and C1 controls, DEL, invisible runes, invalid UTF-8) with Go
 // escapes, so a name read from a file cannot move the cursor, recolour or
 // reorder what is printed after it. Doing it here, where a run is read,
 // makes every renderer safe. An arm's Error and Stderr keep their newlines
@@ -308,10 +308,18 @@ func escapeStrings(v reflect.Value, keepLines bool) {
 	}
 }
 
+// invisible: a rune a terminal prints as nothing or acts on, besides the
+// controls: bidirectional overrides, format characters (a zero-width
+// space made two --dir names look the same) and line or paragraph
+// separators.
+func invisible(r rune) bool {
+	return unicode.Is(unicode.Bidi_Control, r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
 func escapeText(s string, keepLines bool) string {
 	clean := true
 	for _, r := range s {
-		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r <= 0x9f) || unicode.Is(unicode.Bidi_Control, r) {
+		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r <= 0x9f) || invisible(r) {
 			clean = false
 			break
 		}
@@ -327,7 +335,7 @@ func escapeText(s string, keepLines bool) string {
 			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case keepLines && (r == '\n' || r == '\t'):
 			b.WriteRune(r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+		case unicode.IsControl(r) || invisible(r):
 			q := strconv.QuoteRune(r)
 			b.WriteString(q[1 : len(q)-1])
 		default:
