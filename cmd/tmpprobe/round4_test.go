@@ -496,7 +496,10 @@ func TestFreshFSLeavesNothing(t *testing.T) {
 				t.Fatalf("%s: exit %d: %s", name, code, stderr)
 			}
 		}
-		_, out, _ := inProcess("diff", "-v", filepath.Join(runs, "a"), filepath.Join(runs, "b"))
+		code, out, stderr := inProcess("diff", filepath.Join(runs, "a"), filepath.Join(runs, "b"))
+		if code == exitUsage || out == "" {
+			t.Fatalf("diff: exit %d: %s", code, stderr)
+		}
 		for _, temp := range []string{"tmpprobe-freshfs-", "/dev/loop"} {
 			if strings.Contains(out, temp) {
 				t.Errorf("the diff lists %s… as a difference:\n%s", temp, out)

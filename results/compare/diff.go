@@ -160,6 +160,10 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight))
 		}
 	}
+	for i := range rep.Arms {
+		d := &rep.Arms[i]
+		d.OldDir, d.NewDir = results.FreshName(prev.Meta, d.OldDir), results.FreshName(cur.Meta, d.NewDir)
+	}
 	rep.Drift = drift(rep)
 	rep.gate(cur)
 	// The work dirs stay first (they say where each run ran); then the

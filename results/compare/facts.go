@@ -117,7 +117,7 @@ func comparableMeta(m results.Meta) results.Meta {
 		d.Source, d.Dev = "a loop device", ""
 		d.Queues = slices.Clone(d.Queues)
 		if len(d.Queues) > 0 {
-			d.Queues[0].Device = "the loop device"
+			d.Queues[0].Device, d.Queues[0].BackingFile = "the loop device", "its image"
 		}
 		m.Dirs[i] = d
 	}
