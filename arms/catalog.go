@@ -6,8 +6,10 @@ package arms
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/tmpprobe/tmpprobe/internal/didyoumean"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
@@ -137,31 +139,29 @@ func Knowledge() explain.LabKnowledge {
 
 // Select resolves arm names (or "lab/arm", or a lab name for all its arms)
 // against the catalogue, restricted to labs when labs is not empty.
+//
+// An arm's bare name may be in more than one lab (NamedTemporaryFile is
+// in both): it is taken in the labs the other names pin, an arm only one
+// lab has, a lab or a lab/arm. "run NamedTemporaryFile TemporaryFile"
+// once also ran the buffers lab's NamedTemporaryFile at every size,
+// without its baseline. When nothing pins it, Select asks for the lab.
 func Select(names, labs []string) ([]Arm, error) {
-	inLab := func(a Arm) bool {
-		if len(labs) == 0 {
-			return true
-		}
-		for _, l := range labs {
-			if l == a.Lab {
-				return true
-			}
-		}
-		return false
-	}
 	for _, l := range labs {
 		if !isLab(l) {
-			return nil, fmt.Errorf("unknown lab %q (labs: %s)", l, strings.Join(Labs, ", "))
+			return nil, fmt.Errorf("unknown lab %q (labs: %s)%s", l, strings.Join(Labs, ", "), didyoumean.Suggest(l, Labs))
 		}
 	}
-	if len(names) == 0 {
-		var out []Arm
-		for _, a := range Catalog {
-			if inLab(a) {
-				out = append(out, a)
+	if len(labs) == 0 {
+		labs = pinnedLabs(names)
+		for _, n := range names {
+			if in := labsOf(n); len(in) > 1 && !slices.ContainsFunc(in, func(l string) bool { return slices.Contains(labs, l) }) {
+				return nil, &AmbiguousError{Arm: n, Labs: in}
 			}
 		}
-		return out, nil
+	}
+	inLab := func(a Arm) bool { return len(labs) == 0 || slices.Contains(labs, a.Lab) }
+	if len(names) == 0 {
+		return slices.DeleteFunc(slices.Clone(Catalog), func(a Arm) bool { return !inLab(a) }), nil
 	}
 	seen := make([]bool, len(Catalog))
 	for _, n := range names {
@@ -172,9 +172,17 @@ func Select(names, labs []string) ([]Arm, error) {
 				matched = true
 			}
 		}
-		if !matched {
-			return nil, fmt.Errorf("unknown arm %q (see 'tmpprobe list')", n)
+		if matched {
+			continue
 		}
+		if in := labsOf(n); len(in) > 0 {
+			return nil, fmt.Errorf("%s is an arm of the %s lab, not of --lab %s", n, strings.Join(in, " and "), strings.Join(labs, ","))
+		}
+		var known []string
+		for _, a := range Catalog {
+			known = append(known, a.Name)
+		}
+		return nil, fmt.Errorf("unknown arm %q (see 'tmpprobe list')%s", n, didyoumean.Suggest(n, append(known, Labs...)))
 	}
 	var out []Arm
 	for i, a := range Catalog {
@@ -183,6 +191,49 @@ func Select(names, labs []string) ([]Arm, error) {
 		}
 	}
 	return out, nil
+}
+
+// AmbiguousError is a bare arm name in several labs that no other name
+// pins to one.
+type AmbiguousError struct {
+	Arm  string
+	Labs []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%s is an arm of the %s labs: name the lab (--lab %s, or %s/%s)",
+		e.Arm, strings.Join(e.Labs, " and "), e.Labs[0], e.Labs[0], e.Arm)
+}
+
+// pinnedLabs are the labs names pin: those named (a lab, a lab/arm) and
+// those of an arm only one lab has; nil when none is (every name is an
+// arm of several labs: see Select).
+func pinnedLabs(names []string) []string {
+	var pinned []string
+	for _, n := range names {
+		lab, _, ok := strings.Cut(n, "/")
+		switch in := labsOf(n); {
+		case isLab(n):
+			pinned = append(pinned, n)
+		case ok && isLab(lab):
+			pinned = append(pinned, lab)
+		case len(in) == 1:
+			pinned = append(pinned, in[0])
+		}
+	}
+	slices.Sort(pinned)
+	return slices.Compact(pinned)
+}
+
+// labsOf lists the labs an arm's bare name is in.
+func labsOf(name string) []string {
+	var out []string
+	for _, a := range Catalog {
+		if a.Name == name && !slices.Contains(out, a.Lab) {
+			out = append(out, a.Lab)
+		}
+	}
+	return out
 }
 
 func isLab(l string) bool {

@@ -39,9 +39,12 @@ are theirs, as without sudo; --user root keeps root.
 
 Examples:
   sudo tmpprobe compare 'sqlite3 a.db < full.sql' 'sqlite3 b.db < off.sql'
-  sudo tmpprobe compare --warmup 2 --rounds 20 'python3.11 app.py' 'python3.13 app.py'
-  sudo tmpprobe compare --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' 'cat big' 'dd if=big of=/dev/null bs=1M'
-  sudo tmpprobe compare --names old,new --out runs/today './old' './new'; tmpprobe diff runs/yesterday runs/today
+  sudo tmpprobe compare --warmup 2 --rounds 20 'python3.11 x.py' \
+      'python3.13 x.py'
+  sudo tmpprobe compare --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' \
+      'cat big' 'dd if=big of=/dev/null bs=1M'
+  sudo tmpprobe compare --names old,new --out runs/today './old' './new'
+  tmpprobe diff runs/yesterday runs/today
 
 Exit status: a failing command's (its stderr tail is shown) unless
 --ignore-failure; 2 for bad input; 130/143 when interrupted.

@@ -11,11 +11,13 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/internal/didyoumean"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 )
 
@@ -56,9 +58,9 @@ Usage:
   tmpprobe list                  list labs and arms
   tmpprobe trace -- CMD          the same breakdown for any command
   tmpprobe trace --pid PID       … or for running processes, or a cgroup
-  tmpprobe compare 'A' 'B'       time commands in rounds and explain why they differ
+  tmpprobe compare 'A' 'B'       time commands in rounds and explain the gap
   tmpprobe diff OLD NEW          explain what changed between two saved runs
-  tmpprobe report RUN            re-render a saved run (text, markdown, json, chart)
+  tmpprobe report RUN            re-render a saved run (text, markdown, JSON)
   tmpprobe check                 which hooks and attach backends work here
   tmpprobe version               this build: version, commit, Go, BPF object
 
@@ -119,10 +121,73 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
 	default:
-		err = usagef("unknown command %q", cmd)
+		err = usagef("unknown command %q%s", cmd, didyoumean.Suggest(cmd, commands))
 	}
 	return report(err, stderr)
 }
+
+// flagUsages lays out the flags as pflag does, each help wrapped to width
+// (a flag's line ran to 192 columns), a bool flag without pflag's
+// "[=true|false]" mark: a bare --flag is how they are used.
+func flagUsages(fs *pflag.FlagSet, width int) string {
+	type row struct{ left, help string }
+	var rows []row
+	col := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Deprecated != "" {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		name, help := pflag.UnquoteUsage(f)
+		if name != "" && f.Value.Type() != "bool" {
+			left += " " + name
+		}
+		switch f.DefValue {
+		case "", "0", "0s", "false", "[]":
+		default:
+			if f.Value.Type() == "string" {
+				help += fmt.Sprintf(" (default %q)", f.DefValue)
+			} else {
+				help += " (default " + f.DefValue + ")"
+			}
+		}
+		rows = append(rows, row{left, help})
+		col = max(col, len(left)+3)
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-*s%s\n", col, r.left, wrapAt(r.help, col, width))
+	}
+	return b.String()
+}
+
+// wrapAt wraps text that starts at column col into lines that end before
+// column width, each continuation indented to col.
+func wrapAt(text string, col, width int) string {
+	var b strings.Builder
+	at := col
+	for i, word := range strings.Fields(text) {
+		n := utf8.RuneCountInString(word)
+		switch {
+		case i == 0:
+		case at+1+n > width-1:
+			b.WriteString("\n" + strings.Repeat(" ", col))
+			at = col
+		default:
+			b.WriteByte(' ')
+			at++
+		}
+		b.WriteString(word)
+		at += n
+	}
+	return b.String()
+}
+
+// commands are the subcommands, for didYouMean.
+var commands = []string{"all", "run", "list", "trace", "compare", "diff", "report", "check", "version", "help"}
 
 // report prints err as one line and maps it to the exit code.
 func report(err error, stderr io.Writer) int {
@@ -160,11 +225,12 @@ func cmdList(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("list takes no arguments")
 	}
+	width, _ := termWidth(stdout)
 	for _, lab := range arms.Labs {
 		fmt.Fprintf(stdout, "%s lab (baseline %s)\n", lab, arms.Baseline(lab))
 		for _, a := range arms.Catalog {
 			if a.Lab == lab {
-				fmt.Fprintf(stdout, "  %-24s %s\n", a.Name, a.Desc)
+				fmt.Fprintf(stdout, "  %-24s %s\n", a.Name, wrapAt(a.Desc, 27, width))
 			}
 		}
 	}
@@ -177,9 +243,8 @@ func parseCommand(fs *pflag.FlagSet, args []string, usage string, stdout io.Writ
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		// pflag marks every bool flag "[=true|false]"; a bare --flag is how
-		// they are used. Blanks of the same width keep the columns.
-		fmt.Fprintf(stdout, usage, strings.ReplaceAll(fs.FlagUsages(), "[=true|false]", "             "))
+		width, _ := termWidth(stdout)
+		fmt.Fprintf(stdout, usage, flagUsages(fs, width))
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {

@@ -113,7 +113,7 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 	fs, f := newRunFlags(cmd)
 	usage := fmt.Sprintf(runUsage, cmd, "", `  sudo tmpprobe all
   sudo tmpprobe all --csv syscalls.csv --out runs/today
-  sudo tmpprobe all --out runs/$(date +%%H%%M)   # later runs include the spread between runs
+  sudo tmpprobe all --out runs/$(date +%%H%%M)   # then: the spread between runs
   sudo tmpprobe all --lab buffers --sizes 256K,4M --spool-max 1M
   sudo tmpprobe all --payload 64,400,65536 --dir /tmp,/dev/shm
 `)

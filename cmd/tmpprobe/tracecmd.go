@@ -23,7 +23,7 @@ import (
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
-       tmpprobe trace --pid PID[,PID...] | --tid TID[,...] | --cgroup PATH [flags]
+       tmpprobe trace --pid PID[,...] | --tid TID[,...] | --cgroup PATH [flags]
 
 Attributes the syscalls of any program the way the labs do: per syscall
 class calls, time, off-CPU time and why, percentiles, block I/O and journal

@@ -8,14 +8,28 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/spf13/pflag"
+
 	"github.com/tmpprobe/tmpprobe/probe"
 )
+
+// versionUsage has no flags to show: %.0s takes parseCommand's empty list.
+const versionUsage = `Usage: tmpprobe version   (or tmpprobe --version)
+
+Prints this build: its version, the commit it was built from and whether
+the tree had uncommitted changes, the Go that built it, and the BPF
+object inside it. A bug report names these.
+%.0s`
 
 // cmdVersion prints what a bug report needs to name this build: the module
 // version, the commit and whether the tree had uncommitted changes, the Go
 // that built it, and the BPF object inside it.
 func cmdVersion(args []string, stdout io.Writer) error {
-	if len(args) > 0 {
+	fs := pflag.NewFlagSet("version", pflag.ContinueOnError)
+	if err := parseCommand(fs, args, versionUsage, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
 		return usagef("version takes no arguments")
 	}
 	version, revision, goVersion := "unknown", "unknown (built without VCS information)", runtime.Version()
