@@ -22,9 +22,10 @@ build:
 # this line and committing the objects it makes.
 BPF_CLANG_VERSION := 14.0.6
 BPF_CLANG_MAJOR := $(firstword $(subst ., ,$(BPF_CLANG_VERSION)))
-# e.g. CLANG=clang-14 where the default clang is another version; bpf2go then
-# strips with llvm-strip-14.
-CLANG ?= clang
+# clang-14 when it is on PATH (Debian's clang-14 package installs no plain
+# clang), else clang; CLANG=... names another. bpf2go then strips with the
+# llvm-strip of the same suffix.
+CLANG ?= $(or $(shell command -v clang-$(BPF_CLANG_MAJOR) 2>/dev/null),clang)
 
 # Rebuilds the committed bpf2go output (needs clang, llvm and libbpf headers).
 generate:

@@ -92,6 +92,9 @@ func TestPprof(t *testing.T) {
 		if err != nil {
 			t.Fatalf("go tool pprof -top (%s): %v\n%s", typ, err, out)
 		}
+		if bytes.Contains(out, []byte("not available")) {
+			t.Errorf("go tool pprof -top (%s) warns:\n%s", typ, out)
+		}
 		m := regexp.MustCompile(`of (\d+)(ns)? total`).FindSubmatch(out)
 		if i == 0 {
 			t.Logf("go tool pprof -top -sample_index=calls:\n%s", out)

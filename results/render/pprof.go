@@ -38,13 +38,18 @@ func WritePprof(w io.Writer, run *results.Run, sums []*results.Summary) error {
 	if p.DurationNanos < 0 {
 		p.DurationNanos = 0
 	}
+	// One mapping, already symbolized: without it pprof looks for a binary
+	// to symbolize the frames with and says "Main binary filename not
+	// available." before every report.
+	frames := &profile.Mapping{ID: 1, File: "tmpprobe", HasFunctions: true}
+	p.Mapping = []*profile.Mapping{frames}
 	funcs := map[string]*profile.Location{}
 	loc := func(name string) *profile.Location {
 		if l := funcs[name]; l != nil {
 			return l
 		}
 		fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn}}}
+		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: frames, Line: []profile.Line{{Function: fn}}}
 		p.Function = append(p.Function, fn)
 		p.Location = append(p.Location, l)
 		funcs[name] = l
