@@ -249,7 +249,7 @@ func TestStateSentenceNamesInodeAllocation(t *testing.T) {
 		t.Fatalf("links %+v, want NamedTemporaryFile following %s", links, results.StateInodeAlloc)
 	}
 	want := fmt.Sprintf("as ext4 inode allocation ranged %s–%s µs per create", results.Micros(links[0].StateLo), results.Micros(links[0].StateHi))
-	if s := links[0].Sentence(); !strings.Contains(s, want) || !strings.Contains(s, fmt.Sprintf("ranged %.2f–%.2f over the run", links[0].RatioAtLo, links[0].RatioAtHi)) {
+	if s := links[0].Sentence(); !strings.Contains(s, want) || !strings.Contains(s, fmt.Sprintf("ranged %s–%s over the run", results.Ratio(links[0].RatioAtLo), results.Ratio(links[0].RatioAtHi))) {
 		t.Errorf("sentence %q lacks %q or the ratio's range", s, want)
 	}
 	if w := explain.StateWarnings(sums, arms.Knowledge().Baselines); len(w) != 1 || !strings.Contains(w[0], "1 of 1 arms moved with ext4 inode allocation") {
