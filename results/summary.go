@@ -16,7 +16,9 @@ type Summary struct {
 	RoundCount int
 	OpsPerS    Estimate // of the untraced batches (traced, when none ran untraced)
 	Ratio      Estimate // to the lab's baseline arm; set by SummarizeAll
-	Observer   Estimate // traced ÷ untraced ops/s, paired by round
+	// RatioTo is the arm Ratio is taken against: the lab's baseline.
+	RatioTo  string
+	Observer Estimate // traced ÷ untraced ops/s, paired by round
 	// Traced pools the measured traced batches: Ops and WallNs are sums,
 	// Records are merged. nil when nothing was traced. Pooling keeps the
 	// decomposition exact: wall = Σ syscall time + user holds for sums.
@@ -384,7 +386,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 				s.Rounds[i].Ratio = ratio(&s.Rounds[i])
 			}
 		}
-		s.Ratio = PairedRatio(s, b, (*RoundSample).Headline)
+		s.Ratio, s.RatioTo = PairedRatio(s, b, (*RoundSample).Headline), b.Arm
 	}
 	if run.Between != nil {
 		run.Between.Widen(run, out)
