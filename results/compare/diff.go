@@ -48,6 +48,11 @@ type DiffReport struct {
 	Alpha        float64     `json:"alpha"`
 	// ThresholdPct is --threshold, nil when the diff does not gate.
 	ThresholdPct *float64 `json:"threshold_pct,omitempty"`
+	// Gate is what --threshold fails on: GateTime or GateWork.
+	Gate string `json:"gate"`
+	// BetweenRuns says where the spread between runs the tests count came
+	// from ("" when none did).
+	BetweenRuns string `json:"between_runs,omitempty"`
 	// Gated is why --threshold fails: arms that regressed by it or more,
 	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
 	Gated []string `json:"gated,omitempty"`
@@ -129,7 +134,39 @@ func (d *ArmDiff) Judged() *results.Comparison {
 // gates (NoGate does not): arms that regressed by it or more, an
 // incomplete or empty NEW and arms NEW lost are listed in Gated.
 func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, minEffectPct, thresholdPct float64) *DiffReport {
-	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha}
+	return DiffWith(oldName, prev, newName, cur, baseline, Options{MinEffectPct: minEffectPct, ThresholdPct: thresholdPct})
+}
+
+// Gates: what --gate fails on.
+const (
+	// GateTime fails on an arm that regressed in time (the default).
+	GateTime = "time"
+	// GateWork fails on an arm whose work per op changed, whatever its
+	// time did: the gate for a machine whose speed moves (#29).
+	GateWork = "work"
+)
+
+// Options are how a diff judges two runs.
+type Options struct {
+	MinEffectPct float64
+	// ThresholdPct gates (0 included); NoGate does not.
+	ThresholdPct float64
+	// Gate is GateTime ("" too) or GateWork.
+	Gate string
+	// History are saved runs like NEW, for the spread between runs of
+	// the cases neither run recorded one for (see BetweenRuns): those
+	// that started after NEW, and NEW itself, are left out.
+	History     []results.EarlierRun
+	HistoryFrom string
+}
+
+// DiffWith is Diff with every option.
+func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, opt Options) *DiffReport {
+	minEffectPct, thresholdPct := opt.MinEffectPct, opt.ThresholdPct
+	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, Gate: opt.Gate}
+	if rep.Gate == "" {
+		rep.Gate = GateTime
+	}
 	if thresholdPct >= 0 {
 		rep.ThresholdPct = &thresholdPct
 	}
@@ -137,6 +174,7 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 	rep.Problems = comparability(prev, cur)
 	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
+	spread := spreadsOf(prev, cur, sn, baseline, opt)
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[string]*results.Summary{}
 	for _, s := range sn {
@@ -153,11 +191,11 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 		if n != nil {
 			matched[n] = true
 		}
-		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight))
+		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight, spread))
 	}
 	for _, n := range sn {
 		if !matched[n] {
-			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight))
+			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight, spread))
 		}
 	}
 	rep.Drift = drift(rep)
@@ -227,7 +265,7 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" is missing from NEW")
 		case d.Lost:
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" failed in NEW")
-		case d.Status == StatusTooFew && d.Unit == "run" && d.OpsPerS.New.N == 0:
+		case d.Status == StatusTooFew && d.Unit == "run" && d.OpsPerS.NNew == 0:
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has no throughput in NEW")
 		case d.Status == StatusTooFew && d.Unit == "run":
 			// A whole trace is one sample a side: no test can judge it,
@@ -269,6 +307,49 @@ func (rep *DiffReport) Changed() []*ArmDiff {
 	return out
 }
 
+// rateEstimate is the headline figure as the run prints it, in the lab's
+// unit (MB/s for the buffers lab).
+func rateEstimate(s *results.Summary) results.Estimate {
+	if s.SizeBytes > 0 {
+		return s.MBPerS()
+	}
+	return s.OpsPerS
+}
+
+// spreads give each pair of arms the spread between runs of its ops/s
+// and its ratio: the one NEW's intervals include (recorded in its
+// run.json), else OLD's, else measured over opt.History as a run saved
+// beside those runs would have measured it.
+type spreads func(o, n *results.Summary) (ops, ratio results.Spread)
+
+func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[string]string, opt Options) spreads {
+	var measured *results.BetweenRuns
+	var earlier []results.EarlierRun
+	for _, e := range opt.History {
+		if e.Run != cur && !e.Run.Started.After(cur.Started) && !e.Run.Started.Equal(cur.Started) {
+			earlier = append(earlier, e)
+		}
+	}
+	if len(earlier) > 0 {
+		measured = results.MeasureBetween(cur, sn, opt.HistoryFrom, earlier, baseline)
+	}
+	return func(o, n *results.Summary) (ops, ratio results.Spread) {
+		for _, side := range []struct {
+			run *results.Run
+			b   *results.BetweenRuns
+			s   *results.Summary
+		}{{cur, cur.Between, n}, {prev, prev.Between, o}, {cur, measured, n}} {
+			if side.s == nil {
+				continue
+			}
+			if c, ok := side.b.Spread(side.run.CaseKey(side.s.CaseID)); ok {
+				return results.Spread{LogSD: c.OpsPerS, Runs: c.Runs}, results.Spread{LogSD: c.Ratio, Runs: c.Runs}
+			}
+		}
+		return results.Spread{}, results.Spread{}
+	}
+}
+
 // rateSamples are the headline figures of an arm in its lab's unit (MB/s
 // for the buffers lab), one per unit of the run (see results.UnitSummaries).
 func rateSamples(s *results.Summary) []float64 {
@@ -301,7 +382,7 @@ func wholeRun(sums []*results.Summary) *results.Summary {
 	return &results.Summary{ArmResult: &results.ArmResult{}, Traced: pooled}
 }
 
-func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange) ArmDiff {
+func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange, spread spreads) ArmDiff {
 	ref := so
 	if ref == nil {
 		ref = sn
@@ -327,10 +408,11 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Sentence = explain.FailedSentence(d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
 		return d
 	}
-	rates := results.Compare(rateSamples(so), rateSamples(sn), minEffectPct)
+	opsSpread, ratioSpread := spread(so, sn)
+	rates := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), opsSpread, minEffectPct)
 	d.OpsPerS, d.JudgedBy = &rates, "ops/s"
 	if ro, rn := ratioSamples(so), ratioSamples(sn); !d.Baseline && len(ro) > 0 && len(rn) > 0 {
-		ratios := results.Compare(ro, rn, minEffectPct)
+		ratios := results.CompareRuns(so.Ratio, sn.Ratio, ro, rn, ratioSpread, minEffectPct)
 		d.Ratio, d.JudgedBy = &ratios, "ratio"
 	}
 	j := d.Judged()

@@ -33,7 +33,7 @@ func FailedSentence(label, why string) string {
 // test it.
 func TooFewSentence(label, what string, judged results.Comparison, need int) string {
 	return fmt.Sprintf("%s: %s %s; too few rounds to judge (%d and %d, need %d a side)", label,
-		results.SignedPct(judged.DeltaPct), what, judged.Old.N, judged.New.N, need)
+		results.SignedPct(judged.DeltaPct), what, judged.NOld, judged.NNew, need)
 }
 
 // WholeTraceSentence says the change of a whole trace, one sample a side,

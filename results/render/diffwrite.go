@@ -89,7 +89,7 @@ func deltaCell(c *results.Comparison, d *compare.ArmDiff) string {
 	case c.Verdict == results.VerdictTooFew:
 		// A trace is one sample a side: its change, with how few samples
 		// stand behind it, says more than "too few" beside "6→6".
-		return fmt.Sprintf("%s n=%d", results.SignedPct(c.DeltaPct), min(c.Old.N, c.New.N))
+		return fmt.Sprintf("%s n=%d", results.SignedPct(c.DeltaPct), min(c.NOld, c.NNew))
 	case c.Verdict == results.VerdictSame:
 		return "~ p=" + results.PValue(c.P)
 	}
@@ -195,7 +195,7 @@ func mdComparison(c *results.Comparison, f func(float64) string) string {
 	case results.VerdictSame:
 		delta = "~"
 	case results.VerdictTooFew:
-		delta += fmt.Sprintf(" (n=%d)", min(c.Old.N, c.New.N))
+		delta += fmt.Sprintf(" (n=%d)", min(c.NOld, c.NNew))
 	}
 	return fmt.Sprintf("%s | %s | %s | %s", cell(c.Old), cell(c.New), delta, results.PValue(c.P))
 }
