@@ -217,6 +217,48 @@ func CompareRuns(old, cur Estimate, oldUnits, curUnits []float64, between Spread
 	return c
 }
 
+// CountFloor is the smallest change of a count per op that is a change
+// of work: a twentieth of an event per op (a syscall every twenty ops),
+// or, of bytes, a sector per op.
+const (
+	CountFloor      = 0.05
+	CountFloorBytes = 512
+)
+
+// CountChanged says whether a count of work per op changed between two
+// runs, from the pooled figures (old and cur per op) and, when the runs
+// have units, their per-unit samples. "The same count" is decided by the
+// count's own spread (#29): exact counts (a syscall's calls) are the same
+// in every generation, but some are shared between ops (a journal commit
+// covers whatever ops ran in its 5 s), and how many ops shared them moves
+// with the machine's speed. So a count changed only when it moved by more
+// than its generations spread in either run (the range of their
+// samples), by minEffectPct percent or more of the larger, and by
+// CountFloor or more.
+func CountChanged(oldUnits, curUnits []float64, old, cur, minEffectPct float64, bytes bool) bool {
+	d := math.Abs(cur - old)
+	floor := CountFloor
+	if bytes {
+		floor = CountFloorBytes
+	}
+	if d < floor || d < minEffectPct/100*math.Max(math.Abs(old), math.Abs(cur)) {
+		return false
+	}
+	return d > math.Max(spanOf(oldUnits), spanOf(curUnits))
+}
+
+// spanOf is max − min of values; 0 for none.
+func spanOf(values []float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return hi - lo
+}
+
 // RoundTo rounds v to 1/scale (scale 10: one decimal); ±Inf and NaN
 // become 0, as JSON has neither.
 func RoundTo(v, scale float64) float64 {

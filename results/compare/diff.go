@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -98,7 +99,14 @@ type ArmDiff struct {
 	NewWall   results.NsPerOp  `json:"new_wall_ns_per_op"`
 	Terms     []explain.Term   `json:"terms,omitempty"`
 	Extras    []explain.Detail `json:"extras,omitempty"`
-	Sentence  string           `json:"sentence"`
+	// Work is the arm's work per op in the two runs: more, less, or the
+	// same (and then what got slower per unit of it); nil where a run
+	// traced nothing of the arm.
+	Work *explain.Work `json:"work,omitempty"`
+	// RunQueue says the arm's run-queue wait grew, with the CPU
+	// neighbours that appeared in the run.
+	RunQueue string `json:"run_queue,omitempty"`
+	Sentence string `json:"sentence"`
 }
 
 // defaultParam is the --payload default; sentences name other payloads.
@@ -183,6 +191,15 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		}
 	}
 	matched := map[*results.Summary]bool{}
+	var pairs []judged
+	pair := func(o, n *results.Summary) {
+		d := &rep.Arms[len(rep.Arms)-1]
+		if o != nil && n != nil && o.Traced != nil && n.Traced != nil && d.Status != StatusFailed {
+			w := judgeWork(o, n, minEffectPct)
+			d.Work = &w
+			pairs = append(pairs, judged{i: len(rep.Arms) - 1, so: o, sn: n})
+		}
+	}
 	for _, o := range so {
 		n := newByKey[oldKey(o.ArmResult)]
 		if n != nil && matched[n] {
@@ -192,6 +209,7 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 			matched[n] = true
 		}
 		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight, spread))
+		pair(o, n)
 	}
 	for _, n := range sn {
 		if !matched[n] {
@@ -199,6 +217,11 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		}
 	}
 	rep.Drift = drift(rep)
+	whole := explain.NeighbourChanges(wholeRun(so), wholeRun(sn))
+	for i := range pairs { // rep.Arms is complete: its arms stay put
+		pairs[i].d = &rep.Arms[pairs[i].i]
+	}
+	sayWork(pairs, rep.Preflight, whole, cur, minEffectPct)
 	rep.gate(cur)
 	// The work dirs stay first (they say where each run ran); then the
 	// differences that explain a change, then the rest.
@@ -212,7 +235,7 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		return 2
 	}
 	sort.SliceStable(rep.Preflight, func(i, j int) bool { return rank(rep.Preflight[i]) < rank(rep.Preflight[j]) })
-	for _, c := range explain.NeighbourChanges(wholeRun(so), wholeRun(sn)) {
+	for _, c := range whole {
 		rep.Neighbours = append(rep.Neighbours, c.Phrase)
 	}
 	return rep
@@ -277,6 +300,30 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			// A gate that cannot judge must not pass as if it had.
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has too few rounds to judge")
 		}
+	}
+	if rep.Gate == GateWork {
+		for i := range rep.Arms {
+			d := &rep.Arms[i]
+			switch {
+			case d.Status == StatusOnlyOld || d.Status == StatusOnlyNew || d.Status == StatusFailed || d.Status == StatusTooFew:
+				// Said above, or NEW's own.
+			case d.Work == nil:
+				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (not traced in both runs)")
+			case d.Work.Verdict == explain.WorkUnjudged:
+				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (too few rounds)")
+			default:
+				var over []string
+				for _, c := range d.Work.Changed {
+					if math.Abs(c.Pct()) >= threshold {
+						over = append(over, c.Text(d.Unit))
+					}
+				}
+				if len(over) > 0 {
+					rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": "+d.Work.Verdict+": "+strings.Join(over, ", "))
+				}
+			}
+		}
+		return
 	}
 	for _, d := range rep.Changed() {
 		if d.Status == StatusRegressed && -d.ChangePct >= threshold {

@@ -76,6 +76,7 @@ type Work struct {
 	Unit *UnitTime `json:"unit_time,omitempty"`
 	// Culprits are the causes the headline names.
 	Culprits []string `json:"culprits,omitempty"`
+	slower   bool
 }
 
 // NewWork says an arm's work verdict from its counts, each judged
@@ -235,14 +236,27 @@ func HeadUnit(units []UnitTime, deltaNs float64) (UnitTime, bool) {
 	return UnitTime{}, false
 }
 
-// WorkHeadline says the work verdict first: "more work: discards/op 0 →
-// 1 (NEW is mounted discard)", or for the same work, what got slower per
-// unit of it: "same work, slower: device time per flush 210 → 440 µs
-// (the disk, not the workload)". note is added inside the parentheses
-// before the culprits ("every arm that flushes"); unit names what an op
-// is.
-func (w *Work) SetHeadline(deltaNs float64, units []UnitTime, unit string, note []string) {
-	w.Headline, w.Unit = "", nil
+// Pick chooses what heads the sentence of an arm that did the same work
+// and changed by deltaNs per op: the time per unit of work that accounts
+// for it (HeadUnit). Work that changed heads it itself.
+func (w *Work) Pick(deltaNs float64, units []UnitTime) {
+	w.Unit = nil
+	if w.Verdict != WorkSame || deltaNs == 0 {
+		return
+	}
+	if u, ok := HeadUnit(units, deltaNs); ok {
+		w.Unit = &u
+		w.slower = deltaNs > 0
+	}
+}
+
+// Say writes the headline: "more work: discards/op 0 → 1 (NEW is mounted
+// discard)", or for the same work, what got slower per unit of it: "same
+// work, slower: device time per flush 210 → 440 µs (every arm that
+// flushes; the device vda, not the workload)". note goes inside the
+// parentheses before the culprits; unit names what an op is.
+func (w *Work) Say(unit string, note []string) {
+	w.Headline = ""
 	switch {
 	case w.MoreOrLess():
 		var parts []string
@@ -254,17 +268,12 @@ func (w *Work) SetHeadline(deltaNs float64, units []UnitTime, unit string, note 
 			parts = append(parts, c.Text(unit))
 		}
 		w.Headline = w.Verdict + ": " + strings.Join(parts, ", ")
-	case w.Verdict == WorkSame && deltaNs != 0:
-		u, ok := HeadUnit(units, deltaNs)
-		if !ok {
-			return
+	case w.Unit != nil:
+		way := sameFaster
+		if w.slower {
+			way = sameSlower
 		}
-		w.Unit = &u
-		way := sameSlower
-		if deltaNs < 0 {
-			way = sameFaster
-		}
-		w.Headline = way + ": " + u.Text(unit)
+		w.Headline = way + ": " + w.Unit.Text(unit)
 	default:
 		return
 	}
@@ -272,4 +281,49 @@ func (w *Work) SetHeadline(deltaNs float64, units []UnitTime, unit string, note 
 	if len(paren) > 0 {
 		w.Headline += " (" + strings.Join(paren, "; ") + ")"
 	}
+}
+
+// DeviceNote is the note of a "same work" headline whose time per device
+// request moved: in every arm that does that work (everywhere, when
+// every one moved its way), and the device, not the workload.
+func DeviceNote(u UnitTime, everyArm bool, device string) []string {
+	var note []string
+	if everyArm {
+		note = append(note, "every arm that "+deviceVerb[u.Evidence])
+	}
+	if device != "" {
+		note = append(note, "the device "+device+", not the workload")
+	}
+	return note
+}
+
+var deviceVerb = map[string]string{
+	results.StageDevFlush: "flushes", results.StageDevWrite: "writes to the device",
+	results.StageDevDiscard: "discards", results.StageDevRead: "reads from the device",
+}
+
+// IsDeviceTime says u is a device's time per request.
+func (u UnitTime) IsDeviceTime() bool { return deviceVerb[u.Evidence] != "" }
+
+// RunQueueClause says an arm's run-queue wait grew with the CPU
+// neighbours that appeared or grew in the run: "run-queue wait +12 µs/op
+// (cpuhog (pid 4123) appeared)".
+func RunQueueClause(deltaNs float64, unit string, neighbours []NeighbourChange) string {
+	var names []string
+	for _, nc := range neighbours {
+		if nc.Kind == results.NeighbourCPU && nc.Grew && len(names) < maxCulprits {
+			names = append(names, nc.Short())
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("run-queue wait %s µs/%s (%s)", results.SignedMicros(deltaNs), unit, strings.Join(names, "; "))
+}
+
+// RunQueueGrew says an arm's run-queue wait grew enough to name who took
+// the CPU: by 1% or more of NEW's wall time per op, and to twice OLD's.
+func RunQueueGrew(old, cur *results.Summary) (deltaNs float64, grew bool) {
+	o, n := runQueuePerOp(old), runQueuePerOp(cur)
+	return n - o, n-o >= NeighbourWallMin*cur.WallNsPerOp && n >= 2*o && n-o >= 1
 }

@@ -15,16 +15,24 @@ func WriteDiffJSON(w io.Writer, rep *compare.DiffReport) error { return WriteJSO
 // WriteDiffText writes the diff for a terminal: what limits the
 // comparison, preflight differences, a table per lab × runtime ×
 // parameter with each group's drift, then one sentence per real change.
-func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
+func WriteDiffText(w io.Writer, rep *compare.DiffReport) { WriteDiffTextVerbose(w, rep, false) }
+
+// WriteDiffTextVerbose is WriteDiffText; verbose lists every fact a
+// move of a work dir to another file system or device stands for.
+func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", rep.Old, rep.New)
 	for _, p := range rep.Problems {
 		fmt.Fprintln(w, wrap("warning: "+p, 78, "  "))
+	}
+	if rep.BetweenRuns != "" {
+		fmt.Fprintln(w, wrap("Tests count the spread between runs: "+rep.BetweenRuns, 78, "  "))
 	}
 	tied, other := splitPreflight(rep)
 	if len(tied) > 0 {
 		fmt.Fprintln(w, "\nPreflight differences that can explain the changes (by their mechanism):")
 		for _, f := range tied {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s; explains %s", f.Name, factChange(f), strings.Join(f.Explains, ", ")), 78, "    "))
+			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s; explains %s", factLine(f, verbose), explainsText(f.Explains)), 78, "    "))
+			writeStandsFor(w, f, verbose)
 		}
 	}
 	if len(rep.Neighbours) > 0 {
@@ -40,7 +48,8 @@ func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
 		}
 		fmt.Fprintln(w, "\n"+head)
 		for _, f := range other {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s", f.Name, factChange(f)), 78, "    "))
+			fmt.Fprintln(w, wrap("  "+factLine(f, verbose), 78, "    "))
+			writeStandsFor(w, f, verbose)
 		}
 	}
 	for _, g := range rep.Groups() {
@@ -126,6 +135,32 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sToo few rounds to judge (need %d a side): %s.", bullet, results.MinRoundsToCompare,
 			strings.Join(few, ", ")), bullet, indent))
 	}
+	var work, rq []string
+	for i := range rep.Arms {
+		d := &rep.Arms[i]
+		if d.Status == compare.StatusRegressed || d.Status == compare.StatusImproved {
+			continue
+		}
+		if d.Work != nil && d.Work.MoreOrLess() {
+			work = append(work, d.Label()+": "+d.Work.Headline)
+		}
+		if d.RunQueue != "" {
+			rq = append(rq, d.Label()+": "+d.RunQueue)
+		}
+	}
+	if len(work) > 0 {
+		head := "Work per op changed, in time within noise or with the baseline:"
+		if bullet == "" {
+			head = "\n" + head
+		}
+		fmt.Fprintln(w, head)
+		for _, l := range work {
+			fmt.Fprintln(w, wrapFor(indent+bullet+l, bullet, indent))
+		}
+	}
+	if len(rq) > 0 {
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew in %d more arms: %s.", bullet, len(rq), strings.Join(rq, "; ")), bullet, indent))
+	}
 	if s := sameDirection(rep); s != "" {
 		fmt.Fprintln(w, wrapFor(bullet+s, bullet, indent))
 	}
@@ -204,11 +239,18 @@ func writeGate(w io.Writer, rep *compare.DiffReport, pre string) {
 	if rep.ThresholdPct == nil {
 		return
 	}
-	if len(rep.Gated) == 0 {
-		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, *rep.ThresholdPct)
-		return
+	gate := ""
+	if rep.Gate == compare.GateWork {
+		gate = " --gate work"
 	}
-	fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails --threshold %g: %s", pre, *rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
+	switch {
+	case len(rep.Gated) == 0 && gate != "":
+		fmt.Fprintf(w, "%sNo arm's work per op changed by %g%% or more.\n", pre, *rep.ThresholdPct)
+	case len(rep.Gated) == 0:
+		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, *rep.ThresholdPct)
+	default:
+		fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails%s --threshold %g: %s", pre, gate, *rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
+	}
 }
 
 // sameDirection points at the preflight when it differs and every real
@@ -237,6 +279,38 @@ func splitPreflight(rep *compare.DiffReport) (tied, other []compare.FactChange) 
 		}
 	}
 	return tied, other
+}
+
+// factLine says one difference: "dirs[0].fs_options: +nobarrier
+// −barrier", or a work dir's move as its phrase, with how many facts it
+// stands for.
+func factLine(f compare.FactChange, verbose bool) string {
+	if f.Move == "" {
+		return f.Name + ": " + factChange(f)
+	}
+	l := f.Phrase
+	if n := len(f.StandsFor); n > 0 && !verbose {
+		l += fmt.Sprintf(" (%d facts of the dir with it: -v)", n)
+	}
+	return l
+}
+
+// writeStandsFor lists, with verbose, the facts a move stands for.
+func writeStandsFor(w io.Writer, f compare.FactChange, verbose bool) {
+	if !verbose {
+		return
+	}
+	for _, s := range f.StandsFor {
+		fmt.Fprintln(w, wrap(fmt.Sprintf("      %s: %s", s.Name, factChange(s)), 78, "        "))
+	}
+}
+
+// explainsText names what a difference explains: two, then how many more.
+func explainsText(explains []string) string {
+	if len(explains) <= 3 {
+		return strings.Join(explains, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(explains[:2], ", "), len(explains)-2)
 }
 
 // factChange says what changed: the options added and removed of an
