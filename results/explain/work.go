@@ -131,7 +131,7 @@ type UnitTime struct {
 	Explains float64 `json:"explains_ns_per_op"`
 	// Evidence is the stage or label the time is of, for the culprits
 	// whose mechanism moves it.
-	Evidence string `json:"-"`
+	Evidence  string `json:"-"`
 	mechanism bool
 }
 
