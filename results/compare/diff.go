@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -103,10 +104,10 @@ type ArmDiff struct {
 	// same (and then what got slower per unit of it); nil where a run
 	// traced nothing of the arm.
 	Work *explain.Work `json:"work,omitempty"`
-	// RunQueue says the arm's run-queue wait grew, with the CPU
+	// RunQueue is the arm's run-queue wait, when it grew, with the CPU
 	// neighbours that appeared in the run.
-	RunQueue string `json:"run_queue,omitempty"`
-	Sentence string `json:"sentence"`
+	RunQueue *explain.RunQueueGrowth `json:"run_queue,omitempty"`
+	Sentence string                  `json:"sentence"`
 }
 
 // defaultParam is the --payload default; sentences name other payloads.
@@ -182,7 +183,8 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 	rep.Problems = comparability(prev, cur)
 	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
-	spread := spreadsOf(prev, cur, sn, baseline, opt)
+	spread, from := spreadsOf(prev, cur, sn, baseline, opt)
+	rep.BetweenRuns = from
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[string]*results.Summary{}
 	for _, s := range sn {
@@ -369,7 +371,7 @@ func rateEstimate(s *results.Summary) results.Estimate {
 // beside those runs would have measured it.
 type spreads func(o, n *results.Summary) (ops, ratio results.Spread)
 
-func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[string]string, opt Options) spreads {
+func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[string]string, opt Options) (sp spreads, from string) {
 	var measured *results.BetweenRuns
 	var earlier []results.EarlierRun
 	for _, e := range opt.History {
@@ -380,6 +382,7 @@ func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[strin
 	if len(earlier) > 0 {
 		measured = results.MeasureBetween(cur, sn, opt.HistoryFrom, earlier, baseline)
 	}
+	from = betweenSource(prev, cur, measured)
 	return func(o, n *results.Summary) (ops, ratio results.Spread) {
 		for _, side := range []struct {
 			run *results.Run
@@ -394,7 +397,28 @@ func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[strin
 			}
 		}
 		return results.Spread{}, results.Spread{}
+	}, from
+}
+
+// betweenSource says where the spread between runs the tests count comes
+// from; "" when there is none.
+func betweenSource(prev, cur *results.Run, measured *results.BetweenRuns) string {
+	runs := func(b *results.BetweenRuns) string {
+		s := fmt.Sprintf("%d earlier run", len(b.Runs))
+		if len(b.Runs) != 1 {
+			s += "s"
+		}
+		return s + " like it in " + b.From
 	}
+	switch {
+	case cur.Between.Measured():
+		return "as NEW's intervals do (" + runs(cur.Between) + ")"
+	case prev.Between.Measured():
+		return "as OLD's intervals do (" + runs(prev.Between) + ")"
+	case measured.Measured():
+		return "as a run saved beside NEW's would (" + runs(measured) + ")"
+	}
+	return ""
 }
 
 // rateSamples are the headline figures of an arm in its lab's unit (MB/s
@@ -464,12 +488,17 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 	}
 	j := d.Judged()
 	d.ChangePct = j.DeltaPct
+	// Whether the arm's own throughput moved with its ratio is asked of
+	// its generations alone: the spread between runs says how far a
+	// whole run moves, which a ratio already cancels, and with it a slow
+	// arm on a drifting machine would read as carried by its baseline.
+	ownRate := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), results.Spread{}, minEffectPct)
 	switch {
 	case j.Verdict == results.VerdictTooFew || rates.Verdict == results.VerdictTooFew:
 		d.Status = StatusTooFew
 	case j.Verdict == results.VerdictSame:
 		d.Status = StatusNoise
-	case d.JudgedBy == "ratio" && (rates.Verdict != results.VerdictChanged || (rates.DeltaPct < 0) != (j.DeltaPct < 0)):
+	case d.JudgedBy == "ratio" && (ownRate.Verdict != results.VerdictChanged || (ownRate.DeltaPct < 0) != (j.DeltaPct < 0)):
 		// The ratio moved but the arm's own throughput did not move with
 		// it: the baseline moved. An arm changes only when both say so,
 		// as a machine that got slower moves every throughput and no
@@ -496,7 +525,7 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Sentence = explain.NoiseSentence(d.Label(), what, *j)
 		return d
 	case StatusWithBaseline:
-		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, rates)
+		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, ownRate)
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {

@@ -101,7 +101,8 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 			if i == 0 {
 				firsts[k] = s
 			} else if f := firsts[k]; f != nil {
-				opsSpread, ratioSpread := spreadsOf(runs[0], run, nil, baseline, Options{})(f, s)
+				sp, _ := spreadsOf(runs[0], run, nil, baseline, Options{})
+				opsSpread, ratioSpread := sp(f, s)
 				ops := results.CompareRuns(rateEstimate(f), rateEstimate(s), rateSamples(f), rateSamples(s), opsSpread, minEffectPct)
 				c.OpsVsFirst = &ops
 				if c.Ratio != nil && len(ratioSamples(f)) > 0 {

@@ -118,9 +118,9 @@ func sayWork(arms []judged, env []FactChange, whole []explain.NeighbourChange, c
 			a.d.Sentence += "; but " + w.Headline
 		}
 		if a.rqGrew && (w.Unit == nil || w.Unit.Name != "run-queue wait") {
-			if c := explain.RunQueueClause(a.rq, a.sn.Unit(), whole); c != "" {
-				a.d.RunQueue = c
-				a.d.Sentence += "; " + c
+			if g := explain.NewRunQueueGrowth(a.rq, whole); g != nil {
+				a.d.RunQueue = g
+				a.d.Sentence += "; " + g.Clause(a.sn.Unit())
 			}
 		}
 	}

@@ -314,7 +314,7 @@ func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []strin
 				}
 			}
 			if m.any {
-				weight = all
+				weight = math.Max(all, 1) // it can explain whatever moved
 			}
 			if weight > 0 {
 				rs = append(rs, ranked{phrases[i], weight})

@@ -55,7 +55,7 @@ func (w WorkCount) Pct() float64 {
 // calls/op 1 → 2", "write bytes/op 400 → 800".
 func (w WorkCount) Text(unit string) string {
 	if results.WorkIsBytes(w.Name) {
-		return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Bytes(int64(math.Round(w.Old))), results.Bytes(int64(math.Round(w.New))))
+		return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.BytesPerOp(w.Old), results.BytesPerOp(w.New))
 	}
 	return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Count(w.Old), results.Count(w.New))
 }
@@ -98,6 +98,9 @@ func NewWork(counts []WorkCount, judged bool) Work {
 		if a != b {
 			return a > b
 		}
+		if pa, pb := workRank(w.Changed[i].Name), workRank(w.Changed[j].Name); pa != pb {
+			return pa < pb
+		}
 		return w.Changed[i].Name < w.Changed[j].Name
 	})
 	switch {
@@ -109,6 +112,25 @@ func NewWork(counts []WorkCount, judged bool) Work {
 		w.Verdict = WorkLess
 	}
 	return w
+}
+
+// workOrder ranks counts that changed alike (each from nothing): what
+// costs a device or a journal most first, bytes, which restate requests,
+// and page faults last.
+var workOrder = []string{results.WorkFlushes, results.WorkDiscards, results.WorkJournalCommits, results.WorkDeviceWrites,
+	results.WorkDeviceReads, results.WorkInodesAlloc, results.WorkInodesFreed}
+
+func workRank(name string) int {
+	if i := slices.Index(workOrder, name); i >= 0 {
+		return i
+	}
+	switch {
+	case results.WorkCallsOf(name) != "":
+		return len(workOrder)
+	case name == results.WorkPageFaults:
+		return len(workOrder) + 2
+	}
+	return len(workOrder) + 1 // bytes
 }
 
 // MoreOrLess reports whether the arm's work per op changed.
@@ -305,20 +327,32 @@ var deviceVerb = map[string]string{
 // IsDeviceTime says u is a device's time per request.
 func (u UnitTime) IsDeviceTime() bool { return deviceVerb[u.Evidence] != "" }
 
-// RunQueueClause says an arm's run-queue wait grew with the CPU
-// neighbours that appeared or grew in the run: "run-queue wait +12 µs/op
-// (cpuhog (pid 4123) appeared)".
-func RunQueueClause(deltaNs float64, unit string, neighbours []NeighbourChange) string {
-	var names []string
+// RunQueueGrowth is an arm's run-queue wait that grew, with the CPU
+// neighbours that appeared or grew in the run: who took the CPU.
+type RunQueueGrowth struct {
+	Delta      results.NsPerOp `json:"delta_ns_per_op"`
+	Neighbours []string        `json:"neighbours"` // "cpuhog (pid 4123) appeared"
+}
+
+// NewRunQueueGrowth ties the CPU neighbours that appeared or grew in the
+// run to an arm whose run-queue wait grew by deltaNs per op; nil when
+// none did.
+func NewRunQueueGrowth(deltaNs float64, neighbours []NeighbourChange) *RunQueueGrowth {
+	g := &RunQueueGrowth{Delta: results.NsPerOp(deltaNs)}
 	for _, nc := range neighbours {
-		if nc.Kind == results.NeighbourCPU && nc.Grew && len(names) < maxCulprits {
-			names = append(names, nc.Short())
+		if nc.Kind == results.NeighbourCPU && nc.Grew && len(g.Neighbours) < maxCulprits {
+			g.Neighbours = append(g.Neighbours, nc.Short())
 		}
 	}
-	if len(names) == 0 {
-		return ""
+	if len(g.Neighbours) == 0 {
+		return nil
 	}
-	return fmt.Sprintf("run-queue wait %s µs/%s (%s)", results.SignedMicros(deltaNs), unit, strings.Join(names, "; "))
+	return g
+}
+
+// Clause says it: "run-queue wait +12 µs/op (cpuhog (pid 4123) appeared)".
+func (g *RunQueueGrowth) Clause(unit string) string {
+	return fmt.Sprintf("run-queue wait %s µs/%s (%s)", results.SignedMicros(float64(g.Delta)), unit, strings.Join(g.Neighbours, "; "))
 }
 
 // RunQueueGrew says an arm's run-queue wait grew enough to name who took

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -28,6 +29,18 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 		fmt.Fprintln(w, wrap("Tests count the spread between runs: "+rep.BetweenRuns, 78, "  "))
 	}
 	tied, other := splitPreflight(rep)
+	// A work dir's move says where it moved: the work dirs' own line
+	// would say it again.
+	if dirs := workDirs(rep); dirs != nil {
+		for _, l := range [][]compare.FactChange{tied, other} {
+			for i := range l {
+				if l[i].Move != "" {
+					l[i].Phrase = "work dirs " + factChange(*dirs) + ": " + l[i].Phrase
+				}
+			}
+		}
+		other = slices.DeleteFunc(other, func(f compare.FactChange) bool { return f.Name == dirs.Name })
+	}
 	if len(tied) > 0 {
 		fmt.Fprintln(w, "\nPreflight differences that can explain the changes (by their mechanism):")
 		for _, f := range tied {
@@ -135,17 +148,27 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sToo few rounds to judge (need %d a side): %s.", bullet, results.MinRoundsToCompare,
 			strings.Join(few, ", ")), bullet, indent))
 	}
+	// Arms that said the same are said together: one line for every arm
+	// that allocates inodes on ext4, one for the CPU neighbour.
 	var work, rq []string
+	workArms, rqArms := map[string][]string{}, map[string][]string{}
 	for i := range rep.Arms {
 		d := &rep.Arms[i]
 		if d.Status == compare.StatusRegressed || d.Status == compare.StatusImproved {
 			continue
 		}
 		if d.Work != nil && d.Work.MoreOrLess() {
-			work = append(work, d.Label()+": "+d.Work.Headline)
+			if workArms[d.Work.Headline] == nil {
+				work = append(work, d.Work.Headline)
+			}
+			workArms[d.Work.Headline] = append(workArms[d.Work.Headline], d.Arm)
 		}
-		if d.RunQueue != "" {
-			rq = append(rq, d.Label()+": "+d.RunQueue)
+		if g := d.RunQueue; g != nil {
+			who := strings.Join(g.Neighbours, "; ")
+			if rqArms[who] == nil {
+				rq = append(rq, who)
+			}
+			rqArms[who] = append(rqArms[who], fmt.Sprintf("%s %s µs/%s", d.Arm, results.SignedMicros(float64(g.Delta)), d.Unit))
 		}
 	}
 	if len(work) > 0 {
@@ -154,12 +177,12 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 			head = "\n" + head
 		}
 		fmt.Fprintln(w, head)
-		for _, l := range work {
-			fmt.Fprintln(w, wrapFor(indent+bullet+l, bullet, indent))
+		for _, h := range work {
+			fmt.Fprintln(w, wrapFor(indent+bullet+strings.Join(workArms[h], ", ")+": "+h, bullet, indent))
 		}
 	}
-	if len(rq) > 0 {
-		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew in %d more arms: %s.", bullet, len(rq), strings.Join(rq, "; ")), bullet, indent))
+	for _, who := range rq {
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew with %s: %s.", bullet, who, strings.Join(rqArms[who], ", ")), bullet, indent))
 	}
 	if s := sameDirection(rep); s != "" {
 		fmt.Fprintln(w, wrapFor(bullet+s, bullet, indent))
@@ -279,6 +302,25 @@ func splitPreflight(rep *compare.DiffReport) (tied, other []compare.FactChange) 
 		}
 	}
 	return tied, other
+}
+
+// workDirs is the work dirs' difference when a dir moved to another file
+// system or device, nil otherwise.
+func workDirs(rep *compare.DiffReport) *compare.FactChange {
+	var dirs *compare.FactChange
+	moved := false
+	for i := range rep.Preflight {
+		switch f := &rep.Preflight[i]; {
+		case f.Name == "work dirs":
+			dirs = f
+		case f.Move != "":
+			moved = true
+		}
+	}
+	if !moved {
+		return nil
+	}
+	return dirs
 }
 
 // factLine says one difference: "dirs[0].fs_options: +nobarrier
