@@ -31,7 +31,8 @@ var stageWork = map[string]string{
 
 // WorkPerOp is the work of records over ops, per op: each syscall's calls
 // (and bytes, where it counts them), the device's requests by kind and
-// their bytes, journal commits, inodes allocated and freed, page faults.
+// their bytes, journal commits, inodes allocated and freed, page faults;
+// not device I/O that only happened beside a syscall.
 func WorkPerOp(recs []ClassRecord, ops float64) map[string]float64 {
 	out := map[string]float64{}
 	if ops <= 0 {
@@ -44,6 +45,9 @@ func WorkPerOp(recs []ClassRecord, ops float64) map[string]float64 {
 			if r.Bytes > 0 {
 				out[r.Class+workBytes] += float64(r.Bytes) / ops
 			}
+		case r.Class != ClassUser && !canWaitFor(r.Class, r.Stage):
+			// Device I/O beside a syscall that cannot wait for it (see
+			// canWaitFor): another task's, not this op's work.
 		case stageWork[r.Stage] != "":
 			out[stageWork[r.Stage]] += float64(r.Calls) / ops
 			if strings.HasPrefix(r.Stage, DevStagePrefix) && r.Bytes > 0 {

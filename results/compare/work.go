@@ -13,6 +13,9 @@ import (
 // judgeWork compares an arm's work per op in two runs, count by count
 // (results.CountChanged): the first thing its sentence says (#29). A
 // whole trace is one sample a side: its counts are taken as they are.
+// Counts shared by ops (a journal commit, writeback) or bursty (a device
+// write a minute) come and go between generations; an op's own work
+// does not.
 func judgeWork(so, sn *results.Summary, minEffectPct float64) explain.Work {
 	if so.Traced == nil || sn.Traced == nil {
 		return explain.NewWork(nil, false)
@@ -31,10 +34,14 @@ func judgeWork(so, sn *results.Summary, minEffectPct float64) explain.Work {
 	}
 	var counts []explain.WorkCount
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		// Each side's count is the median of its units' medians, as the
+		// units spread: a pooled mean would take one batch's burst of
+		// writeback in full (device bytes/op 16K → 192K in an A/A pair).
 		c := explain.WorkCount{Name: k, Old: so.Work[k], New: sn.Work[k]}
 		var old, cur []float64
 		if !whole {
 			old, cur = workUnits(so, k), workUnits(sn, k)
+			c.Old, c.New = results.Median(old).Center, results.Median(cur).Center
 		}
 		c.Changed = results.CountChanged(old, cur, c.Old, c.New, minEffectPct, results.WorkIsBytes(k))
 		counts = append(counts, c)
