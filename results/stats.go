@@ -219,10 +219,10 @@ func CompareRuns(old, cur Estimate, oldUnits, curUnits []float64, between Spread
 
 // CountFloor is the smallest change of a count per op that is a change
 // of work: a twentieth of an event per op (a syscall every twenty ops),
-// or, of bytes, a sector per op.
+// or, of bytes, 64 (a cache line) per op.
 const (
 	CountFloor      = 0.05
-	CountFloorBytes = 512
+	CountFloorBytes = 64
 )
 
 // CountChanged says whether a count of work per op changed between two

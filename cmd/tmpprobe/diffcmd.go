@@ -40,11 +40,12 @@ Each changed arm says first whether it did more work or the same work
 slower: its work per op (syscalls by class, device requests by kind,
 bytes, journal commits, inodes allocated and freed, page faults) against
 its time per unit of that work (µs per syscall, device µs per request,
-run-queue wait). A count is the same when it moved by less than its own
-spread across either run's worker generations (the range of their
-samples: a journal commit is shared by the ops of its 5 s, and how many
-moves with the machine's speed), by less than --min-effect percent, or
-by less than 0.05 per op (512 bytes). Then the change in µs/op is split
+run-queue wait). A count per op is the median of a run's worker
+generations; it is the same in both runs when it moved by less than its
+own spread across either run's generations (the range of their samples:
+a journal commit is shared by the ops of its 5 s, and how many moves
+with the machine's speed), by less than --min-effect percent, or by less
+than 0.05 per op (64 bytes). Then the change in µs/op is split
 into syscall classes, off-CPU time and user space, largest first, with
 at most three culprits each. Preflight differences (kernel, work dir,
 flags, Python, …) come first: a work dir moved to another file system or
