@@ -75,12 +75,12 @@ Flags:
 
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("diff", pflag.ContinueOnError)
-	threshold := fs.Float64("threshold", 0, "exit 1 if an arm regressed by `PCT` percent or more (two runs)")
+	threshold := fs.Float64("threshold", 0, "exit 1 if an arm regressed by `PCT` percent or more (two runs; --gate work: its work changed)")
 	minEffect := fs.Float64("min-effect", compare.DefaultMinEffectPct, "the smallest change in `PCT` percent that counts, besides p < 0.05")
 	format := fs.String("format", "text", "text, markdown or json")
-	gate := fs.String("gate", compare.GateTime, "what --threshold fails on: time (an arm regressed) or work (an arm's work per op changed)")
-	history := fs.String("history", "", "earlier saved runs (run dirs in `DIR`) for the spread between runs, where neither run recorded one (default: the dir OLD and NEW are in; none: no spread)")
-	verbose := fs.BoolP("verbose", "v", false, "list every fact a work dir's move to another file system or device stands for")
+	gate := fs.String("gate", compare.GateTime, "what --threshold fails on, `KIND` time or work (see above)")
+	history := fs.String("history", "", "saved runs in `DIR` for the spread between runs (default: OLD's and NEW's dir; none)")
+	verbose := fs.BoolP("verbose", "v", false, "every fact a work dir's move stands for")
 	if err := parseCommand(fs, args, diffUsage, stdout); err != nil {
 		return err
 	}
