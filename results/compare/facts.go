@@ -126,21 +126,24 @@ func dirPlace(d results.DirFacts) string {
 
 // movePhrase says a dir's move as a culprit: "the dir moved from tmpfs to
 // ext4 on vda: no journal, mounted discard", with what marks the file
-// system it moved to (or, when that has none, the one it left).
+// system it moved to and the one it left did not have (or, when it has
+// none, what the one it left had).
 func movePhrase(od, nd results.DirFacts) string {
 	p := "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd)
-	if m := fsMarks(nd); m != "" {
-		return p + ": " + m
-	}
-	if m := fsMarks(od); m != "" {
-		return p + " (it had: " + m + ")"
+	om, nm := fsMarks(od), fsMarks(nd)
+	added, removed := setChange(om, nm)
+	switch {
+	case len(added) > 0:
+		return p + ": " + strings.Join(added, ", ")
+	case len(removed) > 0:
+		return p + " (it had: " + strings.Join(removed, ", ") + ")"
 	}
 	return p
 }
 
 // fsMarks are the settings of a file system that move the labs' numbers
 // most: the journal, discard, barriers, the data mode.
-func fsMarks(d results.DirFacts) string {
+func fsMarks(d results.DirFacts) []string {
 	var marks []string
 	switch d.Journal {
 	case "no":
@@ -154,7 +157,7 @@ func fsMarks(d results.DirFacts) string {
 			marks = append(marks, "mounted "+o)
 		}
 	}
-	return strings.Join(marks, ", ")
+	return marks
 }
 
 // differingFacts lists, fact by fact, the values of the facts that are

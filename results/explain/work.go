@@ -163,7 +163,11 @@ func (u UnitTime) Text(unit string) string {
 	if u.Per == "" {
 		return fmt.Sprintf("%s %s µs/%s", u.Name, results.SignedMicros(u.New-u.Old), unit)
 	}
-	return fmt.Sprintf("%s %s → %s µs per %s", u.Name, results.Micros(u.Old), results.Micros(u.New), u.Per)
+	s := fmt.Sprintf("%s %s → %s µs", u.Name, results.Micros(u.Old), results.Micros(u.New))
+	if !strings.HasSuffix(u.Name, " per "+u.Per) {
+		s += " per " + u.Per
+	}
+	return s
 }
 
 // devicePer names a device request kind's unit.
@@ -241,21 +245,39 @@ func runQueuePerOp(s *results.Summary) float64 {
 }
 
 // HeadUnit is the time per unit of work that heads a "same work" change
-// of deltaNs per op: the mechanism that accounts for the most of it when
-// that is a quarter or more, else the time (per call of a syscall, user
+// of deltaNs per op: the finest mechanism that accounts for a quarter of
+// it or more — a device's time per request before ext4's inode
+// allocation and the run-queue wait, and those before the journal
+// commit that holds a flush — else the time (per call of a syscall, user
 // space) that accounts for the most; ok false when none moved its way.
+// units are UnitTimes', largest first.
 func HeadUnit(units []UnitTime, deltaNs float64) (UnitTime, bool) {
-	for _, mech := range []bool{true, false} {
+	for tier := 1; tier <= 4; tier++ {
 		for _, u := range units {
-			if u.mechanism != mech || u.Explains*deltaNs <= 0 {
+			if u.tier() != tier || u.Explains*deltaNs <= 0 {
 				continue
 			}
-			if !mech || math.Abs(u.Explains) >= unitTimeShare*math.Abs(deltaNs) {
+			if tier == 4 || math.Abs(u.Explains) >= unitTimeShare*math.Abs(deltaNs) {
 				return u, true
 			}
 		}
 	}
 	return UnitTime{}, false
+}
+
+// tier ranks what a time per unit of work says: 1 a device, 2 ext4's
+// inode allocation or the run queue, 3 a journal commit, 4 a syscall or
+// user space.
+func (u UnitTime) tier() int {
+	switch {
+	case !u.mechanism:
+		return 4
+	case u.IsDeviceTime():
+		return 1
+	case u.Evidence == results.StageJBD2Commit:
+		return 3
+	}
+	return 2
 }
 
 // Pick chooses what heads the sentence of an arm that did the same work
