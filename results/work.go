@@ -11,7 +11,7 @@ const (
 	WorkDeviceWrites   = "device writes"    // dev_write requests
 	WorkDeviceReads    = "device reads"     // dev_read requests
 	WorkDiscards       = "discards"         // dev_discard requests
-	WorkDeviceBytes    = "device bytes"     // of the dev_* requests
+	WorkDeviceBytes    = "device bytes"     // written and read (a discard's are no data moved)
 	WorkJournalCommits = "journal commits"  // jbd2_commit: shared by the ops a commit covers
 	WorkInodesAlloc    = "inodes allocated" // ext4_new_inode
 	WorkInodesFreed    = "inodes freed"     // ext4_free_inode
@@ -50,7 +50,7 @@ func WorkPerOp(recs []ClassRecord, ops float64) map[string]float64 {
 			// canWaitFor): another task's, not this op's work.
 		case stageWork[r.Stage] != "":
 			out[stageWork[r.Stage]] += float64(r.Calls) / ops
-			if strings.HasPrefix(r.Stage, DevStagePrefix) && r.Bytes > 0 {
+			if (r.Stage == StageDevWrite || r.Stage == StageDevRead) && r.Bytes > 0 {
 				out[WorkDeviceBytes] += float64(r.Bytes) / ops
 			}
 		}

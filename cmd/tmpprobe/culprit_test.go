@@ -158,6 +158,22 @@ func TestDiffNamesDiscard(t *testing.T) {
 	if term := culpritTerm(d, "NEW is mounted nodiscard"); term != "unlink" || !tied {
 		t.Errorf("discard named in term %q (tied %v), want unlink: %s", term, tied, d.Sentence)
 	}
+	// The same two runs the other way round: NEW mounted discard, each op
+	// does more work, said first, with its cause (#29); the work gate
+	// fails on it, whatever the timings did.
+	if w := d.Work; w == nil || !strings.HasPrefix(w.Headline, "less work: discards/op 1 → 0") || !strings.Contains(w.Headline, "NEW is mounted nodiscard") {
+		t.Errorf("without discard: work %+v, want less work: discards/op 1 → 0 (NEW is mounted nodiscard)", d.Work)
+	}
+	rev := diffAll(t, cur, old)
+	d = armDiff(rev, "mkstemp-fsync")
+	if d == nil || d.Work == nil || !strings.HasPrefix(d.Work.Headline, "more work: discards/op 0 → 1") || !strings.Contains(d.Work.Headline, "NEW is mounted discard") {
+		t.Errorf("with discard: %+v, want more work: discards/op 0 → 1 (NEW is mounted discard)", d)
+	} else if !strings.HasPrefix(d.Sentence, d.Label()+": more work: discards/op 0 → 1") {
+		t.Errorf("with discard: the sentence does not say the work first: %s", d.Sentence)
+	}
+	if code, _, stderr := inProcess("diff", cur, old, "--gate", "work", "--threshold", "5"); code != exitRegressed || !strings.Contains(stderr, "discards/op 0 → 1") {
+		t.Errorf("diff --gate work --threshold 5 of more discards: exit %d (%s), want 1 naming them", code, stderr)
+	}
 }
 
 // Real background writers: four dd loops writing 64 KiB blocks with

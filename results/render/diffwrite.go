@@ -60,9 +60,17 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 			head = "Other preflight differences (no change is tied to them):"
 		}
 		fmt.Fprintln(w, "\n"+head)
+		hidden := 0
 		for _, f := range other {
+			if !verbose && f.Move == "" && strings.HasPrefix(f.Name, "dirs[") {
+				hidden++ // a device's name, a mount point: -v
+				continue
+			}
 			fmt.Fprintln(w, wrap("  "+factLine(f, verbose), 78, "    "))
 			writeStandsFor(w, f, verbose)
+		}
+		if hidden > 0 {
+			fmt.Fprintf(w, "  %d more of the work dirs' facts, which explain no change (-v)\n", hidden)
 		}
 	}
 	for _, g := range rep.Groups() {
