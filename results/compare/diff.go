@@ -195,10 +195,7 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 	matched := map[*results.Summary]bool{}
 	var pairs []judged
 	pair := func(o, n *results.Summary) {
-		d := &rep.Arms[len(rep.Arms)-1]
-		if o != nil && n != nil && o.Traced != nil && n.Traced != nil && d.Status != StatusFailed {
-			w := judgeWork(o, n, minEffectPct)
-			d.Work = &w
+		if rep.Arms[len(rep.Arms)-1].Work != nil {
 			pairs = append(pairs, judged{i: len(rep.Arms) - 1, so: o, sn: n})
 		}
 	}
@@ -479,6 +476,10 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Sentence = explain.FailedSentence(d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
 		return d
 	}
+	if so.Traced != nil && sn.Traced != nil {
+		w := judgeWork(so, sn, minEffectPct)
+		d.Work = &w
+	}
 	opsSpread, ratioSpread := spread(so, sn)
 	rates := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), opsSpread, minEffectPct)
 	d.OpsPerS, d.JudgedBy = &rates, "ops/s"
@@ -533,7 +534,8 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Terms, d.Extras = c.Terms, c.Extras
 		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
 	}
-	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
+	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras,
+		d.Work != nil && d.Work.MoreOrLess())
 	return d
 }
 

@@ -44,7 +44,8 @@ func TestDiffFindsTheCause(t *testing.T) {
 	if math.Abs(float64(sum-(d.NewWall-d.OldWall))) > 1e-6 {
 		t.Errorf("terms add to %v ns/op, Δ wall is %v", sum, d.NewWall-d.OldWall)
 	}
-	for _, want := range []string{"(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs", "flush/op 0 → 1"} {
+	// The work that changed is said first, then the time it cost.
+	for _, want := range []string{"mkstemp-fsync (go): more work: flushes/op 0 → 1", "(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs"} {
 		if !strings.Contains(d.Sentence, want) {
 			t.Errorf("sentence %q lacks %q", d.Sentence, want)
 		}

@@ -70,7 +70,8 @@ func groupMoves(prev, cur *results.Run, changes []FactChange) []FactChange {
 			continue
 		}
 		prefix := fmt.Sprintf("dirs[%d]", i)
-		moved[prefix] = &FactChange{Name: prefix, Old: dirPlace(od), New: dirPlace(nd), Move: kind, Phrase: movePhrase(od, nd)}
+		moved[prefix] = &FactChange{Name: prefix, Old: dirPlace(od), New: dirPlace(nd), Move: kind, Phrase: movePhrase(od, nd),
+			Short: "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd)}
 		order = append(order, prefix)
 	}
 	if len(moved) == 0 {
@@ -129,7 +130,7 @@ func dirPlace(d results.DirFacts) string {
 // system it moved to and the one it left did not have (or, when it has
 // none, what the one it left had).
 func movePhrase(od, nd results.DirFacts) string {
-	p := "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd)
+	p := "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd) // Short
 	om, nm := fsMarks(od), fsMarks(nd)
 	added, removed := setChange(om, nm)
 	switch {

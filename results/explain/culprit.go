@@ -27,8 +27,11 @@ type EnvChange struct {
 	// ("file system") or another device under it ("device"): the change
 	// stands for every fact of the dir that came with it (StandsFor),
 	// and is said once, as Phrase (#29).
-	Move      string      `json:"move,omitempty"`
-	Phrase    string      `json:"phrase,omitempty"`
+	Move   string `json:"move,omitempty"`
+	Phrase string `json:"phrase,omitempty"`
+	// Short is Phrase without the marks of the file systems, as a
+	// sentence names the move: "the dir moved from tmpfs to ext4 on vda".
+	Short     string      `json:"short,omitempty"`
 	StandsFor []EnvChange `json:"stands_for,omitempty"`
 }
 
@@ -131,8 +134,9 @@ func negated(o string) string {
 // fact cannot explain a change in time (a device's name, a mount point).
 func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
 	if c.Move != "" {
-		// Another file system or device moves every mechanism.
-		return []string{c.Phrase}, []mechanism{{any: true}}
+		// Another file system or device moves every mechanism. Named
+		// without its marks, which the preflight line gives.
+		return []string{c.Short}, []mechanism{{any: true}}
 	}
 	if c.Added != nil || c.Removed != nil {
 		for _, o := range c.Added {
@@ -262,7 +266,8 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 			}
 		}
 		if best >= 0 {
-			byTerm[best] = append(byTerm[best], ranked{nc.Phrase, bw})
+			// Named short: its share is in the diff's list of neighbours.
+			byTerm[best] = append(byTerm[best], ranked{nc.Short(), bw})
 		}
 	}
 	for ti := range terms {
@@ -288,6 +293,9 @@ func (nc NeighbourChange) mechanism() mechanism {
 // figure (another file system or device under the dir, the kernel, the
 // CPU) can explain any of it. neighbours are the whole run's.
 func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []string {
+	if !w.MoreOrLess() && w.Unit == nil {
+		return nil // nothing said that a cause could explain
+	}
 	var rs []ranked
 	evidence := map[string]float64{} // a stage or label → what it weighs
 	switch {
@@ -322,7 +330,8 @@ func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []strin
 		}
 	}
 	for _, nc := range neighbours {
-		if !nc.Grew {
+		// A neighbour slows an op's work; it does not add to it.
+		if !nc.Grew || w.Unit == nil {
 			continue
 		}
 		m := nc.mechanism()

@@ -26,7 +26,7 @@ const (
 	WorkUnjudged  = "work not judged" // too few samples a side
 	sameSlower    = "same work, slower"
 	sameFaster    = "same work, faster"
-	maxWorkShown  = 3
+	maxWorkShown  = 2
 	maxCulprits   = 3
 	unitTimeShare = 0.25 // of Δ wall, for a mechanism to head the sentence
 )
@@ -378,8 +378,11 @@ func (g *RunQueueGrowth) Clause(unit string) string {
 }
 
 // RunQueueGrew says an arm's run-queue wait grew enough to name who took
-// the CPU: by 1% or more of NEW's wall time per op, and to twice OLD's.
+// the CPU: to twice OLD's, by 1% or more of NEW's wall time per op, and
+// by a tenth or more of the change of the arm's wall time (a wait that
+// moved none of it is not what moved the arm).
 func RunQueueGrew(old, cur *results.Summary) (deltaNs float64, grew bool) {
 	o, n := runQueuePerOp(old), runQueuePerOp(cur)
-	return n - o, n-o >= NeighbourWallMin*cur.WallNsPerOp && n >= 2*o && n-o >= 1
+	d := n - o
+	return d, n >= 2*o && d >= 1 && d >= NeighbourWallMin*cur.WallNsPerOp && d >= 0.1*math.Abs(cur.WallNsPerOp-old.WallNsPerOp)
 }

@@ -44,14 +44,21 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 	if len(tied) > 0 {
 		fmt.Fprintln(w, "\nPreflight differences that can explain the changes (by their mechanism):")
 		for _, f := range tied {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s; explains %s", factLine(f, verbose), explainsText(f.Explains)), 78, "    "))
+			l := factLine(f, verbose)
+			if f.Move == "" { // a move can explain every change
+				l += "; explains " + explainsText(f.Explains)
+			}
+			fmt.Fprintln(w, wrap("  "+l, 78, "    "))
 			writeStandsFor(w, f, verbose)
 		}
 	}
-	if len(rep.Neighbours) > 0 {
+	if shown, more := neighboursToShow(rep, verbose); len(shown)+more > 0 {
 		fmt.Fprintln(w, "\nNeighbours (other tasks on the CPU and the disk during traced batches):")
-		for _, n := range rep.Neighbours {
+		for _, n := range shown {
 			fmt.Fprintln(w, wrap("  "+n, 78, "    "))
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "  %d more (-v)\n", more)
 		}
 	}
 	if len(other) > 0 {
@@ -89,6 +96,31 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 	}
 	writeChanged(w, rep, "  ", "")
 	writeGate(w, rep, "")
+}
+
+// maxNeighbours is how many neighbours the terminal lists without -v.
+const maxNeighbours = 2
+
+// neighboursToShow are the neighbours the terminal lists, and how many
+// more -v would: without -v, at most maxNeighbours, and those OLD had and
+// NEW lost only when an arm got faster — what is gone explains no
+// regression.
+func neighboursToShow(rep *compare.DiffReport, verbose bool) (shown []string, more int) {
+	if verbose {
+		return rep.Neighbours, 0
+	}
+	improved := false
+	for i := range rep.Arms {
+		improved = improved || rep.Arms[i].Status == compare.StatusImproved
+	}
+	for _, n := range rep.Neighbours {
+		if len(shown) == maxNeighbours || (!improved && strings.HasPrefix(n, "OLD: ")) {
+			more++
+			continue
+		}
+		shown = append(shown, n)
+	}
+	return shown, more
 }
 
 // diffRow fits 79 columns: "NamedTemporaryFile-keep", "154907→154907",
@@ -159,7 +191,7 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 	// Arms that said the same are said together: one line for every arm
 	// that allocates inodes on ext4, one for the CPU neighbour.
 	var work, rq []string
-	workArms, rqArms := map[string][]string{}, map[string][]string{}
+	workArms, rqArms, rqMost := map[string][]string{}, map[string][]string{}, map[string]float64{}
 	for i := range rep.Arms {
 		d := &rep.Arms[i]
 		if d.Status == compare.StatusRegressed || d.Status == compare.StatusImproved {
@@ -176,21 +208,23 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 			if rqArms[who] == nil {
 				rq = append(rq, who)
 			}
-			rqArms[who] = append(rqArms[who], fmt.Sprintf("%s %s µs/%s", d.Arm, results.SignedMicros(float64(g.Delta)), d.Unit))
+			rqArms[who] = append(rqArms[who], d.Arm)
+			rqMost[who] = max(rqMost[who], float64(g.Delta))
 		}
 	}
-	if len(work) > 0 {
-		head := "Work per op changed, in time within noise or with the baseline:"
-		if bullet == "" {
-			head = "\n" + head
+	if len(work) > 0 && bullet == "" {
+		fmt.Fprintln(w)
+	}
+	for _, h := range work {
+		names := workArms[h]
+		if len(names) > 3 {
+			names = append(names[:2:2], fmt.Sprintf("%d more", len(names)-2))
 		}
-		fmt.Fprintln(w, head)
-		for _, h := range work {
-			fmt.Fprintln(w, wrapFor(indent+bullet+strings.Join(workArms[h], ", ")+": "+h, bullet, indent))
-		}
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sWork per op changed, timings within noise: %s: %s", bullet, strings.Join(names, ", "), h), bullet, indent))
 	}
 	for _, who := range rq {
-		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew with %s: %s.", bullet, who, strings.Join(rqArms[who], ", ")), bullet, indent))
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew in %d other arms, up to %s µs/op: %s.", bullet, len(rqArms[who]),
+			results.SignedMicros(rqMost[who]), who), bullet, indent))
 	}
 	if s := sameDirection(rep); s != "" {
 		fmt.Fprintln(w, wrapFor(bullet+s, bullet, indent))
@@ -288,8 +322,8 @@ func writeGate(w io.Writer, rep *compare.DiffReport, pre string) {
 // change went the same way: one cause for all is likelier than many.
 func sameDirection(rep *compare.DiffReport) string {
 	changed := rep.Changed()
-	if len(rep.Preflight) == 0 || len(changed) < 2 {
-		return ""
+	if len(rep.Preflight) == 0 || len(changed) < 2 || workDirs(rep) != nil {
+		return "" // none, or a dir's move, which the sentences name
 	}
 	for _, d := range changed[1:] {
 		if d.Status != changed[0].Status {
@@ -340,7 +374,7 @@ func factLine(f compare.FactChange, verbose bool) string {
 	}
 	l := f.Phrase
 	if n := len(f.StandsFor); n > 0 && !verbose {
-		l += fmt.Sprintf(" (%d facts of the dir with it: -v)", n)
+		l += fmt.Sprintf(" (and %d facts with it: -v)", n)
 	}
 	return l
 }
