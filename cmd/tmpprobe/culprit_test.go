@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -255,7 +258,64 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 	stop := cpuHogs(t)
 	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
 	stop()
-	wantCPUHogAppeared(t, diffAll(t, old, cur))
+	rep := diffAll(t, old, cur)
+	wantCPUHogAppeared(t, rep)
+	// The hog is tied to every arm whose run-queue wait grew (#29), in
+	// that arm's sentence, whatever its status.
+	runs := [2]*results.Run{}
+	for i, p := range []string{old, cur} {
+		r, err := runfile.LoadRun(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = r
+	}
+	so, sn := results.SummarizeAll(runs[0], arms.Knowledge().Baselines), results.SummarizeAll(runs[1], arms.Knowledge().Baselines)
+	grew := 0
+	for i := range so {
+		if _, ok := explain.RunQueueGrew(so[i], sn[i]); ok {
+			grew++
+			if d := armDiff(rep, sn[i].Arm); d == nil || !strings.Contains(d.Sentence, "cpuhog (pid ") {
+				t.Errorf("%s: its run-queue wait grew, but its sentence does not name the hog: %+v", sn[i].Arm, d)
+			}
+		}
+	}
+	if grew == 0 {
+		t.Error("no arm's run-queue wait grew beside a CPU hog on every CPU")
+	}
+	wantNoObserverNeighbour(t, rep, runs[:]...)
+}
+
+// wantNoObserverNeighbour checks that tmpprobe's own processes (this
+// test's process runs tmpprobe in-process, its Go workers are this binary
+// re-executed) are the observer, never a neighbour (#29): where the runs
+// met this process on a worker's CPU it is marked so, and the diff names
+// it nowhere.
+func wantNoObserverNeighbour(t *testing.T, rep *compare.DiffReport, runs ...*results.Run) {
+	t.Helper()
+	self := uint32(os.Getpid())
+	for _, r := range runs {
+		for _, a := range r.Arms {
+			for _, b := range a.Batches {
+				for _, n := range b.Neighbours {
+					if n.PID == self && !n.KernelThread && !n.Observer {
+						t.Errorf("%s: tmpprobe itself (pid %d) recorded as a neighbour, not the observer: %+v", a.Arm, self, n)
+					}
+				}
+			}
+		}
+	}
+	own := fmt.Sprintf("(pid %d", self)
+	for _, n := range rep.Neighbours {
+		if strings.Contains(n, own) || strings.Contains(n, "the observer") {
+			t.Errorf("the diff lists tmpprobe's own process as a neighbour: %s", n)
+		}
+	}
+	for _, d := range rep.Arms {
+		if strings.Contains(d.Sentence, own) {
+			t.Errorf("%s names tmpprobe's own process: %s", d.Arm, d.Sentence)
+		}
+	}
 }
 
 // cpuHogs runs a CPU-bound shell loop on every CPU until stop. The hogs

@@ -223,7 +223,11 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sWork per op changed, timings within noise: %s: %s", bullet, strings.Join(names, ", "), h), bullet, indent))
 	}
 	for _, who := range rq {
-		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew in %d other arms, up to %s µs/op: %s.", bullet, len(rqArms[who]),
+		arms := fmt.Sprintf("%d arms", len(rqArms[who]))
+		if len(rqArms[who]) == 1 {
+			arms = rqArms[who][0]
+		}
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew in %s within noise, up to %s µs/op: %s.", bullet, arms,
 			results.SignedMicros(rqMost[who]), who), bullet, indent))
 	}
 	if s := sameDirection(rep); s != "" {
