@@ -52,7 +52,11 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 			writeStandsFor(w, f, verbose)
 		}
 	}
-	if shown, more := neighboursToShow(rep, verbose); len(shown)+more > 0 {
+	shown, more := neighboursToShow(rep, verbose)
+	if len(shown) == 0 && more > 0 {
+		fmt.Fprintf(w, "\nNeighbours: %d that NEW lost or had less of (-v lists them)\n", more)
+	}
+	if len(shown) > 0 {
 		fmt.Fprintln(w, "\nNeighbours (other tasks on the CPU and the disk during traced batches):")
 		for _, n := range shown {
 			fmt.Fprintln(w, wrap("  "+n, 78, "    "))
@@ -220,7 +224,7 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 		if len(names) > 3 {
 			names = append(names[:2:2], fmt.Sprintf("%d more", len(names)-2))
 		}
-		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sWork per op changed, timings within noise: %s: %s", bullet, strings.Join(names, ", "), h), bullet, indent))
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sWork per op changed too: %s: %s", bullet, strings.Join(names, ", "), h), bullet, indent))
 	}
 	for _, who := range rq {
 		arms := fmt.Sprintf("%d arms", len(rqArms[who]))
