@@ -291,8 +291,9 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has no throughput in NEW")
 		case d.Status == StatusTooFew && d.Unit == "run":
 			// A whole trace is one sample a side: no test can judge it,
-			// so the gate takes the change as it is.
-			if -d.ChangePct >= threshold {
+			// so the gate takes the change as it is (its work, below,
+			// for --gate work).
+			if rep.Gate != GateWork && -d.ChangePct >= threshold {
 				rep.Gated = append(rep.Gated, explain.TraceFell(d.Lab+"/"+d.Label(), d.ChangePct))
 			}
 		case d.Status == StatusTooFew:
@@ -304,7 +305,8 @@ func (rep *DiffReport) gate(cur *results.Run) {
 		for i := range rep.Arms {
 			d := &rep.Arms[i]
 			switch {
-			case d.Status == StatusOnlyOld || d.Status == StatusOnlyNew || d.Status == StatusFailed || d.Status == StatusTooFew:
+			case d.Status == StatusOnlyOld || d.Status == StatusOnlyNew || d.Status == StatusFailed ||
+				(d.Status == StatusTooFew && (d.Unit != "run" || d.OpsPerS.NNew == 0)):
 				// Said above, or NEW's own.
 			case d.Work == nil:
 				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (not traced in both runs)")
