@@ -39,6 +39,20 @@ func diffAll(t *testing.T, old, cur string) *compare.DiffReport {
 	return &rep
 }
 
+// quietDiff diffs two saved runs as JSON, and fails unless diff exits 0.
+func quietDiff(t *testing.T, old, cur string) *compare.DiffReport {
+	t.Helper()
+	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json")
+	if code != 0 {
+		t.Fatalf("diff %s %s: exit %d: %s", old, cur, code, stderr)
+	}
+	var rep compare.DiffReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
 func armDiff(rep *compare.DiffReport, arm string) *compare.ArmDiff {
 	for i := range rep.Arms {
 		if rep.Arms[i].Arm == arm {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -138,14 +137,7 @@ func sameFigureEverywhere(t *testing.T, before, path string, run *results.Run, l
 	if !strings.Contains(words, why) && !strings.Contains(words, "untraced no different: "+results.TimesText(named.Ratio)) {
 		t.Errorf("the WHY does not say NamedTemporaryFile's ratio as the table does, %q:\n%s", why, live)
 	}
-	code, out, stderr := inProcess("diff", before, path, "--format", "json")
-	if code != 0 {
-		t.Fatalf("diff: exit %d: %s", code, stderr)
-	}
-	var rep compare.DiffReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := quietDiff(t, before, path)
 	for _, d := range rep.Arms {
 		if d.Arm != "NamedTemporaryFile" {
 			continue

@@ -233,14 +233,7 @@ func TestDiffAA(t *testing.T) {
 	for _, s := range settings {
 		for i := 1; i < runs; i++ {
 			old, cur := path(s, i), path(s, i+1)
-			code, stdout, stderr := inProcess("diff", old, cur, "--format", "json")
-			if code != 0 {
-				t.Fatalf("diff: exit %d: %s", code, stderr)
-			}
-			var rep compare.DiffReport
-			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-				t.Fatal(err)
-			}
+			rep := quietDiff(t, old, cur)
 			pairs++
 			name := fmt.Sprintf("%s %s r%d→r%d", s.lab, s.runtime, i, i+1)
 			if rep.BetweenRuns != "" {
