@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -166,6 +167,9 @@ type Runner struct {
 	mu      sync.Mutex
 	work    []*workDir          // private work dirs, removed by Run or Abort
 	workFor map[string]*workDir // by --dir
+	// observer are tmpprobe's own processes: itself and every worker it
+	// started. On a worker's CPU they are the observer, not a neighbour.
+	observer map[uint32]bool
 }
 
 // Stages a run goes through, as Progress reports them.
@@ -299,6 +303,23 @@ func (cr *caseRun) fail(msg, stderr string) {
 	}
 }
 
+// observe adds pid to tmpprobe's own processes (see Runner.observer).
+func (r *Runner) observe(pid int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.observer == nil {
+		r.observer = map[uint32]bool{uint32(os.Getpid()): true}
+	}
+	r.observer[uint32(pid)] = true
+}
+
+// observes says pid is one of tmpprobe's own processes.
+func (r *Runner) observes(pid uint32) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return pid == uint32(os.Getpid()) || r.observer[pid]
+}
+
 // start launches the case's worker; a failure fails the case only.
 func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 	if cr.dead {
@@ -310,6 +331,9 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 		Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
 	}
 	w, err := Start(ctx, cr.Runtime, cfg, p.BatchTimeout)
+	if w != nil {
+		r.observe(w.Pid())
+	}
 	if err != nil && ctx.Err() != nil {
 		return // interrupted: not the case's fault
 	}
@@ -561,7 +585,7 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batc
 			if err != nil {
 				return fmt.Errorf("%w: %v", errTracer, err)
 			}
-			b.Neighbours = nbs[b.Phase]
+			b.Neighbours = results.MarkObserver(nbs[b.Phase], r.observes)
 		}
 	}
 	cr.res.Batches = append(cr.res.Batches, b)

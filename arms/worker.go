@@ -171,6 +171,9 @@ func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration
 // TimedOut reports whether a batch outlived its timeout and was killed.
 func (w *Worker) TimedOut() bool { return w.timedOut.Load() }
 
+// Pid is the worker process's pid.
+func (w *Worker) Pid() int { return w.cmd.Process.Pid }
+
 func (w *Worker) reply() (string, error) {
 	if !w.out.Scan() {
 		return "", w.fail(errors.New("worker exited"))

@@ -172,6 +172,30 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 			}
 		}
 	}
+	// next[a] are run a's summaries as a run saved beside the runs
+	// before it prints them (#29): widened by the spread between runs
+	// measured over those runs, to be held against the runs after it
+	// only. Runs are taken in the order they started.
+	order := make([]int, len(runs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return runs[order[x]].Run.Started.Before(runs[order[y]].Run.Started) })
+	rank := make([]int, len(runs))
+	next := make([]map[string]*results.Summary, len(runs))
+	for pos, a := range order {
+		rank[a] = pos
+		var before []results.EarlierRun
+		for _, k := range order[:pos] {
+			before = append(before, runs[k])
+		}
+		run := *runs[a].Run
+		run.Between = results.MeasureBetween(&run, own[a], "", before, baselines)
+		next[a] = map[string]*results.Summary{}
+		for _, s := range results.SummarizeAll(&run, baselines) {
+			next[a][run.CaseKey(s.CaseID)] = s
+		}
+	}
 	type arm struct {
 		key   string // CaseKey
 		label string
@@ -206,8 +230,8 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 		name := fmt.Sprintf("%s, %s", g, setting)
 		fmt.Printf("\n%s: ratio to %s over %d runs\n", name, arms.Baseline(lab), len(runs))
 		fmt.Printf("  %-40s %15s %7s %7s %7s %7s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET", "HELD", "CI", "HELD+", "CI+")
-		var ownAll, widenedAll []results.Estimate
-		var held, heldW, pairs int
+		var ownAll, widenedAll, nextAll []results.Estimate
+		var held, heldW, pairs, heldN, pairsN int
 		for _, a := range byGroup[g] {
 			var v []float64
 			for _, e := range a.own {
@@ -245,6 +269,23 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 					}
 				}
 			}
+			// Against later runs only, from runs with a spread between
+			// runs (at least MinRunsBetween, this one included).
+			for i := range a.own {
+				w := next[a.runs[i]][a.key].Ratio
+				if rank[a.runs[i]]+1 < results.MinRunsBetween {
+					continue
+				}
+				nextAll = append(nextAll, w)
+				for j, eb := range a.own {
+					if rank[a.runs[j]] > rank[a.runs[i]] {
+						pairsN++
+						if w.Contains(eb.Center) {
+							heldN++
+						}
+					}
+				}
+			}
 			held, heldW, pairs = held+armHeld, heldW+armHeldW, pairs+armPairs
 			ownAll, widenedAll = append(ownAll, a.own...), append(widenedAll, armWidened...)
 			fmt.Printf("  %-40s %6.2f – %-6.2f %6.1f%% %7s %7s %6.1f%% %7s %6.1f%%%s\n", a.label, v[0], v[len(v)-1], 100*spread, tstr,
@@ -252,9 +293,10 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 				fmt.Sprintf("%d/%d", armHeldW, armPairs), 100*medianWidth(armWidened), mark)
 		}
 		if protocol == results.ProtocolRounds {
-			line := fmt.Sprintf("%-58s own %3.0f%% (%3d/%3d) CI %5.1f%% · +between runs %3.0f%% CI %5.1f%%", name,
+			line := fmt.Sprintf("%-58s own %3.0f%% (%3d/%3d) CI %5.1f%% · +between runs %3.0f%% CI %5.1f%% · next runs %3.0f%% (%3d/%3d) CI %5.1f%%", name,
 				100*float64(held)/float64(max(pairs, 1)), held, pairs, 100*medianWidth(ownAll),
-				100*float64(heldW)/float64(max(pairs, 1)), 100*medianWidth(widenedAll))
+				100*float64(heldW)/float64(max(pairs, 1)), 100*medianWidth(widenedAll),
+				100*float64(heldN)/float64(max(pairsN, 1)), heldN, pairsN, 100*medianWidth(nextAll))
 			fmt.Println("  coverage: " + line)
 			coverage = append(coverage, line)
 		}
@@ -266,6 +308,7 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 func printCoverage(coverage []string) {
 	fmt.Printf("\nIntervals (95%% CI of each run's ratio) holding another run's median, target ≥ 80%%:\n")
 	fmt.Printf("own: the run's own interval; +between runs: widened by the spread between the other runs (as --history prints it)\n")
+	fmt.Printf("next runs: each run widened by the spread of the runs before it (saved beside them), held against the runs after it\n")
 	for _, c := range coverage {
 		fmt.Println("  " + c)
 	}

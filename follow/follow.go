@@ -292,7 +292,9 @@ loop:
 		return nil, err
 	}
 	delete(nbs, LaunchPhase)
+	self := uint32(os.Getpid())
 	for _, l := range nbs {
+		l = results.MarkObserver(l, func(pid uint32) bool { return pid == self })
 		res.Neighbours = results.SumNeighbours(res.Neighbours, l)
 	}
 	// The last interval, cut short by the end of the trace, prints too,

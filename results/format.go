@@ -17,6 +17,18 @@ func Bytes(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// BytesPerOp renders a mean count of bytes: to three significant
+// digits, in K or M past 1024 ("16K" for 16378).
+func BytesPerOp(v float64) string {
+	switch {
+	case v >= 1<<20:
+		return strconv.FormatFloat(v/(1<<20), 'g', 3, 64) + "M"
+	case v >= 1<<10:
+		return strconv.FormatFloat(v/(1<<10), 'g', 3, 64) + "K"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 // Micros renders ns as µs with a precision that suits its size.
 func Micros(ns float64) string {
 	us := ns / 1000

@@ -27,6 +27,7 @@ var ClassNames = []string{ClassUser, ClassRegion, ClassOpenatTmpfile, ClassOpena
 const (
 	StagePageFault      = "page_fault"
 	StageDevWrite       = "dev_write"
+	StageDevRead        = "dev_read"
 	StageDevDiscard     = "dev_discard"
 	StageDevFlush       = "dev_flush"
 	StageJBD2Commit     = "jbd2_commit"
@@ -41,7 +42,7 @@ const DevStagePrefix = "dev_"
 
 // StageNames are the stages named above.
 var StageNames = []string{
-	StagePageFault, StageDevWrite, StageDevDiscard, StageDevFlush, StageJBD2Commit,
+	StagePageFault, StageDevWrite, StageDevRead, StageDevDiscard, StageDevFlush, StageJBD2Commit,
 	StageExt4EvictInode, StageExt4FreeInode, StageExt4NewInode,
 }
 

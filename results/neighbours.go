@@ -27,12 +27,30 @@ type Neighbour struct {
 	Count        uint64 `json:"count"`
 	Ns           uint64 `json:"ns"`
 	Bytes        uint64 `json:"bytes,omitempty"`
+	// Observer: tmpprobe itself or one of its workers (of another case),
+	// which took the CPU to run the measurement: the observer, never a
+	// neighbour (#29).
+	Observer bool `json:"observer,omitempty"`
+}
+
+// MarkObserver marks the neighbours that are tmpprobe's own processes
+// (own says which pids are) as the observer, in place, and returns them.
+func MarkObserver(nbs []Neighbour, own func(pid uint32) bool) []Neighbour {
+	for i := range nbs {
+		if !nbs[i].KernelThread && own(nbs[i].PID) {
+			nbs[i].Observer = true
+		}
+	}
+	return nbs
 }
 
 // Name names the neighbour in a sentence: "sha256sum (pid 4123)", or a
 // kernel thread's comm alone ("kworker/u4:2"), its pid meaning nothing
 // to a reader and changing from run to run.
 func (n Neighbour) Name() string {
+	if n.Observer {
+		return fmt.Sprintf("tmpprobe's own %s (pid %d, the observer)", n.Comm, n.PID)
+	}
 	if n.KernelThread {
 		return n.Comm
 	}
@@ -42,6 +60,9 @@ func (n Neighbour) Name() string {
 // key is what neighbours are summed by: kernel threads by comm (a
 // kworker's pid changes), processes by comm and pid.
 func (n Neighbour) key() string {
+	if n.Observer {
+		return fmt.Sprintf("%s/o/%s/%d", n.Kind, n.Comm, n.PID)
+	}
 	if n.KernelThread {
 		return n.Kind + "/k/" + n.Comm
 	}

@@ -146,33 +146,117 @@ type Comparison struct {
 	Old      Estimate `json:"old"`
 	New      Estimate `json:"new"`
 	DeltaPct float64  `json:"delta_pct"`
-	// P is the Mann–Whitney U test's p-value for the rounds of the two
-	// runs being one distribution.
-	P       float64 `json:"p"`
-	Verdict string  `json:"verdict"`
+	// P is the p-value of the change: the Mann–Whitney U test's for the
+	// units of the two runs being one distribution, or, with a spread
+	// between runs, the larger of that and PBetween.
+	P float64 `json:"p"`
+	// NOld and NNew are the samples the U test compared: worker
+	// generations (rounds where a run has none).
+	NOld int `json:"n_old"`
+	NNew int `json:"n_new"`
+	// PBetween is the p-value of the change against the spread between
+	// runs (Spread), when earlier runs gave one: how often two runs of
+	// one setting differ as much.
+	PBetween float64 `json:"p_between_runs,omitempty"`
+	Between  *Spread `json:"between_runs,omitempty"`
+	Verdict  string  `json:"verdict"`
 }
 
+// Spread is a figure's spread between runs: the standard deviation of the
+// runs' log medians, and how many runs it came from (see BetweenRuns).
+type Spread struct {
+	LogSD float64 `json:"log_sd"`
+	Runs  int     `json:"runs"`
+}
+
+// Known reports whether there is a spread to count.
+func (s Spread) Known() bool { return s.LogSD > 0 && s.Runs >= MinRunsBetween }
+
 // Compare decides whether a figure changed between two runs from its
-// per-round samples, as benchstat does: a Mann–Whitney U test at α = 0.05,
+// per-unit samples, as benchstat does: a Mann–Whitney U test at α = 0.05,
 // and a change of at least minEffectPct percent besides, so that a
-// significant 1% does not count. With fewer rounds than the test needs to
-// ever reach α (four a side), the verdict says so instead.
+// significant 1% does not count. With fewer samples than the test needs
+// to ever reach α (four a side), the verdict says so instead.
 func Compare(old, cur []float64, minEffectPct float64) Comparison {
-	c := Comparison{Old: Median(old), New: Median(cur), P: 1}
+	return CompareRuns(Median(old), Median(cur), old, cur, Spread{}, minEffectPct)
+}
+
+// CompareRuns is Compare of two runs' figures as the runs print them (old
+// and cur: the centre and interval of each, which the change is taken
+// between), with the U test over their units' samples, and, when earlier
+// runs gave a spread between runs, a test against it besides: one run's
+// median and another's differ by a normal of variance 2s² when nothing
+// changed (the model the intervals use, see BetweenRuns), so the change
+// of the log medians over √2·s is Student's t with n−1 degrees of
+// freedom. A change counts only when both tests call it (an
+// intersection–union test, still of level α): a shift no generation of
+// either run could see, but which the runs before them show is as common
+// as the weather, is not a change (#29).
+func CompareRuns(old, cur Estimate, oldUnits, curUnits []float64, between Spread, minEffectPct float64) Comparison {
+	c := Comparison{Old: old, New: cur, P: 1, NOld: len(oldUnits), NNew: len(curUnits)}
 	if c.Old.Center != 0 {
 		c.DeltaPct = RoundTo((c.New.Center/c.Old.Center-1)*100, 100)
 	}
-	u := compareSamples(old, cur)
-	c.P = roundSig(u.P)
+	u := compareSamples(oldUnits, curUnits)
+	p := u.P
+	if between.Known() && old.Center > 0 && cur.Center > 0 {
+		b := between
+		c.Between = &b
+		c.PBetween = roundSig(StudentTwoSidedP(math.Log(cur.Center/old.Center)/(math.Sqrt2*between.LogSD), float64(between.Runs-1)))
+		p = math.Max(p, c.PBetween)
+	}
+	c.P = roundSig(p)
 	switch {
-	case u.P >= Alpha && min(len(old), len(cur)) < MinRoundsToCompare:
+	case u.P >= Alpha && min(len(oldUnits), len(curUnits)) < MinRoundsToCompare:
 		c.Verdict = VerdictTooFew
-	case u.P < Alpha && math.Abs(c.DeltaPct) >= minEffectPct:
+	case p < Alpha && math.Abs(c.DeltaPct) >= minEffectPct:
 		c.Verdict = VerdictChanged
 	default:
 		c.Verdict = VerdictSame
 	}
 	return c
+}
+
+// CountFloor is the smallest change of a count per op that is a change
+// of work: a twentieth of an event per op (a syscall every twenty ops),
+// or, of bytes, 64 (a cache line) per op.
+const (
+	CountFloor      = 0.05
+	CountFloorBytes = 64
+)
+
+// CountChanged says whether a count of work per op changed between two
+// runs, from the pooled figures (old and cur per op) and, when the runs
+// have units, their per-unit samples. "The same count" is decided by the
+// count's own spread (#29): exact counts (a syscall's calls) are the same
+// in every generation, but some are shared between ops (a journal commit
+// covers whatever ops ran in its 5 s), and how many ops shared them moves
+// with the machine's speed. So a count changed only when it moved by more
+// than its generations spread in either run (the range of their
+// samples), by minEffectPct percent or more of the larger, and by
+// CountFloor or more.
+func CountChanged(oldUnits, curUnits []float64, old, cur, minEffectPct float64, bytes bool) bool {
+	d := math.Abs(cur - old)
+	floor := CountFloor
+	if bytes {
+		floor = CountFloorBytes
+	}
+	if d < floor || d < minEffectPct/100*math.Max(math.Abs(old), math.Abs(cur)) {
+		return false
+	}
+	return d > math.Max(spanOf(oldUnits), spanOf(curUnits))
+}
+
+// spanOf is max − min of values; 0 for none.
+func spanOf(values []float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	lo, hi := values[0], values[0]
+	for _, v := range values {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return hi - lo
 }
 
 // RoundTo rounds v to 1/scale (scale 10: one decimal); ±Inf and NaN

@@ -166,3 +166,66 @@ func TestRatioPerGeneration(t *testing.T) {
 		}
 	}
 }
+
+// A whole run that moved no more than runs move is no change (#29): the
+// generations of the two runs are told apart (each run's own spread is
+// 1%), but earlier runs spread as far between them, so CompareRuns,
+// which tests against that spread too, calls it noise; with no spread
+// between runs it is the U test's change.
+func TestCompareRunsCountsTheSpreadBetweenRuns(t *testing.T) {
+	var old, cur []float64
+	for i := range 10 {
+		v := 1 + 0.001*float64(i%5)
+		old, cur = append(old, v), append(cur, 1.08*v)
+	}
+	alone := results.CompareRuns(results.Median(old), results.Median(cur), old, cur, results.Spread{}, 5)
+	if alone.Verdict != results.VerdictChanged || alone.Between != nil {
+		t.Fatalf("without a spread between runs: %+v, want changed by the U test", alone)
+	}
+	spread := results.Spread{LogSD: 0.05, Runs: 6}
+	c := results.CompareRuns(results.Median(old), results.Median(cur), old, cur, spread, 5)
+	want := results.StudentTwoSidedP(math.Log(1.08)/(math.Sqrt2*0.05), 5)
+	if c.Verdict != results.VerdictSame || math.Abs(c.PBetween-want) > 1e-4 || c.P != c.PBetween {
+		t.Errorf("with runs spreading 5%%: %+v, want ~ with p = p between runs = %.4f", c, want)
+	}
+	// Far beyond the runs' spread: changed, and p is the larger of the two.
+	far := append([]float64(nil), cur...)
+	for i := range far {
+		far[i] *= 1.5
+	}
+	c = results.CompareRuns(results.Median(old), results.Median(far), old, far, spread, 5)
+	if c.Verdict != results.VerdictChanged || c.P < c.PBetween {
+		t.Errorf("a 62%% change against runs spreading 5%%: %+v, want changed", c)
+	}
+}
+
+// "The same count" (#29): exact counts that did not move are the same,
+// any count from 0 is a change, and a count shared between ops is the
+// same while it moves within the spread of its generations, or by less
+// than the minimum effect or CountFloor.
+func TestCountChanged(t *testing.T) {
+	ones := []float64{1, 1, 1, 1, 1, 1}
+	shared := []float64{0.2, 0.5, 0.3, 0.6, 0.4, 0.35}
+	sharedMore := []float64{0.45, 0.6, 0.4, 0.7, 0.5, 0.55}
+	for _, tc := range []struct {
+		name     string
+		old, cur []float64
+		o, n     float64
+		bytes    bool
+		want     bool
+	}{
+		{"exact, unchanged", ones, ones, 1, 1, false, false},
+		{"from nothing", []float64{0, 0, 0, 0, 0, 0}, ones, 0, 1, false, true},
+		{"one more call", ones, []float64{2, 2, 2, 2, 2, 2}, 1, 2, false, true},
+		{"within the minimum effect", ones, []float64{1.03, 1.03, 1.03, 1.03, 1.03, 1.03}, 1, 1.03, false, false},
+		{"shared, within its spread", shared, sharedMore, 0.375, 0.525, false, false},
+		{"below the floor", []float64{0, 0, 0, 0, 0, 0}, []float64{0.02, 0.02, 0.02, 0.02, 0.02, 0.02}, 0, 0.02, false, false},
+		{"bytes doubled", []float64{400, 400, 400, 400}, []float64{800, 800, 800, 800}, 400, 800, true, true},
+		{"bytes below the floor", []float64{0, 0, 0, 0}, []float64{30, 30, 30, 30}, 0, 30, true, false},
+		{"a whole trace, one sample", nil, nil, 3, 4, false, true},
+	} {
+		if got := results.CountChanged(tc.old, tc.cur, tc.o, tc.n, 5, tc.bytes); got != tc.want {
+			t.Errorf("%s: changed %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

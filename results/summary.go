@@ -16,7 +16,9 @@ type Summary struct {
 	RoundCount int
 	OpsPerS    Estimate // of the untraced batches (traced, when none ran untraced)
 	Ratio      Estimate // to the lab's baseline arm; set by SummarizeAll
-	Observer   Estimate // traced ÷ untraced ops/s, paired by round
+	// RatioTo is the arm Ratio is taken against: the lab's baseline.
+	RatioTo  string
+	Observer Estimate // traced ÷ untraced ops/s, paired by round
 	// Traced pools the measured traced batches: Ops and WallNs are sums,
 	// Records are merged. nil when nothing was traced. Pooling keeps the
 	// decomposition exact: wall = Σ syscall time + user holds for sums.
@@ -26,6 +28,8 @@ type Summary struct {
 	KernelNsPerOp float64 // Σ syscall time per op, pooled traced
 	UserNsPerOp   float64 // wall − kernel
 	Classes       []ClassSummary
+	// Work is the pooled traced batches' work per op (WorkPerOp).
+	Work map[string]float64
 }
 
 // RoundSample is one measured round of a case.
@@ -44,6 +48,8 @@ type RoundSample struct {
 	Terms map[string]float64
 	// State are the traced batch's state variables (StateNames).
 	State map[string]StateSum
+	// Work is the traced batch's work per op (WorkPerOp).
+	Work map[string]float64
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -177,6 +183,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		r.TracedOpsPerS = a.opsPerS(b)
 		r.Terms = roundTerms(b, float64(a.batchOps(b)))
 		r.State = roundState(b, float64(a.batchOps(b)))
+		r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
@@ -212,6 +219,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	ops := float64(pooled.Ops)
 	s.TracedOpsPerS = a.opsPerS(&pooled)
 	s.WallNsPerOp = float64(pooled.WallNs) / ops
+	s.Work = WorkPerOp(pooled.Records, ops)
 	for _, r := range pooled.Records {
 		c := ClassSummary{
 			Class: r.Class, Stage: r.Stage, Calls: r.Calls,
@@ -384,7 +392,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 				s.Rounds[i].Ratio = ratio(&s.Rounds[i])
 			}
 		}
-		s.Ratio = PairedRatio(s, b, (*RoundSample).Headline)
+		s.Ratio, s.RatioTo = PairedRatio(s, b, (*RoundSample).Headline), b.Arm
 	}
 	if run.Between != nil {
 		run.Between.Widen(run, out)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,9 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -33,6 +36,20 @@ func diffAll(t *testing.T, old, cur string) *compare.DiffReport {
 	}
 	_, text, _ := inProcess("diff", old, cur)
 	t.Log("\n" + text)
+	return &rep
+}
+
+// quietDiff diffs two saved runs as JSON, and fails unless diff exits 0.
+func quietDiff(t *testing.T, old, cur string) *compare.DiffReport {
+	t.Helper()
+	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json")
+	if code != 0 {
+		t.Fatalf("diff %s %s: exit %d: %s", old, cur, code, stderr)
+	}
+	var rep compare.DiffReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
 	return &rep
 }
 
@@ -115,7 +132,14 @@ func TestDiffNamesNobarrier(t *testing.T) {
 	if term := culpritTerm(d, "NEW is mounted nobarrier"); term != "fsync" {
 		t.Errorf("nobarrier named in term %q, want fsync: %s", term, d.Sentence)
 	}
-	if !strings.Contains(d.Sentence, "dev_flush") || !strings.Contains(d.Sentence, "NEW is mounted nobarrier") {
+	// No cache flushes is less work per op, said first with its cause
+	// (#29); the time it saved is fsync's.
+	flushes := false
+	for _, c := range d.Work.Changed {
+		flushes = flushes || (c.Name == results.WorkFlushes && c.Old > 0 && c.New == 0)
+	}
+	if d.Work.Verdict != explain.WorkLess || !flushes || !strings.HasPrefix(d.Sentence, d.Label()+": less work: flushes/op ") ||
+		!strings.Contains(d.Work.Headline, "NEW is mounted nobarrier") {
 		t.Errorf("sentence lacks the mechanism or its culprit: %s", d.Sentence)
 	}
 	for _, f := range rep.Preflight {
@@ -157,6 +181,22 @@ func TestDiffNamesDiscard(t *testing.T) {
 	}
 	if term := culpritTerm(d, "NEW is mounted nodiscard"); term != "unlink" || !tied {
 		t.Errorf("discard named in term %q (tied %v), want unlink: %s", term, tied, d.Sentence)
+	}
+	// The same two runs the other way round: NEW mounted discard, each op
+	// does more work, said first, with its cause (#29); the work gate
+	// fails on it, whatever the timings did.
+	if w := d.Work; w == nil || !strings.HasPrefix(w.Headline, "less work: discards/op 1 → 0") || !strings.Contains(w.Headline, "NEW is mounted nodiscard") {
+		t.Errorf("without discard: work %+v, want less work: discards/op 1 → 0 (NEW is mounted nodiscard)", d.Work)
+	}
+	rev := diffAll(t, cur, old)
+	d = armDiff(rev, "mkstemp-fsync")
+	if d == nil || d.Work == nil || !strings.HasPrefix(d.Work.Headline, "more work: discards/op 0 → 1") || !strings.Contains(d.Work.Headline, "NEW is mounted discard") {
+		t.Errorf("with discard: %+v, want more work: discards/op 0 → 1 (NEW is mounted discard)", d)
+	} else if !strings.HasPrefix(d.Sentence, d.Label()+": more work: discards/op 0 → 1") {
+		t.Errorf("with discard: the sentence does not say the work first: %s", d.Sentence)
+	}
+	if code, _, stderr := inProcess("diff", cur, old, "--gate", "work", "--threshold", "5"); code != exitRegressed || !strings.Contains(stderr, "discards/op 0 → 1") {
+		t.Errorf("diff --gate work --threshold 5 of more discards: exit %d (%s), want 1 naming them", code, stderr)
 	}
 }
 
@@ -239,7 +279,64 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 	stop := cpuHogs(t)
 	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
 	stop()
-	wantCPUHogAppeared(t, diffAll(t, old, cur))
+	rep := diffAll(t, old, cur)
+	wantCPUHogAppeared(t, rep)
+	// The hog is tied to every arm whose run-queue wait grew (#29), in
+	// that arm's sentence, whatever its status.
+	runs := [2]*results.Run{}
+	for i, p := range []string{old, cur} {
+		r, err := runfile.LoadRun(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = r
+	}
+	so, sn := results.SummarizeAll(runs[0], arms.Knowledge().Baselines), results.SummarizeAll(runs[1], arms.Knowledge().Baselines)
+	grew := 0
+	for i := range so {
+		if _, ok := explain.RunQueueGrew(so[i], sn[i]); ok {
+			grew++
+			if d := armDiff(rep, sn[i].Arm); d == nil || !strings.Contains(d.Sentence, "cpuhog (pid ") {
+				t.Errorf("%s: its run-queue wait grew, but its sentence does not name the hog: %+v", sn[i].Arm, d)
+			}
+		}
+	}
+	if grew == 0 {
+		t.Error("no arm's run-queue wait grew beside a CPU hog on every CPU")
+	}
+	wantNoObserverNeighbour(t, rep, runs[:]...)
+}
+
+// wantNoObserverNeighbour checks that tmpprobe's own processes (this
+// test's process runs tmpprobe in-process, its Go workers are this binary
+// re-executed) are the observer, never a neighbour (#29): where the runs
+// met this process on a worker's CPU it is marked so, and the diff names
+// it nowhere.
+func wantNoObserverNeighbour(t *testing.T, rep *compare.DiffReport, runs ...*results.Run) {
+	t.Helper()
+	self := uint32(os.Getpid())
+	for _, r := range runs {
+		for _, a := range r.Arms {
+			for _, b := range a.Batches {
+				for _, n := range b.Neighbours {
+					if n.PID == self && !n.KernelThread && !n.Observer {
+						t.Errorf("%s: tmpprobe itself (pid %d) recorded as a neighbour, not the observer: %+v", a.Arm, self, n)
+					}
+				}
+			}
+		}
+	}
+	own := fmt.Sprintf("(pid %d", self)
+	for _, n := range rep.Neighbours {
+		if strings.Contains(n, own) || strings.Contains(n, "the observer") {
+			t.Errorf("the diff lists tmpprobe's own process as a neighbour: %s", n)
+		}
+	}
+	for _, d := range rep.Arms {
+		if strings.Contains(d.Sentence, own) {
+			t.Errorf("%s names tmpprobe's own process: %s", d.Arm, d.Sentence)
+		}
+	}
 }
 
 // cpuHogs runs a CPU-bound shell loop on every CPU until stop. The hogs

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,6 +93,7 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	if code != 0 || rerendered != live {
 		t.Errorf("report of d (exit %d, %s) differs from what the run printed:\n%s\nvs\n%s", code, stderr, rerendered, live)
 	}
+	sameFigureEverywhere(t, filepath.Join(runs, "c"), filepath.Join(runs, "d"), d, live)
 
 	// Another protocol is another setting; --history none reads nothing.
 	_, e := save("e", work, "--rounds", "9")
@@ -110,3 +112,50 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 
 // oneLine undoes the footer's wrapping at 80 columns.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// sameFigureEverywhere checks one noise model (#29): a figure of a run
+// saved beside earlier runs has one centre and one interval, the one its
+// table printed, in its WHY, its report (which must equal the run's
+// output) and a diff against the run before it, whose test counts the
+// same spread between runs.
+func sameFigureEverywhere(t *testing.T, before, path string, run *results.Run, live string) {
+	t.Helper()
+	var named *results.Summary
+	for _, s := range results.SummarizeAll(run, arms.Knowledge().Baselines) {
+		if s.Arm == "NamedTemporaryFile" {
+			named = s
+		}
+	}
+	if named == nil || !named.Ratio.Bounded() {
+		t.Fatalf("no NamedTemporaryFile ratio with an interval in %s", path)
+	}
+	table, why := results.RatioText(named.Ratio), "untraced "+results.TimesText(named.Ratio)
+	words := oneLine(live)
+	if !strings.Contains(live, table) {
+		t.Errorf("the table does not print NamedTemporaryFile's ratio as %q:\n%s", table, live)
+	}
+	if !strings.Contains(words, why) && !strings.Contains(words, "untraced no different: "+results.TimesText(named.Ratio)) {
+		t.Errorf("the WHY does not say NamedTemporaryFile's ratio as the table does, %q:\n%s", why, live)
+	}
+	rep := quietDiff(t, before, path)
+	for _, d := range rep.Arms {
+		if d.Arm != "NamedTemporaryFile" {
+			continue
+		}
+		want, _ := json.Marshal(named.Ratio)
+		got, _ := json.Marshal(d.Ratio.New)
+		if string(got) != string(want) {
+			t.Errorf("diff prints NEW's ratio as %s, the run printed %s", got, want)
+		}
+		wantOps, _ := json.Marshal(named.OpsPerS)
+		if gotOps, _ := json.Marshal(d.OpsPerS.New); string(gotOps) != string(wantOps) {
+			t.Errorf("diff prints NEW's ops/s as %s, the run printed %s", gotOps, wantOps)
+		}
+		if d.Ratio.Between == nil || !strings.HasPrefix(rep.BetweenRuns, "as NEW's intervals do") {
+			t.Errorf("diff's test of the ratio does not count NEW's spread between runs: %+v (%q)", d.Ratio, rep.BetweenRuns)
+		}
+	}
+	if _, md, _ := inProcess("diff", before, path, "--format", "markdown"); !strings.Contains(md, table) {
+		t.Errorf("diff --format markdown does not print NEW's ratio as %q:\n%s", table, md)
+	}
+}

@@ -72,6 +72,7 @@ var readmeNotRun = map[string]string{
 	`docker run --rm -it --privileged --pid=host -v /sys/kernel/btf:/sys/kernel/btf:ro -v /sys/kernel/tracing:/sys/kernel/tracing -v "$PWD":/src -w /src lab-image ./tmpprobe all --dir /tmp`: "a container of the reader's lab image; these machines run no Docker engine (TestRunOnOverlay runs on an overlay made in the test)",
 	"./tmpprobe diff k6.1/ k6.12/ k6.18/ --format markdown":                                                          "runs saved on three kernels; a machine has one",
 	"./tmpprobe diff baseline/ current/ --threshold 10":                                                              "a CI job's own saved runs",
+	"./tmpprobe diff baseline/ current/ --gate work --threshold 5":                                                   "a CI job's own saved runs",
 	"./tmpprobe diff baseline/ current/ --format markdown > diff.md":                                                 "a CI job's own saved runs",
 	`./tmpprobe diff baseline/run.json current/run.json --format json | jq '.arms[] | select(.status=="regressed")'`: "a CI job's own saved runs",
 	"hyperfine --warmup 2 'sqlite3 off.db < off.sql' 'sqlite3 full.db < full.sql'":                                   "what compare replaces: hyperfine is not installed here, and the .sql files are the reader's",

@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -48,6 +50,11 @@ type DiffReport struct {
 	Alpha        float64     `json:"alpha"`
 	// ThresholdPct is --threshold, nil when the diff does not gate.
 	ThresholdPct *float64 `json:"threshold_pct,omitempty"`
+	// Gate is what --threshold fails on: GateTime or GateWork.
+	Gate string `json:"gate"`
+	// BetweenRuns says where the spread between runs the tests count came
+	// from ("" when none did).
+	BetweenRuns string `json:"between_runs,omitempty"`
 	// Gated is why --threshold fails: arms that regressed by it or more,
 	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
 	Gated []string `json:"gated,omitempty"`
@@ -93,7 +100,14 @@ type ArmDiff struct {
 	NewWall   results.NsPerOp  `json:"new_wall_ns_per_op"`
 	Terms     []explain.Term   `json:"terms,omitempty"`
 	Extras    []explain.Detail `json:"extras,omitempty"`
-	Sentence  string           `json:"sentence"`
+	// Work is the arm's work per op in the two runs: more, less, or the
+	// same (and then what got slower per unit of it); nil where a run
+	// traced nothing of the arm.
+	Work *explain.Work `json:"work,omitempty"`
+	// RunQueue is the arm's run-queue wait, when it grew, with the CPU
+	// neighbours that appeared in the run.
+	RunQueue *explain.RunQueueGrowth `json:"run_queue,omitempty"`
+	Sentence string                  `json:"sentence"`
 }
 
 // defaultParam is the --payload default; sentences name other payloads.
@@ -129,7 +143,39 @@ func (d *ArmDiff) Judged() *results.Comparison {
 // gates (NoGate does not): arms that regressed by it or more, an
 // incomplete or empty NEW and arms NEW lost are listed in Gated.
 func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, minEffectPct, thresholdPct float64) *DiffReport {
-	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha}
+	return DiffWith(oldName, prev, newName, cur, baseline, Options{MinEffectPct: minEffectPct, ThresholdPct: thresholdPct})
+}
+
+// Gates: what --gate fails on.
+const (
+	// GateTime fails on an arm that regressed in time (the default).
+	GateTime = "time"
+	// GateWork fails on an arm whose work per op changed, whatever its
+	// time did: the gate for a machine whose speed moves (#29).
+	GateWork = "work"
+)
+
+// Options are how a diff judges two runs.
+type Options struct {
+	MinEffectPct float64
+	// ThresholdPct gates (0 included); NoGate does not.
+	ThresholdPct float64
+	// Gate is GateTime ("" too) or GateWork.
+	Gate string
+	// History are saved runs like NEW, for the spread between runs of
+	// the cases neither run recorded one for (see BetweenRuns): those
+	// that started after NEW, and NEW itself, are left out.
+	History     []results.EarlierRun
+	HistoryFrom string
+}
+
+// DiffWith is Diff with every option.
+func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, opt Options) *DiffReport {
+	minEffectPct, thresholdPct := opt.MinEffectPct, opt.ThresholdPct
+	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, Gate: opt.Gate}
+	if rep.Gate == "" {
+		rep.Gate = GateTime
+	}
 	if thresholdPct >= 0 {
 		rep.ThresholdPct = &thresholdPct
 	}
@@ -137,6 +183,8 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 	rep.Problems = comparability(prev, cur)
 	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
+	spread, from := spreadsOf(prev, cur, sn, baseline, opt)
+	rep.BetweenRuns = from
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[string]*results.Summary{}
 	for _, s := range sn {
@@ -145,6 +193,12 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 		}
 	}
 	matched := map[*results.Summary]bool{}
+	var pairs []judged
+	pair := func(o, n *results.Summary) {
+		if rep.Arms[len(rep.Arms)-1].Work != nil {
+			pairs = append(pairs, judged{i: len(rep.Arms) - 1, so: o, sn: n})
+		}
+	}
 	for _, o := range so {
 		n := newByKey[oldKey(o.ArmResult)]
 		if n != nil && matched[n] {
@@ -153,11 +207,12 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 		if n != nil {
 			matched[n] = true
 		}
-		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight))
+		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight, spread))
+		pair(o, n)
 	}
 	for _, n := range sn {
 		if !matched[n] {
-			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight))
+			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight, spread))
 		}
 	}
 	for i := range rep.Arms {
@@ -165,6 +220,11 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 		d.OldDir, d.NewDir = results.FreshName(prev.Meta, d.OldDir), results.FreshName(cur.Meta, d.NewDir)
 	}
 	rep.Drift = drift(rep)
+	whole := explain.NeighbourChanges(wholeRun(so), wholeRun(sn))
+	for i := range pairs { // rep.Arms is complete: its arms stay put
+		pairs[i].d = &rep.Arms[pairs[i].i]
+	}
+	sayWork(pairs, rep.Preflight, whole, cur, minEffectPct)
 	rep.gate(cur)
 	// The work dirs stay first (they say where each run ran); then the
 	// differences that explain a change, then the rest.
@@ -178,7 +238,7 @@ func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, b
 		return 2
 	}
 	sort.SliceStable(rep.Preflight, func(i, j int) bool { return rank(rep.Preflight[i]) < rank(rep.Preflight[j]) })
-	for _, c := range explain.NeighbourChanges(wholeRun(so), wholeRun(sn)) {
+	for _, c := range whole {
 		rep.Neighbours = append(rep.Neighbours, c.Phrase)
 	}
 	return rep
@@ -231,18 +291,44 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" is missing from NEW")
 		case d.Lost:
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" failed in NEW")
-		case d.Status == StatusTooFew && d.Unit == "run" && d.OpsPerS.New.N == 0:
+		case d.Status == StatusTooFew && d.Unit == "run" && d.OpsPerS.NNew == 0:
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has no throughput in NEW")
 		case d.Status == StatusTooFew && d.Unit == "run":
 			// A whole trace is one sample a side: no test can judge it,
-			// so the gate takes the change as it is.
-			if -d.ChangePct >= threshold {
+			// so the gate takes the change as it is (its work, below,
+			// for --gate work).
+			if rep.Gate != GateWork && -d.ChangePct >= threshold {
 				rep.Gated = append(rep.Gated, explain.TraceFell(d.Lab+"/"+d.Label(), d.ChangePct))
 			}
 		case d.Status == StatusTooFew:
 			// A gate that cannot judge must not pass as if it had.
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has too few rounds to judge")
 		}
+	}
+	if rep.Gate == GateWork {
+		for i := range rep.Arms {
+			d := &rep.Arms[i]
+			switch {
+			case d.Status == StatusOnlyOld || d.Status == StatusOnlyNew || d.Status == StatusFailed ||
+				(d.Status == StatusTooFew && (d.Unit != "run" || d.OpsPerS.NNew == 0)):
+				// Said above, or NEW's own.
+			case d.Work == nil:
+				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (not traced in both runs)")
+			case d.Work.Verdict == explain.WorkUnjudged:
+				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (too few rounds)")
+			default:
+				var over []string
+				for _, c := range d.Work.Changed {
+					if math.Abs(c.Pct()) >= threshold {
+						over = append(over, c.Text(d.Unit))
+					}
+				}
+				if len(over) > 0 {
+					rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": "+d.Work.Verdict+": "+strings.Join(over, ", "))
+				}
+			}
+		}
+		return
 	}
 	for _, d := range rep.Changed() {
 		if d.Status == StatusRegressed && -d.ChangePct >= threshold {
@@ -271,6 +357,71 @@ func (rep *DiffReport) Changed() []*ArmDiff {
 		return a.ChangePct > b.ChangePct
 	})
 	return out
+}
+
+// rateEstimate is the headline figure as the run prints it, in the lab's
+// unit (MB/s for the buffers lab).
+func rateEstimate(s *results.Summary) results.Estimate {
+	if s.SizeBytes > 0 {
+		return s.MBPerS()
+	}
+	return s.OpsPerS
+}
+
+// spreads give each pair of arms the spread between runs of its ops/s
+// and its ratio: the one NEW's intervals include (recorded in its
+// run.json), else OLD's, else measured over opt.History as a run saved
+// beside those runs would have measured it.
+type spreads func(o, n *results.Summary) (ops, ratio results.Spread)
+
+func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[string]string, opt Options) (sp spreads, from string) {
+	var measured *results.BetweenRuns
+	var earlier []results.EarlierRun
+	for _, e := range opt.History {
+		if e.Run != cur && !e.Run.Started.After(cur.Started) && !e.Run.Started.Equal(cur.Started) {
+			earlier = append(earlier, e)
+		}
+	}
+	if len(earlier) > 0 {
+		measured = results.MeasureBetween(cur, sn, opt.HistoryFrom, earlier, baseline)
+	}
+	from = betweenSource(prev, cur, measured)
+	return func(o, n *results.Summary) (ops, ratio results.Spread) {
+		for _, side := range []struct {
+			run *results.Run
+			b   *results.BetweenRuns
+			s   *results.Summary
+		}{{cur, cur.Between, n}, {prev, prev.Between, o}, {cur, measured, n}} {
+			if side.s == nil {
+				continue
+			}
+			if c, ok := side.b.Spread(side.run.CaseKey(side.s.CaseID)); ok {
+				return results.Spread{LogSD: c.OpsPerS, Runs: c.Runs}, results.Spread{LogSD: c.Ratio, Runs: c.Runs}
+			}
+		}
+		return results.Spread{}, results.Spread{}
+	}, from
+}
+
+// betweenSource says where the spread between runs the tests count comes
+// from; "" when there is none.
+func betweenSource(prev, cur *results.Run, measured *results.BetweenRuns) string {
+	runs := func(b *results.BetweenRuns) string {
+		s := fmt.Sprintf("%d earlier run", len(b.Runs))
+		if len(b.Runs) != 1 {
+			s += "s"
+		}
+		return s + " like it in " + b.From
+	}
+	switch {
+	case cur.Between.Measured():
+		return "as NEW's intervals do (" + runs(cur.Between) + ")"
+	case prev.Between.Measured():
+		return "as OLD's intervals do (" + runs(prev.Between) + ")"
+	case measured.Measured():
+		return "as a run saved beside NEW's would (" + runs(measured) + ")"
+	}
+	return ""
 }
 
 // rateSamples are the headline figures of an arm in its lab's unit (MB/s
@@ -305,7 +456,7 @@ func wholeRun(sums []*results.Summary) *results.Summary {
 	return &results.Summary{ArmResult: &results.ArmResult{}, Traced: pooled}
 }
 
-func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange) ArmDiff {
+func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange, spread spreads) ArmDiff {
 	ref := so
 	if ref == nil {
 		ref = sn
@@ -331,20 +482,30 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Sentence = explain.FailedSentence(d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
 		return d
 	}
-	rates := results.Compare(rateSamples(so), rateSamples(sn), minEffectPct)
+	if so.Traced != nil && sn.Traced != nil {
+		w := judgeWork(so, sn, minEffectPct)
+		d.Work = &w
+	}
+	opsSpread, ratioSpread := spread(so, sn)
+	rates := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), opsSpread, minEffectPct)
 	d.OpsPerS, d.JudgedBy = &rates, "ops/s"
 	if ro, rn := ratioSamples(so), ratioSamples(sn); !d.Baseline && len(ro) > 0 && len(rn) > 0 {
-		ratios := results.Compare(ro, rn, minEffectPct)
+		ratios := results.CompareRuns(so.Ratio, sn.Ratio, ro, rn, ratioSpread, minEffectPct)
 		d.Ratio, d.JudgedBy = &ratios, "ratio"
 	}
 	j := d.Judged()
 	d.ChangePct = j.DeltaPct
+	// Whether the arm's own throughput moved with its ratio is asked of
+	// its generations alone: the spread between runs says how far a
+	// whole run moves, which a ratio already cancels, and with it a slow
+	// arm on a drifting machine would read as carried by its baseline.
+	ownRate := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), results.Spread{}, minEffectPct)
 	switch {
 	case j.Verdict == results.VerdictTooFew || rates.Verdict == results.VerdictTooFew:
 		d.Status = StatusTooFew
 	case j.Verdict == results.VerdictSame:
 		d.Status = StatusNoise
-	case d.JudgedBy == "ratio" && (rates.Verdict != results.VerdictChanged || (rates.DeltaPct < 0) != (j.DeltaPct < 0)):
+	case d.JudgedBy == "ratio" && (ownRate.Verdict != results.VerdictChanged || (ownRate.DeltaPct < 0) != (j.DeltaPct < 0)):
 		// The ratio moved but the arm's own throughput did not move with
 		// it: the baseline moved. An arm changes only when both say so,
 		// as a machine that got slower moves every throughput and no
@@ -371,7 +532,7 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Sentence = explain.NoiseSentence(d.Label(), what, *j)
 		return d
 	case StatusWithBaseline:
-		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, rates)
+		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, ownRate)
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
@@ -379,7 +540,8 @@ func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct f
 		d.Terms, d.Extras = c.Terms, c.Extras
 		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
 	}
-	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras)
+	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras,
+		d.Work != nil && d.Work.MoreOrLess())
 	return d
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,7 +45,8 @@ func TestDiffFindsTheCause(t *testing.T) {
 	if math.Abs(float64(sum-(d.NewWall-d.OldWall))) > 1e-6 {
 		t.Errorf("terms add to %v ns/op, Δ wall is %v", sum, d.NewWall-d.OldWall)
 	}
-	for _, want := range []string{"(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs", "flush/op 0 → 1"} {
+	// The work that changed is said first, then the time it cost.
+	for _, want := range []string{"mkstemp-fsync (go): more work: flushes/op 0 → 1", "(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs"} {
 		if !strings.Contains(d.Sentence, want) {
 			t.Errorf("sentence %q lacks %q", d.Sentence, want)
 		}
@@ -295,5 +297,72 @@ func TestDiffThresholdGatesTraces(t *testing.T) {
 		if g := strings.Join(rep.Gated, "; "); g != tc.gated {
 			t.Errorf("%d → %d ns at %g%%: gated %q, want %q", tc.old, tc.new, tc.threshold, g, tc.gated)
 		}
+	}
+}
+
+// One cause, said once (#29): a work dir that moved from a tmpfs to an
+// ext4 on a disk is one difference standing for every option and queue
+// setting that came with it; a dir that stayed on the same kind of
+// device (another loop device over the same disk) keeps its options
+// apart, which are then what changed.
+func TestDirMoveStandsForItsFacts(t *testing.T) {
+	tmpfs := results.DirFacts{Dir: "/tmp", FSType: "tmpfs", Source: "tmpfs", Options: "rw,relatime"}
+	ext4 := results.DirFacts{Dir: "/tmp", FSType: "ext4", Source: "/dev/vda", Options: "rw,relatime,discard", Journal: "no", Disk: "vda",
+		FSOptions: "rw,discard,delalloc,commit=5", Queues: []results.BlockQueue{{Device: "vda", Scheduler: "mq-deadline", NrRequests: "256"}}}
+	old, cur := resultstest.FixtureRun(false), resultstest.FixtureRun(true)
+	old.Meta.Dirs, cur.Meta.Dirs = []results.DirFacts{tmpfs}, []results.DirFacts{ext4}
+	cur.Meta.KernelRelease = old.Meta.KernelRelease // the move, the one cause
+	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
+	var moves []compare.FactChange
+	for _, f := range rep.Preflight {
+		if f.Move != "" {
+			moves = append(moves, f)
+		} else if strings.HasPrefix(f.Name, "dirs[") {
+			t.Errorf("%s listed apart from the dir's move", f.Name)
+		}
+	}
+	if len(moves) != 1 || moves[0].Phrase != "the dir moved from tmpfs to ext4 on vda: no journal, mounted discard" || len(moves[0].StandsFor) < 5 {
+		t.Fatalf("moves %+v, want one from tmpfs to ext4 on vda standing for its facts", moves)
+	}
+	d := findArm(t, rep, "mkstemp-fsync")
+	if d.Work == nil || !strings.HasSuffix(d.Work.Headline, "(the dir moved from tmpfs to ext4 on vda)") || len(d.Work.Culprits) != 1 {
+		t.Errorf("mkstemp-fsync's work %+v does not name the move alone", d.Work)
+	}
+
+	loop := func(dev string, opts string) results.DirFacts {
+		return results.DirFacts{Dir: "/mnt", FSType: "ext4", Source: "/dev/" + dev, Options: opts, Journal: "yes", Disk: dev,
+			Queues: []results.BlockQueue{{Device: dev, BackingFile: "/tmp/" + dev + ".img"}, {Device: "vda"}}}
+	}
+	old.Meta.Dirs, cur.Meta.Dirs = []results.DirFacts{loop("loop1", "rw")}, []results.DirFacts{loop("loop2", "rw,nobarrier")}
+	rep = compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
+	options := false
+	for _, f := range rep.Preflight {
+		if f.Move != "" {
+			t.Errorf("another loop device over the same disk read as a move: %+v", f)
+		}
+		options = options || (f.Name == "dirs[0].mount_options" && slices.Contains(f.Added, "nobarrier"))
+	}
+	if !options {
+		t.Errorf("preflight %+v: want nobarrier added, apart", rep.Preflight)
+	}
+}
+
+// --gate work fails on an arm's work per op, not on its time (#29): the
+// fixture's fsync waits longer for the journal and adds a cache flush
+// per op; a machine that got 25% slower adds none.
+func TestGateWork(t *testing.T) {
+	gate := func(cur *results.Run, threshold float64) []string {
+		return compare.DiffWith("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines,
+			compare.Options{MinEffectPct: compare.DefaultMinEffectPct, ThresholdPct: threshold, Gate: compare.GateWork}).Gated
+	}
+	if g := gate(resultstest.FixtureRun(true), 5); len(g) != 1 || !strings.Contains(g[0], "more work: flushes/op 0 → 1") {
+		t.Errorf("a flush added per op: gated %q, want mkstemp-fsync's flushes", g)
+	}
+	if g := gate(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), 5); len(g) != 0 {
+		t.Errorf("the same work 25%% slower: gated %q, want nothing", g)
+	}
+	if g := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25),
+		resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5).Gated; len(g) == 0 {
+		t.Error("--gate time passed 25% slower: the fixture no longer tells the gates apart")
 	}
 }

@@ -44,7 +44,121 @@ func factChanges(prev, cur *results.Run) []FactChange {
 		}
 		out = append(out, c)
 	}
+	return groupMoves(prev, cur, out)
+}
+
+// groupMoves folds, for each work dir that moved to another file system
+// or device, every difference of that dir (its options, journal, queues,
+// device numbers) into one change that stands for them all: one cause,
+// said once ("the dir moved from tmpfs to ext4 on vda: no journal,
+// mounted discard") instead of seventeen suspects for it (#29). A dir
+// that stayed on the same kind of device (another loop device over the
+// same disk) keeps its differences apart: its options are then what
+// changed.
+func groupMoves(prev, cur *results.Run, changes []FactChange) []FactChange {
+	moved := map[string]*FactChange{}
+	var order []string
+	for i := 0; i < min(len(prev.Meta.Dirs), len(cur.Meta.Dirs)); i++ {
+		od, nd := prev.Meta.Dirs[i], cur.Meta.Dirs[i]
+		kind := ""
+		switch {
+		case od.FSType != nd.FSType || od.Upper != nd.Upper:
+			kind = "file system"
+		case deviceChain(od) != deviceChain(nd):
+			kind = "device"
+		default:
+			continue
+		}
+		prefix := fmt.Sprintf("dirs[%d]", i)
+		moved[prefix] = &FactChange{Name: prefix, Old: dirPlace(od), New: dirPlace(nd), Move: kind, Phrase: movePhrase(od, nd),
+			Short: "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd)}
+		order = append(order, prefix)
+	}
+	if len(moved) == 0 {
+		return changes
+	}
+	var out []FactChange
+	for _, c := range changes {
+		prefix, _, _ := strings.Cut(c.Name, ".")
+		if m := moved[prefix]; m != nil {
+			m.StandsFor = append(m.StandsFor, c)
+			continue
+		}
+		out = append(out, c)
+	}
+	for _, p := range order {
+		out = append(out, *moved[p])
+	}
 	return out
+}
+
+// deviceChain names the devices under a dir, top first, loop devices
+// by kind (loop1 and loop2 over the same disk are alike): a chain that
+// differs is another device.
+func deviceChain(d results.DirFacts) string {
+	var parts []string
+	for _, q := range d.Queues {
+		name := q.Device
+		if strings.HasPrefix(name, "loop") {
+			name = "loop"
+		}
+		parts = append(parts, name)
+	}
+	return strings.Join(parts, " on ")
+}
+
+// dirPlace says where a dir's files live: "tmpfs", "ext4 on vda", "ext4
+// on loop2 on vda", a loop device whose file is on no disk so marked.
+func dirPlace(d results.DirFacts) string {
+	place := results.OrNone(d.FSType)
+	var devs []string
+	for i, q := range d.Queues {
+		name := q.Device
+		if q.BackingFile != "" && i == len(d.Queues)-1 {
+			name += " (its file on no disk)"
+		}
+		devs = append(devs, name)
+	}
+	if len(devs) > 0 {
+		place += " on " + strings.Join(devs, " on ")
+	}
+	return place
+}
+
+// movePhrase says a dir's move as a culprit: "the dir moved from tmpfs to
+// ext4 on vda: no journal, mounted discard", with what marks the file
+// system it moved to and the one it left did not have (or, when it has
+// none, what the one it left had).
+func movePhrase(od, nd results.DirFacts) string {
+	p := "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd) // Short
+	om, nm := fsMarks(od), fsMarks(nd)
+	added, removed := setChange(om, nm)
+	switch {
+	case len(added) > 0:
+		return p + ": " + strings.Join(added, ", ")
+	case len(removed) > 0:
+		return p + " (it had: " + strings.Join(removed, ", ") + ")"
+	}
+	return p
+}
+
+// fsMarks are the settings of a file system that move the labs' numbers
+// most: the journal, discard, barriers, the data mode.
+func fsMarks(d results.DirFacts) []string {
+	var marks []string
+	switch d.Journal {
+	case "no":
+		marks = append(marks, "no journal")
+	case "yes":
+		marks = append(marks, "journaled")
+	}
+	opts := strings.Split(d.Options+","+d.FSOptions, ",")
+	for _, o := range []string{"data=journal", "data=writeback", "nobarrier", "discard"} {
+		if slices.Contains(opts, o) {
+			marks = append(marks, "mounted "+o)
+		}
+	}
+	return marks
 }
 
 // differingFacts lists, fact by fact, the values of the facts that are

@@ -90,18 +90,23 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 			if row.Cells[i] != nil || !s.OpsPerS.Known() {
 				continue
 			}
-			c := &MatrixCell{OpsPerS: results.Median(rateSamples(s))}
+			// Each run's figures as it printed them (its intervals with
+			// the spread between runs it recorded), and each change
+			// tested against that spread too, as diff does.
+			c := &MatrixCell{OpsPerS: rateEstimate(s)}
 			if r := ratioSamples(s); len(r) > 0 && !row.Baseline {
-				e := results.Median(r)
+				e := s.Ratio
 				c.Ratio = &e
 			}
 			if i == 0 {
 				firsts[k] = s
 			} else if f := firsts[k]; f != nil {
-				ops := results.Compare(rateSamples(f), rateSamples(s), minEffectPct)
+				sp, _ := spreadsOf(runs[0], run, nil, baseline, Options{})
+				opsSpread, ratioSpread := sp(f, s)
+				ops := results.CompareRuns(rateEstimate(f), rateEstimate(s), rateSamples(f), rateSamples(s), opsSpread, minEffectPct)
 				c.OpsVsFirst = &ops
 				if c.Ratio != nil && len(ratioSamples(f)) > 0 {
-					r := results.Compare(ratioSamples(f), ratioSamples(s), minEffectPct)
+					r := results.CompareRuns(f.Ratio, s.Ratio, ratioSamples(f), ratioSamples(s), ratioSpread, minEffectPct)
 					c.RatioVsFirst = &r
 				}
 			}

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -11,7 +12,12 @@ import (
 // ChangeSentence says a change in one sentence: "mkstemp-fsync (go): −63%
 // ratio to TemporaryFile (p=0.002); +190 µs/op, of which fsync +185 µs
 // (off-CPU waiting for the device +180 µs), unlink +4.1 µs, other +0.9 µs".
-func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []Term, extras []Detail) string {
+//
+// With countsSaid (the arm's headline already says how its work per op
+// changed), the two largest terms are named, each with its largest time
+// only, not counts again: the work that changed is the story, the waits
+// it cost are its detail.
+func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []Term, extras []Detail, countsSaid bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", label, headline)
 	if len(terms) == 0 {
@@ -23,12 +29,16 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 	var rest float64
 	for i, t := range terms {
 		d := float64(t.Delta)
-		if !shown(t, i, sumAbs) {
+		if !shown(t, i, sumAbs) || (countsSaid && i >= 2) {
 			rest += d
 			continue
 		}
 		p := t.Name + " " + results.SignedMicros(d) + " µs"
-		if det := detailText(t.Details, d); det != "" {
+		details, most := t.Details, 3
+		if countsSaid {
+			details, most = slices.DeleteFunc(slices.Clone(details), func(d Detail) bool { return d.Unit != "ns" }), 1
+		}
+		if det := detailText(details, d, most); det != "" {
 			p += " (" + det + ")"
 		}
 		if len(t.Culprits) > 0 {
@@ -42,7 +52,7 @@ func ChangeSentence(label, headline string, deltaNs float64, unit string, terms 
 		}
 		b.WriteString(", of which " + strings.Join(parts, ", "))
 	}
-	if ex := detailText(extras, 0); ex != "" {
+	if ex := detailText(extras, 0, 3); ex != "" {
 		b.WriteString("; also " + ex)
 	}
 	return b.String()
@@ -64,18 +74,19 @@ func large(d, sumAbs float64) bool {
 }
 
 // shown says term t, the i-th largest, is one a change sentence names:
-// among the first four, not noise, and large. The rest go into "other",
+// among the first three, not noise, and large. The rest go into "other",
 // and culprits are tied only to terms shown (TieCulprits).
 func shown(t Term, i int, sumAbs float64) bool {
-	return i < 4 && !t.Noise && large(float64(t.Delta), sumAbs)
+	return i < 3 && !t.Noise && large(float64(t.Delta), sumAbs)
 }
 
-// detailText lists the details that moved: times that are a tenth or more
-// of the term's change, and counts that changed by 5% or more.
-func detailText(ds []Detail, termNs float64) string {
+// detailText lists the details that moved, at most most of them: times
+// that are a tenth or more of the term's change, and counts that changed
+// by 5% or more.
+func detailText(ds []Detail, termNs float64, most int) string {
 	var parts []string
 	for _, d := range ds {
-		if len(parts) == 3 {
+		if len(parts) == most {
 			break
 		}
 		switch {

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -22,6 +23,16 @@ type EnvChange struct {
 	// difference to ("mkstemp-fsync (go): fsync"); empty when it can
 	// explain no change.
 	Explains []string `json:"explains,omitempty"`
+	// Move is set when the work dir moved to another file system
+	// ("file system") or another device under it ("device"): the change
+	// stands for every fact of the dir that came with it (StandsFor),
+	// and is said once, as Phrase (#29).
+	Move   string `json:"move,omitempty"`
+	Phrase string `json:"phrase,omitempty"`
+	// Short is Phrase without the marks of the file systems, as a
+	// sentence names the move: "the dir moved from tmpfs to ext4 on vda".
+	Short     string      `json:"short,omitempty"`
+	StandsFor []EnvChange `json:"stands_for,omitempty"`
 }
 
 // Evidence are the words in a term's detail names that show a mechanism
@@ -122,6 +133,11 @@ func negated(o string) string {
 // causes are a change said as causes with what it moves; none when the
 // fact cannot explain a change in time (a device's name, a mount point).
 func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
+	if c.Move != "" {
+		// Another file system or device moves every mechanism. Named
+		// without its marks, which the preflight line gives.
+		return []string{c.Short}, []mechanism{{any: true}}
+	}
 	if c.Added != nil || c.Removed != nil {
 		for _, o := range c.Added {
 			if m := optionMechanism(o); m.evidence != nil {
@@ -157,30 +173,70 @@ func moved(d Detail, termNs float64) bool {
 // shows says a term moved through the mechanism: one of its moved
 // details carries the mechanism's evidence, or it is user space and the
 // mechanism moves user space.
-func (m mechanism) shows(t Term) bool {
+func (m mechanism) shows(t Term) bool { return m.weight(t) > 0 }
+
+// weight is how much of term t the mechanism can explain, in ns per op:
+// its moved details' times that carry the mechanism's evidence (the whole
+// term, for user space and a mechanism that moves it); a mechanism seen
+// only in a moved count weighs 1 ns, ranked after any time.
+func (m mechanism) weight(t Term) float64 {
 	if m.user && t.Name == results.UserTerm {
-		return true
+		return math.Abs(float64(t.Delta))
 	}
+	var w float64
 	for _, d := range t.Details {
-		if !moved(d, float64(t.Delta)) {
+		if !moved(d, float64(t.Delta)) || !m.evident(d.Name) {
 			continue
 		}
-		for _, e := range m.evidence {
-			if strings.Contains(d.Name, e) {
-				return true
-			}
+		if d.Unit == "ns" {
+			w += math.Abs(d.Delta())
+		} else {
+			w = math.Max(w, 1)
+		}
+	}
+	return w
+}
+
+// evident says a detail's name carries the mechanism's evidence.
+func (m mechanism) evident(name string) bool {
+	for _, e := range m.evidence {
+		if strings.Contains(name, e) {
+			return true
 		}
 	}
 	return false
 }
 
+// ranked are a term's culprits with how much of it each can explain.
+type ranked struct {
+	phrase string
+	weight float64
+}
+
+// top are the culprits to name, those that can explain the most first, at
+// most maxCulprits (a sentence with more names none a reader can act on).
+func top(rs []ranked) []string {
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].weight > rs[j].weight })
+	var out []string
+	for _, r := range rs {
+		if len(out) == maxCulprits {
+			break
+		}
+		out = appendOnce(out, r.phrase)
+	}
+	return out
+}
+
 // TieCulprits names, inside each term of a changed arm that it moved, the
 // difference of the environment and the neighbours behind it: "NEW is
-// mounted nobarrier" beside fsync's dev_flush/op 2 → 0. A fact that moves
-// every figure (the kernel, the CPU) is tied to the arm, not to a term.
-// label names the arm in env's Explains.
+// mounted nobarrier" beside fsync's dev_flush/op 2 → 0, at most three a
+// term, ranked by how much of the term their mechanism can explain. A
+// fact that moves every figure (the kernel, the CPU, another file system
+// under the dir) is tied to the arm, not to a term: the arm's headline
+// names it (WorkCulprits). label names the arm in env's Explains.
 func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.Summary) {
 	sumAbs := sumAbsDelta(terms)
+	byTerm := make([][]ranked, len(terms))
 	for ci := range env {
 		phrases, mechs := env[ci].causes()
 		for pi, m := range mechs {
@@ -190,28 +246,115 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 				continue
 			}
 			for ti := range terms {
-				if !shown(terms[ti], ti, sumAbs) || !m.shows(terms[ti]) {
+				w := m.weight(terms[ti])
+				if !shown(terms[ti], ti, sumAbs) || w == 0 {
 					continue
 				}
-				terms[ti].Culprits = appendOnce(terms[ti].Culprits, phrases[pi])
+				byTerm[ti] = append(byTerm[ti], ranked{phrases[pi], w})
 				env[ci].Explains = appendOnce(env[ci].Explains, label+": "+terms[ti].Name)
 			}
 		}
 	}
-	// A neighbour goes on the first shown term it moved (the largest),
-	// once: every syscall waits on the same run queue and device.
+	// A neighbour goes on the shown term it moved most, once: every
+	// syscall waits on the same run queue and device.
 	for _, nc := range NeighbourChanges(old, cur) {
-		m := mechanism{evidence: evidenceRunQueue}
-		if nc.Kind == results.NeighbourDisk {
-			m.evidence = append(append([]string{}, evidenceDevice...), evidenceWriteback...)
-		}
+		m := nc.mechanism()
+		best, bw := -1, 0.0
 		for ti := range terms {
-			if shown(terms[ti], ti, sumAbs) && m.shows(terms[ti]) {
-				terms[ti].Culprits = appendOnce(terms[ti].Culprits, nc.Phrase)
-				break
+			if w := m.weight(terms[ti]); shown(terms[ti], ti, sumAbs) && w > bw {
+				best, bw = ti, w
+			}
+		}
+		if best >= 0 {
+			// Named short: its share is in the diff's list of neighbours.
+			byTerm[best] = append(byTerm[best], ranked{nc.Short(), bw})
+		}
+	}
+	for ti := range terms {
+		terms[ti].Culprits = top(byTerm[ti])
+	}
+}
+
+// mechanism is what a neighbour moves: the run-queue wait (CPU), or the
+// device and writeback waits (disk).
+func (nc NeighbourChange) mechanism() mechanism {
+	if nc.Kind == results.NeighbourDisk {
+		return mechanism{evidence: append(append([]string{}, evidenceDevice...), evidenceWriteback...)}
+	}
+	return mechanism{evidence: evidenceRunQueue}
+}
+
+// WorkCulprits are the causes an arm's work headline names, at most
+// three, ranked by how much they can explain: for work that changed, the
+// differences whose mechanism moves those counts (discard beside
+// discards); for the same work done slower, those whose mechanism moves
+// the time per unit that headed it (a disk neighbour beside device time,
+// a CPU neighbour beside the run-queue wait). A fact that moves every
+// figure (another file system or device under the dir, the kernel, the
+// CPU) can explain any of it. neighbours are the whole run's.
+func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []string {
+	if !w.MoreOrLess() && w.Unit == nil {
+		return nil // nothing said that a cause could explain
+	}
+	var rs []ranked
+	evidence := map[string]float64{} // a stage or label → what it weighs
+	switch {
+	case w.MoreOrLess():
+		for _, c := range w.Changed {
+			if st := workStage[c.Name]; st != "" {
+				evidence[st] += math.Abs(c.New - c.Old)
+			}
+		}
+	case w.Unit != nil:
+		evidence[w.Unit.Evidence] = math.Abs(w.Unit.Explains)
+	}
+	all := 0.0
+	for _, v := range evidence {
+		all += v
+	}
+	for _, e := range env {
+		phrases, mechs := e.causes()
+		for i, m := range mechs {
+			weight := 0.0
+			for name, v := range evidence {
+				if m.evident(name) || (m.user && name == results.UserTerm) {
+					weight += v
+				}
+			}
+			if m.any {
+				weight = math.Max(all, 1) // it can explain whatever moved
+			}
+			if weight > 0 {
+				rs = append(rs, ranked{phrases[i], weight})
 			}
 		}
 	}
+	for _, nc := range neighbours {
+		// A neighbour slows an op's work; it does not add to it.
+		if !nc.Grew || w.Unit == nil {
+			continue
+		}
+		m := nc.mechanism()
+		weight := 0.0
+		for name, v := range evidence {
+			if m.evident(name) {
+				weight += v
+			}
+		}
+		if weight > 0 {
+			rs = append(rs, ranked{nc.Short(), weight})
+		}
+	}
+	// Specific causes before those that move everything, at equal weight.
+	return top(rs)
+}
+
+// workStage is the stage whose mechanisms move a count of work.
+var workStage = map[string]string{
+	results.WorkFlushes: results.StageDevFlush, results.WorkDeviceWrites: results.StageDevWrite,
+	results.WorkDiscards: results.StageDevDiscard, results.WorkDeviceReads: results.StageDevRead,
+	results.WorkDeviceBytes: results.StageDevWrite, results.WorkJournalCommits: results.StageJBD2Commit,
+	results.WorkPageFaults: results.StagePageFault,
 }
 
 func appendOnce(list []string, s string) []string {
@@ -229,7 +372,14 @@ type NeighbourChange struct {
 	Kind   string
 	Name   string
 	Phrase string // "NEW: sh (pid 4123) took 41% of the run-queue wait (was 0%)"
+	// Verb is how it changed: "appeared", "grew", "shrank", "gone".
+	Verb string
+	// Grew: it appeared or grew in NEW.
+	Grew bool
 }
+
+// Short names the change in a clause: "cpuhog (pid 4123) appeared".
+func (nc NeighbourChange) Short() string { return nc.Name + " " + nc.Verb }
 
 // NeighbourShareMin is the share of the run-queue wait or of the device
 // time below which a neighbour is not named, in a diff or a footer: the
@@ -274,6 +424,9 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			}
 		}
 		for _, n := range s.Traced.Neighbours {
+			if n.Observer {
+				continue // tmpprobe itself: the observer, not a neighbour
+			}
 			if n.Kind == results.NeighbourCPU && float64(rq)*100 < wall {
 				continue // a run-queue wait under 1% of the time matters to no figure
 			}
@@ -311,18 +464,19 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 		if n.Kind == results.NeighbourDisk {
 			what = "of the device time"
 		}
-		var p string
+		var p, short string
 		switch {
 		case !o.present || c.perWall >= 2*o.perWall:
-			verb := "appeared"
+			short = "appeared"
 			if o.present {
-				verb = "grew"
+				short = "grew"
 			}
-			p = fmt.Sprintf("NEW: %s took %s %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), results.Share(c.share), what, 100*c.perWall, 100*o.perWall, verb)
+			p = fmt.Sprintf("NEW: %s took %s %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), results.Share(c.share), what, 100*c.perWall, 100*o.perWall, short)
 		case !c.present || c.perWall <= 0.5*o.perWall:
 			verb := "gone in NEW"
+			short = "gone"
 			if c.present {
-				verb = fmt.Sprintf("NEW %.1f%%", 100*c.perWall)
+				verb, short = fmt.Sprintf("NEW %.1f%%", 100*c.perWall), "shrank"
 			}
 			p = fmt.Sprintf("OLD: %s took %s %s, %.1f%% of the traced time (%s)", n.Name(), results.Share(o.share), what, 100*o.perWall, verb)
 		default:
@@ -331,7 +485,7 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 		if n.Kind == results.NeighbourDisk {
 			p += fmt.Sprintf(", %s requests/op", results.Count(math.Max(o.reqs, c.reqs)))
 		}
-		out = append(out, NeighbourChange{Kind: n.Kind, Name: n.Name(), Phrase: p})
+		out = append(out, NeighbourChange{Kind: n.Kind, Name: n.Name(), Phrase: p, Verb: short, Grew: short == "appeared" || short == "grew"})
 	}
 	sortChanges(out)
 	return out

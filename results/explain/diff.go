@@ -33,7 +33,7 @@ func FailedSentence(label, why string) string {
 // test it.
 func TooFewSentence(label, what string, judged results.Comparison, need int) string {
 	return fmt.Sprintf("%s: %s %s; too few rounds to judge (%d and %d, need %d a side)", label,
-		results.SignedPct(judged.DeltaPct), what, judged.Old.N, judged.New.N, need)
+		results.SignedPct(judged.DeltaPct), what, judged.NOld, judged.NNew, need)
 }
 
 // WholeTraceSentence says the change of a whole trace, one sample a side,
@@ -99,13 +99,21 @@ func DriftSentence(group, baseline string, base results.Comparison, moved, carri
 		parts = append(parts, fmt.Sprintf("everything got %s %s (the machine or the environment: %s %s, p=%s); relative to %s nothing changed",
 			pct, way, baseline, results.SignedPct(base.DeltaPct), results.PValue(base.P), baseline))
 	case len(carried) > 0:
+		which := strings.Join(carried, ", ")
+		if len(carried) > 2 {
+			which = fmt.Sprintf("%d other arms", len(carried)) // the table gives each one's
+		}
 		parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), and the ratios of %s moved with it, not with their own throughput",
-			baseline, pct, way, results.PValue(base.P), strings.Join(carried, ", ")))
+			baseline, pct, way, results.PValue(base.P), which))
 	default:
 		parts = append(parts, fmt.Sprintf("%s itself got %s %s (p=%s), the machine or the environment", baseline, pct, way, results.PValue(base.P)))
 	}
-	if len(moved) > 0 {
-		parts = append(parts, strings.Join(moved, ", ")+" changed on its own")
+	switch {
+	case len(moved) == 1:
+		parts = append(parts, moved[0]+" changed on its own")
+	case len(moved) > 1:
+		// Each is said below, among the changes.
+		parts = append(parts, fmt.Sprintf("%d arms changed on their own", len(moved)))
 	}
 	return group + ": " + strings.Join(parts, "; ") + "."
 }

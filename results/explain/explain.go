@@ -26,9 +26,15 @@ type Gap struct {
 // round that ran only traced has nothing to add to it.
 func untraced(r *results.RoundSample) float64 { return r.OpsPerS }
 
-// NewGap builds the gap A − B.
+// NewGap builds the gap A − B. Against A's baseline the untraced ratio is
+// the one the table prints, A's Ratio, with the spread between runs its
+// interval includes: one figure, one interval (#29).
 func NewGap(a, b *results.Summary) Gap {
-	return Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: results.PairedRatio(a, b, untraced)}
+	g := Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: results.PairedRatio(a, b, untraced)}
+	if g.Untraced.Known() && a.RatioTo == b.Arm && a.Ratio.Center == g.Untraced.Center {
+		g.Untraced = a.Ratio
+	}
+	return g
 }
 
 // mechanism says what the measurements show about one term of the gap.

@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -15,22 +16,53 @@ func WriteDiffJSON(w io.Writer, rep *compare.DiffReport) error { return WriteJSO
 // WriteDiffText writes the diff for a terminal: what limits the
 // comparison, preflight differences, a table per lab × runtime ×
 // parameter with each group's drift, then one sentence per real change.
-func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
+func WriteDiffText(w io.Writer, rep *compare.DiffReport) { WriteDiffTextVerbose(w, rep, false) }
+
+// WriteDiffTextVerbose is WriteDiffText; verbose lists every fact a
+// move of a work dir to another file system or device stands for.
+func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", rep.Old, rep.New)
 	for _, p := range rep.Problems {
 		fmt.Fprintln(w, wrap("warning: "+p, 78, "  "))
 	}
+	if rep.BetweenRuns != "" {
+		fmt.Fprintln(w, wrap("Tests count the spread between runs: "+rep.BetweenRuns, 78, "  "))
+	}
 	tied, other := splitPreflight(rep)
+	// A work dir's move says where it moved: the work dirs' own line
+	// would say it again.
+	if dirs := workDirs(rep); dirs != nil {
+		for _, l := range [][]compare.FactChange{tied, other} {
+			for i := range l {
+				if l[i].Move != "" {
+					l[i].Phrase = "work dirs " + factChange(*dirs) + ": " + l[i].Phrase
+				}
+			}
+		}
+		other = slices.DeleteFunc(other, func(f compare.FactChange) bool { return f.Name == dirs.Name })
+	}
 	if len(tied) > 0 {
 		fmt.Fprintln(w, "\nPreflight differences that can explain the changes (by their mechanism):")
 		for _, f := range tied {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s; explains %s", f.Name, factChange(f), strings.Join(f.Explains, ", ")), 78, "    "))
+			l := factLine(f, verbose)
+			if f.Move == "" { // a move can explain every change
+				l += "; explains " + explainsText(f.Explains)
+			}
+			fmt.Fprintln(w, wrap("  "+l, 78, "    "))
+			writeStandsFor(w, f, verbose)
 		}
 	}
-	if len(rep.Neighbours) > 0 {
+	shown, more := neighboursToShow(rep, verbose)
+	if len(shown) == 0 && more > 0 {
+		fmt.Fprintf(w, "\nNeighbours: %d that NEW lost or had less of (-v lists them)\n", more)
+	}
+	if len(shown) > 0 {
 		fmt.Fprintln(w, "\nNeighbours (other tasks on the CPU and the disk during traced batches):")
-		for _, n := range rep.Neighbours {
+		for _, n := range shown {
 			fmt.Fprintln(w, wrap("  "+n, 78, "    "))
+		}
+		if more > 0 {
+			fmt.Fprintf(w, "  %d more (-v)\n", more)
 		}
 	}
 	if len(other) > 0 {
@@ -39,8 +71,17 @@ func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
 			head = "Other preflight differences (no change is tied to them):"
 		}
 		fmt.Fprintln(w, "\n"+head)
+		hidden := 0
 		for _, f := range other {
-			fmt.Fprintln(w, wrap(fmt.Sprintf("  %s: %s", f.Name, factChange(f)), 78, "    "))
+			if !verbose && f.Move == "" && strings.HasPrefix(f.Name, "dirs[") {
+				hidden++ // a device's name, a mount point: -v
+				continue
+			}
+			fmt.Fprintln(w, wrap("  "+factLine(f, verbose), 78, "    "))
+			writeStandsFor(w, f, verbose)
+		}
+		if hidden > 0 {
+			fmt.Fprintf(w, "  %d more of the work dirs' facts, which explain no change (-v)\n", hidden)
 		}
 	}
 	for _, g := range rep.Groups() {
@@ -59,6 +100,31 @@ func WriteDiffText(w io.Writer, rep *compare.DiffReport) {
 	}
 	writeChanged(w, rep, "  ", "")
 	writeGate(w, rep, "")
+}
+
+// maxNeighbours is how many neighbours the terminal lists without -v.
+const maxNeighbours = 2
+
+// neighboursToShow are the neighbours the terminal lists, and how many
+// more -v would: without -v, at most maxNeighbours, and those OLD had and
+// NEW lost only when an arm got faster — what is gone explains no
+// regression.
+func neighboursToShow(rep *compare.DiffReport, verbose bool) (shown []string, more int) {
+	if verbose {
+		return rep.Neighbours, 0
+	}
+	improved := false
+	for i := range rep.Arms {
+		improved = improved || rep.Arms[i].Status == compare.StatusImproved
+	}
+	for _, n := range rep.Neighbours {
+		if len(shown) == maxNeighbours || (!improved && strings.HasPrefix(n, "OLD: ")) {
+			more++
+			continue
+		}
+		shown = append(shown, n)
+	}
+	return shown, more
 }
 
 // diffRow fits 79 columns: "NamedTemporaryFile-keep", "154907→154907",
@@ -89,7 +155,7 @@ func deltaCell(c *results.Comparison, d *compare.ArmDiff) string {
 	case c.Verdict == results.VerdictTooFew:
 		// A trace is one sample a side: its change, with how few samples
 		// stand behind it, says more than "too few" beside "6→6".
-		return fmt.Sprintf("%s n=%d", results.SignedPct(c.DeltaPct), min(c.Old.N, c.New.N))
+		return fmt.Sprintf("%s n=%d", results.SignedPct(c.DeltaPct), min(c.NOld, c.NNew))
 	case c.Verdict == results.VerdictSame:
 		return "~ p=" + results.PValue(c.P)
 	}
@@ -125,6 +191,48 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 	if len(few) > 0 {
 		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sToo few rounds to judge (need %d a side): %s.", bullet, results.MinRoundsToCompare,
 			strings.Join(few, ", ")), bullet, indent))
+	}
+	// Arms that said the same are said together: one line for every arm
+	// that allocates inodes on ext4, one for the CPU neighbour.
+	var work, rq []string
+	workArms, rqArms, rqMost := map[string][]string{}, map[string][]string{}, map[string]float64{}
+	for i := range rep.Arms {
+		d := &rep.Arms[i]
+		if d.Status == compare.StatusRegressed || d.Status == compare.StatusImproved {
+			continue
+		}
+		if d.Work != nil && d.Work.MoreOrLess() {
+			if workArms[d.Work.Headline] == nil {
+				work = append(work, d.Work.Headline)
+			}
+			workArms[d.Work.Headline] = append(workArms[d.Work.Headline], d.Arm)
+		}
+		if g := d.RunQueue; g != nil {
+			who := strings.Join(g.Neighbours, "; ")
+			if rqArms[who] == nil {
+				rq = append(rq, who)
+			}
+			rqArms[who] = append(rqArms[who], d.Arm)
+			rqMost[who] = max(rqMost[who], float64(g.Delta))
+		}
+	}
+	if len(work) > 0 && bullet == "" {
+		fmt.Fprintln(w)
+	}
+	for _, h := range work {
+		names := workArms[h]
+		if len(names) > 3 {
+			names = append(names[:2:2], fmt.Sprintf("%d more", len(names)-2))
+		}
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sWork per op changed too: %s: %s", bullet, strings.Join(names, ", "), h), bullet, indent))
+	}
+	for _, who := range rq {
+		arms := fmt.Sprintf("%d arms", len(rqArms[who]))
+		if len(rqArms[who]) == 1 {
+			arms = rqArms[who][0]
+		}
+		fmt.Fprintln(w, wrapFor(fmt.Sprintf("%sRun-queue wait grew in %s within noise, up to %s µs/op: %s.", bullet, arms,
+			results.SignedMicros(rqMost[who]), who), bullet, indent))
 	}
 	if s := sameDirection(rep); s != "" {
 		fmt.Fprintln(w, wrapFor(bullet+s, bullet, indent))
@@ -195,7 +303,7 @@ func mdComparison(c *results.Comparison, f func(float64) string) string {
 	case results.VerdictSame:
 		delta = "~"
 	case results.VerdictTooFew:
-		delta += fmt.Sprintf(" (n=%d)", min(c.Old.N, c.New.N))
+		delta += fmt.Sprintf(" (n=%d)", min(c.NOld, c.NNew))
 	}
 	return fmt.Sprintf("%s | %s | %s | %s", cell(c.Old), cell(c.New), delta, results.PValue(c.P))
 }
@@ -204,19 +312,26 @@ func writeGate(w io.Writer, rep *compare.DiffReport, pre string) {
 	if rep.ThresholdPct == nil {
 		return
 	}
-	if len(rep.Gated) == 0 {
-		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, *rep.ThresholdPct)
-		return
+	gate := ""
+	if rep.Gate == compare.GateWork {
+		gate = " --gate work"
 	}
-	fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails --threshold %g: %s", pre, *rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
+	switch {
+	case len(rep.Gated) == 0 && gate != "":
+		fmt.Fprintf(w, "%sNo arm's work per op changed by %g%% or more.\n", pre, *rep.ThresholdPct)
+	case len(rep.Gated) == 0:
+		fmt.Fprintf(w, "%sNo arm regressed by %g%% or more.\n", pre, *rep.ThresholdPct)
+	default:
+		fmt.Fprintln(w, wrap(fmt.Sprintf("%sFails%s --threshold %g: %s", pre, gate, *rep.ThresholdPct, strings.Join(rep.Gated, "; ")), 78, "  "))
+	}
 }
 
 // sameDirection points at the preflight when it differs and every real
 // change went the same way: one cause for all is likelier than many.
 func sameDirection(rep *compare.DiffReport) string {
 	changed := rep.Changed()
-	if len(rep.Preflight) == 0 || len(changed) < 2 {
-		return ""
+	if len(rep.Preflight) == 0 || len(changed) < 2 || workDirs(rep) != nil {
+		return "" // none, or a dir's move, which the sentences name
 	}
 	for _, d := range changed[1:] {
 		if d.Status != changed[0].Status {
@@ -237,6 +352,57 @@ func splitPreflight(rep *compare.DiffReport) (tied, other []compare.FactChange) 
 		}
 	}
 	return tied, other
+}
+
+// workDirs is the work dirs' difference when a dir moved to another file
+// system or device, nil otherwise.
+func workDirs(rep *compare.DiffReport) *compare.FactChange {
+	var dirs *compare.FactChange
+	moved := false
+	for i := range rep.Preflight {
+		switch f := &rep.Preflight[i]; {
+		case f.Name == "work dirs":
+			dirs = f
+		case f.Move != "":
+			moved = true
+		}
+	}
+	if !moved {
+		return nil
+	}
+	return dirs
+}
+
+// factLine says one difference: "dirs[0].fs_options: +nobarrier
+// −barrier", or a work dir's move as its phrase, with how many facts it
+// stands for.
+func factLine(f compare.FactChange, verbose bool) string {
+	if f.Move == "" {
+		return f.Name + ": " + factChange(f)
+	}
+	l := f.Phrase
+	if n := len(f.StandsFor); n > 0 && !verbose {
+		l += fmt.Sprintf(" (and %d facts with it: -v)", n)
+	}
+	return l
+}
+
+// writeStandsFor lists, with verbose, the facts a move stands for.
+func writeStandsFor(w io.Writer, f compare.FactChange, verbose bool) {
+	if !verbose {
+		return
+	}
+	for _, s := range f.StandsFor {
+		fmt.Fprintln(w, wrap(fmt.Sprintf("      %s: %s", s.Name, factChange(s)), 78, "        "))
+	}
+}
+
+// explainsText names what a difference explains: two, then how many more.
+func explainsText(explains []string) string {
+	if len(explains) <= 3 {
+		return strings.Join(explains, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(explains[:2], ", "), len(explains)-2)
 }
 
 // factChange says what changed: the options added and removed of an

@@ -151,13 +151,13 @@ func betweenRunsLine(run *results.Run) string {
 	}
 	var ratio, ops float64
 	for _, c := range b.Cases {
-		ratio, ops = max(ratio, c.Ratio), max(ops, c.OpsPerS)
+		ratio, ops = max(ratio, results.NextRunPct(c.Ratio, c.Runs)), max(ops, results.NextRunPct(c.OpsPerS, c.Runs))
 	}
 	if ratio == 0 && ops == 0 {
 		return fmt.Sprintf("intervals: this run's spread; %s like it in %s measured the same", earlier, b.From)
 	}
-	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s: their medians spread up to ±%s (ratios) and ±%s (ops/s), 1.96 SD",
-		earlier, b.From, results.Share(results.BetweenPct(ratio)), results.Share(results.BetweenPct(ops)))
+	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s, so each holds the next run's median %.0f%% of the time: up to ±%s (ratios) and ±%s (ops/s)",
+		earlier, b.From, 100*results.NextRunCover, results.Share(ratio), results.Share(ops))
 }
 
 // BackendSkippedNote is the note a run records for a backend it did not
