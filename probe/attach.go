@@ -55,7 +55,7 @@ func (p *Probe) attachSteps() []attachStep {
 			steps = append(steps, p.funcSteps(false)...)
 			steps = append(steps, p.funcSteps(true)...)
 		}
-		name := progName(p.family, h)
+		name := progName(p.family, h, p.forms[h.Name])
 		prog := p.progs[name]
 		if prog == nil && !h.Required {
 			continue // noted in unavailable when it did not load

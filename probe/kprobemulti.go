@@ -31,7 +31,7 @@ func multiOptions(hooks []funcHook) (link.KprobeMultiOptions, error) {
 		if h.syscall != "" {
 			nr, ok := syscallNr(h.syscall)
 			if !ok {
-				return opts, fmt.Errorf("syscall %s has no x86-64 number", h.syscall)
+				return opts, fmt.Errorf("syscall %s has no %s number", h.syscall, archName)
 			}
 			cookie = uint64(nr)
 		}
@@ -57,7 +57,7 @@ func attachMulti(kind string, prog *ebpf.Program, opts link.KprobeMultiOptions) 
 	}
 	l, err := attach(prog, opts)
 	if errors.Is(err, ebpf.ErrNotSupported) {
-		// On a kernel of minKernel or later the link type exists, but
+		// On a kernel of v5.18 or later the link type exists, but
 		// without CONFIG_FPROBE its attach is a stub returning
 		// EOPNOTSUPP; cilium/ebpf's probe then says "requires v5.18".
 		return nil, notSupported("no kprobe.multi links (kernel built without CONFIG_FPROBE)")

@@ -87,6 +87,11 @@ type Options struct {
 	// LaunchPhase is where a launched command's threads are traced until
 	// they exec: tmpprobe's launcher, not the command (trace -- CMD).
 	LaunchPhase uint32
+	// CompareTaskState also reads each switched-out thread's state from
+	// the task, as kernels before v5.18 must, and counts where it says
+	// another off-CPU cause than sched_switch's prev_state (the stages
+	// task_state_read and task_state_differs). Needs prev_state (v5.18).
+	CompareTaskState bool
 }
 
 // Skipped is a backend auto tried and could not use.
@@ -104,6 +109,7 @@ type Probe struct {
 	Missing []string  // hooks not attached, with the reason
 
 	family         tpFamily
+	forms          map[string]tpForm        // each hook's arguments on this kernel
 	owned          []string                 // syscalls timed by the backend's function hooks
 	coll           *ebpf.Collection         // maps and required tracepoint programs
 	colls          []*ebpf.Collection       // every program loaded on its own
@@ -235,6 +241,30 @@ func (p *Probe) Describe() string {
 		tp += "; single kprobes, no kprobe.multi: " + p.noMulti
 	}
 	return fmt.Sprintf("%s+%s on %d syscalls and %d stages, %s", entry, exit, len(p.owned), stages, tp)
+}
+
+// taskStateBound is how often, measured where a kernel has both, the
+// task's state read in sched_switch named another off-CPU cause than
+// prev_state (README.md, "Kernels and architectures", which gives the
+// command and the runs).
+const taskStateBound = "TBD"
+
+// OlderForms says, a sentence each, which hooks this kernel has in an
+// older form and what the probe reads instead (the report's notes).
+func (p *Probe) OlderForms() []string {
+	var out []string
+	for _, h := range tpHooks {
+		f := p.forms[h.Name]
+		switch {
+		case f.older == "":
+		case h.Name == "sched_switch":
+			out = append(out, "sched_switch has no prev_state argument on this kernel (v5.18 added it): "+
+				"off-CPU causes are read from the task's state, which a wakeup can race: "+taskStateBound)
+		default:
+			out = append(out, h.Name+" in its older form: "+f.older)
+		}
+	}
+	return out
 }
 
 // Attached reports whether the hooks are live.
