@@ -7,7 +7,7 @@ GO ?= $(or $(shell command -v go 2>/dev/null),/usr/local/go/bin/go)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 
-.PHONY: all build install uninstall generate check-generated test bench vmtest clean
+.PHONY: all build install uninstall generate check-generated test bench vmtest vmtest-all clean
 
 all: build
 
@@ -68,7 +68,11 @@ test:
 # slots against results' (vmtest/; 3-4 min). The kernel packages are fetched once into /var/cache/tmpprobe-vmtest. Without
 # qemu or a kernel it skips, or fails when CI is set.
 vmtest:
-	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 20m ./vmtest/
+	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 60m ./vmtest/
+
+# Every kernel of vmtest.StockKernels, arm64's 6.1 too.
+vmtest-all:
+	TMPPROBE_VMTEST_ALL=1 $(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 90m ./vmtest/
 
 bench:
 	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 150m ./bench/

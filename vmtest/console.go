@@ -8,9 +8,15 @@ import (
 	"strings"
 )
 
+// GuestDisk is where the guest mounts the ext4 disk the host made.
+const GuestDisk = "/mnt/disk"
+
 // Console is what the guest's /init (vmtest/init) reported on the serial
 // console. QEMU exits 0 whatever happened inside, so this is the verdict.
 type Console struct {
+	Blocks    map[string]string // block name -> its lines (strace, batches, cases)
+	Disk      bool              // the ext4 disk was mounted
+	Notes     []string          // what /init could not do
 	Boot      string            // uptime when /init started
 	Exit      map[string]int    // command label -> exit code
 	CSV       map[string][]Row  // backend -> rows of its syscall CSV
@@ -24,13 +30,13 @@ type Row map[string]string
 
 // ParseConsole reads the VMTEST lines and the blocks between them.
 func ParseConsole(out string) (*Console, error) {
-	c := &Console{Exit: map[string]int{}, CSV: map[string][]Row{}, Output: map[string]string{}}
+	c := &Console{Exit: map[string]int{}, CSV: map[string][]Row{}, Output: map[string]string{}, Blocks: map[string]string{}}
 	var block []string
-	var inCmd, inCSV string
+	var inCmd, inCSV, inBlock string
 	for _, line := range strings.Split(strings.ReplaceAll(out, "\r", ""), "\n") {
 		rest, ok := strings.CutPrefix(line, "VMTEST ")
 		if !ok {
-			if inCmd != "" || inCSV != "" {
+			if inCmd != "" || inCSV != "" || inBlock != "" {
 				block = append(block, line)
 			}
 			continue
@@ -59,6 +65,15 @@ func ParseConsole(out string) (*Console, error) {
 			}
 			c.CSV[arg] = rows
 			inCSV, block = "", nil
+		case "block-begin":
+			inBlock, block = arg, nil
+		case "block-end":
+			c.Blocks[arg] = strings.Join(block, "\n")
+			inBlock, block = "", nil
+		case "disk":
+			c.Disk = arg == "mounted"
+		case "note":
+			c.Notes = append(c.Notes, arg)
 		case "leftovers":
 			c.Leftovers = arg
 		case "done":
