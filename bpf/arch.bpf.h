@@ -18,6 +18,8 @@
 #define SYSCALL_NR_BTF(regs) ((long)(regs)->syscallno)
 #define KPROBE_ARG0(ctx) ((ctx)->regs[0])
 #define KPROBE_RET(ctx) ((ctx)->regs[0])
+/* arm64's open flags are the generic ones but for these (asm/fcntl.h). */
+#define O_DIRECTORY 040000
 #else
 #define SYSCALL_ARG0(regs) BPF_CORE_READ(regs, di)
 #define SYSCALL_ARG1(regs) BPF_CORE_READ(regs, si)
@@ -26,6 +28,7 @@
 #define SYSCALL_NR_BTF(regs) ((long)(regs)->orig_ax)
 #define KPROBE_ARG0(ctx) ((ctx)->di)
 #define KPROBE_RET(ctx) ((ctx)->ax)
+#define O_DIRECTORY 0200000
 #endif
 
 #endif

@@ -20,7 +20,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define O_CREAT 0100
 #define O_EXCL 0200
-#define O_TMPFILE (020000000 | 0200000)
+#define O_TMPFILE (020000000 | O_DIRECTORY) /* O_DIRECTORY: arch.bpf.h */
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 1
 #define PF_KTHREAD 0x00200000
@@ -175,7 +175,11 @@ static __always_inline void count_neighbour(const struct neighbour_key *from, __
 	}
 	__sync_fetch_and_add(&n->count, 1);
 	__sync_fetch_and_add(&n->ns, ns);
-	__sync_fetch_and_add(&n->bytes, bytes);
+	/* Not an atomic add of 0 where a caller's bytes is 0: clang makes that
+	 * an atomic or, which kernels before v5.12 refuse ("BPF_STX uses
+	 * reserved fields"); they have only the atomic add. */
+	if (bytes)
+		__sync_fetch_and_add(&n->bytes, bytes);
 }
 
 /* Who a task is, as a neighbour of a batch in phase. */
@@ -911,11 +915,14 @@ static __always_inline int on_rq_complete(struct request *rq)
 	return 0;
 }
 
+/* The journal is null-checked first: 6.12 types some tracepoint pointers
+ * as maybe-null, and the verifier refuses pointer arithmetic (a CO-RE
+ * read) on one not checked. */
 static __always_inline int on_commit_start(journal_t *journal)
 {
 	__u64 key = (__u64)journal, now;
 
-	if (!watched(BPF_CORE_READ(journal, j_fs_dev, bd_dev)))
+	if (!journal || !watched(BPF_CORE_READ(journal, j_fs_dev, bd_dev)))
 		return 0;
 	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&commit_starts, &key, &now, BPF_ANY);
@@ -929,7 +936,7 @@ static __always_inline int on_commit_end(journal_t *journal)
 	struct thread_state *st;
 	__u64 ns;
 
-	if (!start)
+	if (!start || !journal)
 		return 0;
 	ns = bpf_ktime_get_ns() - *start;
 	bpf_map_delete_elem(&commit_starts, &key);

@@ -53,6 +53,7 @@ type CheckReport struct {
 // backend rows only.
 func Check() *CheckReport {
 	defer mountTracefs()()
+	raiseMemlock() // Open says why, if it fails
 	r := &CheckReport{}
 	cache := btf.NewCache()
 	syms, symErr := readKallsyms(funcTargets())

@@ -13,6 +13,7 @@ import (
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/tmpprobe/tmpprobe/internal/marker"
 )
@@ -146,6 +147,9 @@ func Open(opts Options) (*Probe, error) {
 	if err := checkKernel(btf.NewCache()); err != nil {
 		return nil, err
 	}
+	if err := raiseMemlock(); err != nil {
+		return nil, err
+	}
 	cookie, err := marker.NewCookie()
 	if err != nil {
 		return nil, err
@@ -219,6 +223,17 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	}
 	p.Detach()
 	return p, nil
+}
+
+// raiseMemlock lifts RLIMIT_MEMLOCK where the kernel charges BPF maps and
+// programs to it (before v5.11, which charges the memory cgroup instead):
+// there the default 64 KiB, or Debian 11's 8 MiB, refuses the maps with
+// EPERM. On a later kernel it changes nothing.
+func raiseMemlock() error {
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return fmt.Errorf("raising RLIMIT_MEMLOCK, which this kernel charges BPF maps to: %w", err)
+	}
+	return nil
 }
 
 // Describe says how the probe is attached, for reports (backend detail).

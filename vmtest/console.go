@@ -121,11 +121,13 @@ func (r Row) caseKey() string {
 }
 
 // RuntimeClasses are the Go runtime's own syscalls in a worker thread:
-// heap growth, and a futex when sysmon's preemption lands in a batch
+// heap growth, and a futex or sched_yield when sysmon's preemption or a
+// spinning thread lands in a batch
 // (batches take tens of ms under TCG). They are the runtime's, not the
 // arm's, and come and go between runs whatever the backend.
 var RuntimeClasses = map[string]bool{
 	"futex": true, "mmap": true, "munmap": true, "mremap": true, "brk": true, "madvise": true,
+	"sched_yield": true, // a spinning M's osyield
 }
 
 // SyscallCounts maps case -> syscall -> calls per op for the syscall rows
