@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
 )
 
@@ -78,6 +80,12 @@ func (p *Probe) loadKprobeMulti(hooks []funcHook) (err error) {
 			p.colls = p.colls[:loaded]
 		}
 	}()
+	// kprobe.multi (v5.18) came after the attach cookie helper (v5.15)
+	// its programs call: without the helper, say so rather than show the
+	// verifier's "unknown func".
+	if features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie) != nil {
+		return notSupported("no kprobe.multi links (v5.18): no bpf_get_attach_cookie (v5.15) either")
+	}
 	m := &kprobeMulti{hooks: hooks}
 	if m.opts, err = multiOptions(hooks); err != nil {
 		return err

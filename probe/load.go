@@ -134,17 +134,28 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 		return nil, err
 	}
 	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
-		forms: forms, unavailable: notes}
+		forms: forms, rawHooks: map[string]bool{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
 	for _, h := range optional {
 		name := progName(fam, h, forms[h.Name])
 		// Open has checked the required hooks' arguments (checkKernel).
-		_, err := tracepointForm(kernel, h.Name)
+		_, formErr := tracepointForm(kernel, h.Name)
+		err := formErr
 		var prog *ebpf.Program
 		if err == nil {
 			prog, err = p.loadOne(name, "")
+		}
+		if err != nil && formErr == nil && fam == familyTpBtf {
+			// A module's tracepoint without module BTF (before v5.11)
+			// takes no tp_btf program; raw_tp finds it by name.
+			raw := progName(familyRawTp, h, forms[h.Name])
+			if rawProg, rerr := p.loadOne(raw, ""); rerr == nil {
+				p.progs[raw] = rawProg
+				p.rawHooks[h.Name] = true
+				continue
+			}
 		}
 		if err != nil {
 			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Refusal(err)))

@@ -111,6 +111,7 @@ type Probe struct {
 
 	family         tpFamily
 	forms          map[string]tpForm        // each hook's arguments on this kernel
+	rawHooks       map[string]bool          // hooks on raw_tp where tp_btf did not attach
 	owned          []string                 // syscalls timed by the backend's function hooks
 	coll           *ebpf.Collection         // maps and required tracepoint programs
 	colls          []*ebpf.Collection       // every program loaded on its own
@@ -239,6 +240,9 @@ func raiseMemlock() error {
 // Describe says how the probe is attached, for reports (backend detail).
 func (p *Probe) Describe() string {
 	tp := "tracepoints via " + string(p.family)
+	if n := len(p.rawHooks); n > 0 && p.family == familyTpBtf {
+		tp += fmt.Sprintf(" (raw_tp for %d of modules)", n)
+	}
 	entry, exit := p.Backend.families()
 	if entry == "" {
 		return tp
