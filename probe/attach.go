@@ -74,9 +74,11 @@ func (p *Probe) attachSteps() []attachStep {
 				}
 				l, err := p.attachTracepoint(h.Name, prog)
 				if err != nil && p.family == familyTpBtf && !h.Required {
-					if l, rerr := p.attachRawInstead(h); rerr == nil {
+					l, rerr := p.attachRawInstead(h)
+					if rerr == nil {
 						return l, nil
 					}
+					err = fmt.Errorf("%w; raw_tp instead: %v", err, errText(rerr))
 				}
 				return l, err
 			},

@@ -205,8 +205,8 @@ func testKernel(t *testing.T, qemu, mkfs string, k Kernel, base []byte) {
 func checkOlderForms(t *testing.T, c *Console, older bool) {
 	out := c.Output["check"]
 	section := ""
-	if i := strings.Index(out, "OLDER FORM"); i >= 0 {
-		section = out[i:]
+	if i := strings.Index(out, "\nOLDER FORM"); i >= 0 {
+		section = out[i+1:]
 		if j := strings.Index(section, "\n\n"); j >= 0 {
 			section = section[:j]
 		}
