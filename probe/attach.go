@@ -78,7 +78,7 @@ func (p *Probe) attachSteps() []attachStep {
 					if rerr == nil {
 						return l, nil
 					}
-					err = fmt.Errorf("%w; raw_tp instead: %v", err, errText(rerr))
+					err = fmt.Errorf("raw_tp instead: %s; tp_btf: %w", errText(rerr), err)
 				}
 				return l, err
 			},

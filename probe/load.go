@@ -151,11 +151,13 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 			// A module's tracepoint without module BTF (before v5.11)
 			// takes no tp_btf program; raw_tp finds it by name.
 			raw := progName(familyRawTp, h, forms[h.Name])
-			if rawProg, rerr := p.loadOne(raw, ""); rerr == nil {
+			rawProg, rerr := p.loadOne(raw, "")
+			if rerr == nil {
 				p.progs[raw] = rawProg
 				p.rawHooks[h.Name] = true
 				continue
 			}
+			err = fmt.Errorf("raw_tp instead: %s; tp_btf: %w", errText(rerr), err)
 		}
 		if err != nil {
 			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Refusal(err)))
