@@ -56,8 +56,11 @@ func (p *Probe) attachSteps() []attachStep {
 			steps = append(steps, p.funcSteps(true)...)
 		}
 		name := progName(p.family, h, p.forms[h.Name])
-		if p.rawHooks[h.Name] {
+		switch {
+		case p.rawHooks[h.Name]:
 			name = progName(familyRawTp, h, p.forms[h.Name])
+		case p.classicHooks[h.Name]:
+			name = progName(familyClassic, h, tpForm{})
 		}
 		prog := p.progs[name]
 		if prog == nil && !h.Required {
@@ -69,8 +72,11 @@ func (p *Probe) attachSteps() []attachStep {
 				if prog == nil {
 					return nil, fmt.Errorf("program %s is not loaded", name)
 				}
-				if p.rawHooks[h.Name] {
+				switch {
+				case p.rawHooks[h.Name]:
 					return link.AttachRawTracepoint(link.RawTracepointOptions{Name: h.Name, Program: prog})
+				case p.classicHooks[h.Name]:
+					return link.Tracepoint(h.Classic, h.Name, prog, nil)
 				}
 				l, err := p.attachTracepoint(h.Name, prog)
 				if err != nil && p.family == familyTpBtf && !h.Required {

@@ -134,7 +134,7 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 		return nil, err
 	}
 	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
-		forms: forms, rawHooks: map[string]bool{}, unavailable: notes}
+		forms: forms, rawHooks: map[string]bool{}, classicHooks: map[string]bool{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
@@ -158,6 +158,20 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 				continue
 			}
 			err = fmt.Errorf("raw_tp instead: %s; tp_btf: %w", errText(rerr), err)
+		}
+		if err != nil && formErr == nil && h.Classic != "" {
+			classic := progName(familyClassic, h, tpForm{})
+			cerr := checkClassicRecord(h.Classic, h.Name)
+			var cprog *ebpf.Program
+			if cerr == nil {
+				cprog, cerr = p.loadOne(classic, "")
+			}
+			if cerr == nil {
+				p.progs[classic] = cprog
+				p.classicHooks[h.Name] = true
+				continue
+			}
+			err = fmt.Errorf("classic tracepoint instead: %s; %w", errText(cerr), err)
 		}
 		if err != nil {
 			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Refusal(err)))

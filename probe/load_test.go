@@ -118,6 +118,9 @@ func TestNoProgramWithoutHook(t *testing.T) {
 			for _, f := range tpForms[h.Name] {
 				known[progName(fam, h, f)] = true
 			}
+			if h.Classic != "" {
+				known[progName(familyClassic, h, tpForm{})] = true
+			}
 		}
 	}
 	for _, b := range []Backend{BackendKprobe, BackendFentry} {

@@ -24,40 +24,44 @@ type tpHook struct {
 	Name     string
 	Required bool
 	Why      string
+	// Classic is the event's group where the object has a classic
+	// tracepoint program for the hook (tracepoint_<name>), the last resort
+	// where neither tp_btf nor raw_tp loads.
+	Classic string
 }
 
 // tpHooks in attach order: exits before entries, so no enter is ever seen
 // without the matching exit hook already in place. The function backends'
 // hooks attach just before sys_enter, exits first as well.
 var tpHooks = []tpHook{
-	{"sys_exit", true, "syscall time"},
-	{"sched_switch", true, "off-CPU time"},
-	{"sched_waking", false, "who woke a thread (off-CPU labels)"},
-	{"irq_handler_exit", false, "irq context for wakers"},
-	{"irq_handler_entry", false, "irq context for wakers"},
-	{"softirq_exit", false, "softirq context for wakers"},
-	{"softirq_entry", false, "softirq context for wakers"},
-	{"sched_process_fork", false, "follow new threads and children (trace)"},
-	{"sched_process_exec", false, "a launched command starts (trace)"},
-	{"sched_process_exit", false, "forget threads that exit inside a region"},
-	{"page_fault_user", false, "page faults in user space"},
-	{"page_fault_kernel", false, "page faults inside syscalls"},
-	{"block_bio_queue", false, "bios a thread queued"},
-	{"block_rq_complete", false, "device time of requests"},
-	{"block_rq_issue", false, "device time of requests"},
-	{"block_io_start", false, "other processes' requests on the work dirs' devices (neighbours)"},
-	{"jbd2_end_commit", false, "journal commits"},
-	{"jbd2_start_commit", false, "journal commits"},
-	{"jbd2_handle_start", false, "journal handles a thread started"},
-	{"ext4_sync_file_exit", false, "ext4 fsync stage"},
-	{"ext4_sync_file_enter", false, "ext4 fsync stage"},
-	{"ext4_unlink_exit", false, "ext4 unlink stage"},
-	{"ext4_unlink_enter", false, "ext4 unlink stage"},
-	{"ext4_allocate_inode", false, "ext4 inode allocation stage"},
-	{"ext4_request_inode", false, "ext4 inode allocation stage"},
-	{"ext4_evict_inode", false, "which syscall evicts the inode"},
-	{"ext4_free_inode", false, "which syscall frees the inode"},
-	{"sys_enter", true, "syscall time and markers"},
+	{"sys_exit", true, "syscall time", ""},
+	{"sched_switch", true, "off-CPU time", ""},
+	{"sched_waking", false, "who woke a thread (off-CPU labels)", ""},
+	{"irq_handler_exit", false, "irq context for wakers", ""},
+	{"irq_handler_entry", false, "irq context for wakers", ""},
+	{"softirq_exit", false, "softirq context for wakers", ""},
+	{"softirq_entry", false, "softirq context for wakers", ""},
+	{"sched_process_fork", false, "follow new threads and children (trace)", ""},
+	{"sched_process_exec", false, "a launched command starts (trace)", ""},
+	{"sched_process_exit", false, "forget threads that exit inside a region", ""},
+	{"page_fault_user", false, "page faults in user space", ""},
+	{"page_fault_kernel", false, "page faults inside syscalls", ""},
+	{"block_bio_queue", false, "bios a thread queued", ""},
+	{"block_rq_complete", false, "device time of requests", ""},
+	{"block_rq_issue", false, "device time of requests", ""},
+	{"block_io_start", false, "other processes' requests on the work dirs' devices (neighbours)", ""},
+	{"jbd2_end_commit", false, "journal commits", "jbd2"},
+	{"jbd2_start_commit", false, "journal commits", "jbd2"},
+	{"jbd2_handle_start", false, "journal handles a thread started", ""},
+	{"ext4_sync_file_exit", false, "ext4 fsync stage", ""},
+	{"ext4_sync_file_enter", false, "ext4 fsync stage", ""},
+	{"ext4_unlink_exit", false, "ext4 unlink stage", ""},
+	{"ext4_unlink_enter", false, "ext4 unlink stage", ""},
+	{"ext4_allocate_inode", false, "ext4 inode allocation stage", ""},
+	{"ext4_request_inode", false, "ext4 inode allocation stage", ""},
+	{"ext4_evict_inode", false, "which syscall evicts the inode", ""},
+	{"ext4_free_inode", false, "which syscall frees the inode", ""},
+	{"sys_enter", true, "syscall time and markers", ""},
 }
 
 // tpFamily is how the tracepoint hooks are attached: tp_btf (BTF-typed raw
@@ -67,6 +71,9 @@ type tpFamily string
 const (
 	familyTpBtf tpFamily = "tp_btf"
 	familyRawTp tpFamily = "raw_tp"
+	// familyClassic are the classic tracepoint programs of the hooks that
+	// have one (tpHook.Classic), taken one by one, never as a family.
+	familyClassic tpFamily = "tracepoint"
 )
 
 // Options choose how the probe attaches; the rest are set in the programs
@@ -112,6 +119,7 @@ type Probe struct {
 	family         tpFamily
 	forms          map[string]tpForm        // each hook's arguments on this kernel
 	rawHooks       map[string]bool          // hooks on raw_tp where tp_btf did not attach
+	classicHooks   map[string]bool          // hooks on classic tracepoints (tpHook.Classic)
 	owned          []string                 // syscalls timed by the backend's function hooks
 	coll           *ebpf.Collection         // maps and required tracepoint programs
 	colls          []*ebpf.Collection       // every program loaded on its own
@@ -242,6 +250,9 @@ func (p *Probe) Describe() string {
 	tp := "tracepoints via " + string(p.family)
 	if n := len(p.rawHooks); n > 0 && p.family == familyTpBtf {
 		tp += fmt.Sprintf(" (raw_tp for %d of modules)", n)
+	}
+	if n := len(p.classicHooks); n > 0 {
+		tp += fmt.Sprintf(" (classic tracepoints for %d)", n)
 	}
 	entry, exit := p.Backend.families()
 	if entry == "" {

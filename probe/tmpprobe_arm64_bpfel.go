@@ -400,6 +400,8 @@ const (
 	tmpprobeProgTpBtfSoftirqExit               = "tp_btf_softirq_exit"
 	tmpprobeProgTpBtfSysEnter                  = "tp_btf_sys_enter"
 	tmpprobeProgTpBtfSysExit                   = "tp_btf_sys_exit"
+	tmpprobeProgTracepointJbd2EndCommit        = "tracepoint_jbd2_end_commit"
+	tmpprobeProgTracepointJbd2StartCommit      = "tracepoint_jbd2_start_commit"
 	tmpprobeVarConfig                          = "config"
 	tmpprobeVarSharedEnums                     = "shared_enums"
 )
@@ -575,6 +577,8 @@ type tmpprobeProgramSpecs struct {
 	TpBtfSoftirqExit               *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
 	TpBtfSysEnter                  *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
 	TpBtfSysExit                   *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
+	TracepointJbd2EndCommit        *ebpf.ProgramSpec `ebpf:"tracepoint_jbd2_end_commit"`
+	TracepointJbd2StartCommit      *ebpf.ProgramSpec `ebpf:"tracepoint_jbd2_start_commit"`
 }
 
 // tmpprobeMapSpecs contains maps before they are loaded into the kernel.
@@ -795,6 +799,8 @@ type tmpprobePrograms struct {
 	TpBtfSoftirqExit               *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
 	TpBtfSysEnter                  *ebpf.Program `ebpf:"tp_btf_sys_enter"`
 	TpBtfSysExit                   *ebpf.Program `ebpf:"tp_btf_sys_exit"`
+	TracepointJbd2EndCommit        *ebpf.Program `ebpf:"tracepoint_jbd2_end_commit"`
+	TracepointJbd2StartCommit      *ebpf.Program `ebpf:"tracepoint_jbd2_start_commit"`
 }
 
 func (p *tmpprobePrograms) Close() error {
@@ -928,6 +934,8 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfSoftirqExit,
 		p.TpBtfSysEnter,
 		p.TpBtfSysExit,
+		p.TracepointJbd2EndCommit,
+		p.TracepointJbd2StartCommit,
 	)
 }
 
