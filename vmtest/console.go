@@ -1,9 +1,11 @@
 package vmtest
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -161,20 +163,16 @@ func DiffCounts(want, got map[string]map[string]string) []string {
 	return diffs
 }
 
-func union[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
+// union is the keys of a and b, sorted.
+func union[K cmp.Ordered, V any](a, b map[K]V) []K {
+	seen := map[K]bool{}
 	for k := range a {
 		seen[k] = true
 	}
 	for k := range b {
 		seen[k] = true
 	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // StageRule says a syscall must show a stage, called exactly once per call

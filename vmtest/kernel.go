@@ -152,19 +152,11 @@ func FetchKernel(cache string, sk StockKernel) (Kernel, error) {
 // prefix of want to want[prefix], each through a temp name, so an
 // interrupted run never leaves half a kernel in the cache.
 func extractBoot(deb string, want map[string]string) error {
-	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	var found map[string]bool
+	err := debTar(deb, func(r io.Reader) (err error) {
+		found, err = copyFromTar(r, want)
 		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	found, err := copyFromTar(out, want)
-	io.Copy(io.Discard, out)
-	if werr := cmd.Wait(); err == nil && werr != nil {
-		err = fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w", deb, werr)
-	}
+	})
 	for prefix, dst := range want {
 		if err == nil && !found[prefix] {
 			err = errors.New("no " + prefix + "* in " + deb)
@@ -175,6 +167,44 @@ func extractBoot(deb string, want map[string]string) error {
 		os.Remove(dst + ".tmp")
 	}
 	return err
+}
+
+// debTar hands read the tar of a package's files (dpkg-deb
+// --fsys-tarfile), then drains it and waits for dpkg-deb.
+func debTar(deb string, read func(io.Reader) error) error {
+	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	err = read(out)
+	io.Copy(io.Discard, out)
+	if werr := cmd.Wait(); err == nil && werr != nil {
+		err = fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w", deb, werr)
+	}
+	return err
+}
+
+// debEach hands each entry of a package's files to each, in order.
+func debEach(deb string, each func(h *tar.Header, r io.Reader) error) error {
+	return debTar(deb, func(r io.Reader) error {
+		tr := tar.NewReader(r)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := each(h, tr); err != nil {
+				return err
+			}
+		}
+	})
 }
 
 // copyFromTar writes the first regular file under each prefix of want to

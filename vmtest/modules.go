@@ -128,56 +128,33 @@ func contains(list []string, s string) bool {
 // extractModulePass reads the package once, extracting the modules of
 // need and noting what each depends on.
 func extractModulePass(deb, dir string, need map[string]bool, deps map[string][]string) (map[string]bool, error) {
-	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
 	found := map[string]bool{}
-	tr := tar.NewReader(out)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			cmd.Wait()
-			return nil, err
-		}
+	err := debEach(deb, func(h *tar.Header, r io.Reader) error {
 		name := moduleName(h.Name)
 		if h.Typeflag != tar.TypeReg || name == "" || !need[name] || !strings.Contains(h.Name, "/lib/modules/") {
-			continue
+			return nil
 		}
-		ko, err := io.ReadAll(tr)
+		ko, err := io.ReadAll(r)
 		if err != nil {
-			cmd.Wait()
-			return nil, err
+			return err
 		}
 		if strings.HasSuffix(h.Name, ".xz") {
 			xz := exec.Command("xz", "-dc")
 			xz.Stdin = bytes.NewReader(ko)
 			if ko, err = xz.Output(); err != nil {
-				cmd.Wait()
-				return nil, fmt.Errorf("xz -dc %s: %v (install xz-utils)", h.Name, err)
+				return fmt.Errorf("xz -dc %s: %v (install xz-utils)", h.Name, err)
 			}
 		}
 		d, err := ModuleDepends(ko)
 		if err != nil {
-			cmd.Wait()
-			return nil, fmt.Errorf("%s: %v", h.Name, err)
+			return fmt.Errorf("%s: %v", h.Name, err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, name+".ko"), ko, 0o644); err != nil {
-			cmd.Wait()
-			return nil, err
+			return err
 		}
 		deps[name] = d
 		found[name] = true
-	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w", deb, err)
-	}
-	return found, nil
+		return nil
+	})
+	return found, err
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -145,15 +144,10 @@ func RunBatches(runJSON []byte) (map[uint32]RunBatch, error) {
 // FormatCounts writes counts by phase one line each, "phase class=calls …",
 // as the guest prints them; ParseCounts reads them back.
 func FormatCounts(byPhase map[uint32]Counts) string {
-	var phases []uint32
-	for p := range byPhase {
-		phases = append(phases, p)
-	}
-	sort.Slice(phases, func(i, j int) bool { return phases[i] < phases[j] })
 	var b strings.Builder
-	for _, p := range phases {
+	for _, p := range union(byPhase, nil) {
 		fmt.Fprintf(&b, "%d", p)
-		for _, c := range sortedKeys(byPhase[p]) {
+		for _, c := range union(byPhase[p], nil) {
 			fmt.Fprintf(&b, " %s=%d", c, byPhase[p][c])
 		}
 		b.WriteString("\n")
@@ -191,19 +185,7 @@ func ParseCounts(text string) (map[uint32]Counts, error) {
 // strace's in the same region, class by class, and regions only one saw.
 func CompareWithStrace(batches, strace map[uint32]Counts, cases map[uint32]string) []string {
 	var diffs []string
-	seen := map[uint32]bool{}
-	for p := range batches {
-		seen[p] = true
-	}
-	for p := range strace {
-		seen[p] = true
-	}
-	var phases []uint32
-	for p := range seen {
-		phases = append(phases, p)
-	}
-	sort.Slice(phases, func(i, j int) bool { return phases[i] < phases[j] })
-	for _, p := range phases {
+	for _, p := range union(batches, strace) {
 		b, inRun := batches[p]
 		s, inStrace := strace[p]
 		switch {
@@ -214,27 +196,11 @@ func CompareWithStrace(batches, strace map[uint32]Counts, cases map[uint32]strin
 			diffs = append(diffs, fmt.Sprintf("phase %d (%s): no region in strace's log", p, cases[p]))
 			continue
 		}
-		keys := map[string]bool{}
-		for k := range b {
-			keys[k] = true
-		}
-		for k := range s {
-			keys[k] = true
-		}
-		for _, k := range sortedKeys(keys) {
+		for _, k := range union(b, s) {
 			if b[k] != s[k] {
 				diffs = append(diffs, fmt.Sprintf("phase %d (%s): %s %d calls, strace %d", p, cases[p], k, b[k], s[k]))
 			}
 		}
 	}
 	return diffs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

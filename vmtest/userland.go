@@ -112,54 +112,28 @@ func FetchGuestTool(cache string, a Archive) (string, error) {
 
 // unpackGuestFiles copies a package's GuestFile files and symlinks under root.
 func unpackGuestFiles(deb, root string) error {
-	cmd := exec.Command("dpkg-deb", "--fsys-tarfile", deb)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	err = func() error {
-		tr := tar.NewReader(out)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				return nil
-			}
+	return debEach(deb, func(h *tar.Header, r io.Reader) error {
+		if !GuestFile(h.Name) {
+			return nil
+		}
+		dst := filepath.Join(root, filepath.Clean("/"+h.Name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		switch h.Typeflag {
+		case tar.TypeSymlink:
+			return os.Symlink(h.Linkname, dst)
+		case tar.TypeReg:
+			f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
 			if err != nil {
 				return err
 			}
-			if !GuestFile(h.Name) {
-				continue
+			_, err = io.Copy(f, r)
+			if cerr := f.Close(); err == nil {
+				err = cerr
 			}
-			dst := filepath.Join(root, filepath.Clean("/"+h.Name))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return err
-			}
-			switch h.Typeflag {
-			case tar.TypeSymlink:
-				if err := os.Symlink(h.Linkname, dst); err != nil {
-					return err
-				}
-			case tar.TypeReg:
-				f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-				if err != nil {
-					return err
-				}
-				_, err = io.Copy(f, tr)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-				if err != nil {
-					return err
-				}
-			}
+			return err
 		}
-	}()
-	io.Copy(io.Discard, out)
-	if werr := cmd.Wait(); err == nil && werr != nil {
-		err = fmt.Errorf("dpkg-deb --fsys-tarfile %s: %w", deb, werr)
-	}
-	return err
+		return nil
+	})
 }
