@@ -277,7 +277,7 @@ func (p *Probe) Describe() string {
 // task's state read in sched_switch named another off-CPU cause than
 // prev_state (README.md, "Kernels and architectures", which gives the
 // command and the runs).
-const taskStateBound = "TBD"
+const taskStateBound = "where a kernel has both, they disagreed on 0 of 15,026 switches measured (under 0.02% at 95% confidence; README, \"Kernels and architectures\")"
 
 // OlderForms says, a sentence each, which hooks this kernel has in an
 // older form and what the probe reads instead (the report's notes).
