@@ -61,6 +61,10 @@ func ParseConsole(out string) (*Console, error) {
 		case "csv-begin":
 			inCSV, block = arg, nil
 		case "csv-end":
+			if strings.TrimSpace(strings.Join(block, "")) == "" {
+				inCSV, block = "", nil // a run that wrote none (refused)
+				continue
+			}
 			rows, err := parseCSV(strings.Join(block, "\n"))
 			if err != nil {
 				return nil, fmt.Errorf("CSV of %s: %w", arg, err)
