@@ -194,7 +194,7 @@ func kernelSummary(older int) string {
 	if older == 0 {
 		return fmt.Sprintf("%s: BTF, and every hook in its current form", kernelRelease())
 	}
-	return fmt.Sprintf("%s: BTF; %d hooks in an older form (OLDER FORM below)", kernelRelease(), older)
+	return fmt.Sprintf("%s: BTF; %d hooks in an older form (below)", kernelRelease(), older)
 }
 
 func kernelRelease() string {
