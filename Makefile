@@ -7,14 +7,14 @@ GO ?= $(or $(shell command -v go 2>/dev/null),/usr/local/go/bin/go)
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 
-.PHONY: all build install uninstall generate check-generated test bench vmtest clean
+.PHONY: all build install uninstall generate check-generated test bench vmtest vmtest-all clean
 
 all: build
 
 build:
 	$(GO) build -o tmpprobe ./cmd/tmpprobe
 
-# The committed BPF objects (probe/tmpprobe_x86_bpfel.o) are what this clang,
+# The committed BPF objects (probe/tmpprobe_{x86,arm64}_bpfel.o) are what this clang,
 # Debian 12's, makes of bpf/. Another clang compiles the same source to other
 # bytes (clang 15 does), and then check-generated could not tell a stale
 # object from another compiler: generate refuses another major version, and
@@ -63,13 +63,19 @@ test:
 	$(GO) vet ./...
 	$(GO) tool gotestsum --format testname -- $(ASROOT) -count=1 -p 1 -timeout 80m ./...
 
-# Boots Debian's stock 6.1 and 6.12 kernels under QEMU (TCG), one after the
-# other, with tmpprobe as /init's workload and checks the kprobe, fentry and
-# tracepoint backends against each other on each, and the BPF histogram
-# slots against results' (vmtest/; 3-4 min). The kernel packages are fetched once into /var/cache/tmpprobe-vmtest. Without
-# qemu or a kernel it skips, or fails when CI is set.
+# Boots Debian's stock kernels under QEMU (TCG), one after the other: 5.10,
+# 6.1 and 6.12 on x86-64 and 6.12 on arm64, with tmpprobe as /init's
+# workload, and checks the kprobe, fentry and tracepoint backends against
+# each other and against strace on each, the block I/O and journal on an
+# ext4 disk, and the BPF histogram slots against results' (vmtest/; ~14
+# min). The packages are fetched once into /var/cache/tmpprobe-vmtest.
+# Without qemu or a kernel it skips, or fails when CI is set.
 vmtest:
-	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 20m ./vmtest/
+	$(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 60m ./vmtest/
+
+# Every kernel of vmtest.StockKernels, arm64's 6.1 too.
+vmtest-all:
+	TMPPROBE_VMTEST_ALL=1 $(GO) test $(ASROOT) -tags vmtest -count=1 -v -timeout 90m ./vmtest/
 
 bench:
 	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 150m ./bench/

@@ -91,28 +91,31 @@ func pythonWrapped(extra counts, lseeks int) counts {
 	return c
 }
 
+// The arms' unlink and rename are os.unlink and os.rename (and the Go
+// worker's steps), which make unlinkat and renameat on arm64: the counts
+// name the class this architecture makes (arms.UnlinkSyscall).
 var modesPython = map[string]counts{
 	"TemporaryFile":           pythonWrapped(counts{"openat[tmpfile]": 1}, 4),
-	"NamedTemporaryFile":      pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "unlink": 1}, 4),
-	"NamedTemporaryFile-keep": pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "unlink": 1}, 4),
-	"mkstemp-unlink-open":     {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1},
-	"mkstemp-close-unlink":    {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1},
-	"mkstemp-fsync":           {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1, "fsync": 1},
-	"mkstemp-fdatasync":       {"getpid": 1, "openat[create]": 1, "unlink": 1, "write": 1, "close": 1, "fdatasync": 1},
-	"tmpfile-linkat":          {"openat[tmpfile]": 1, "write": 1, "getpid": 1, "linkat": 1, "close": 1, "unlink": 1},
-	"atomic-replace":          pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "fsync": 1, "rename": 1}, 4),
+	"NamedTemporaryFile":      pythonWrapped(counts{"getpid": 1, "openat[create]": 1, arms.UnlinkSyscall: 1}, 4),
+	"NamedTemporaryFile-keep": pythonWrapped(counts{"getpid": 1, "openat[create]": 1, arms.UnlinkSyscall: 1}, 4),
+	"mkstemp-unlink-open":     {"getpid": 1, "openat[create]": 1, arms.UnlinkSyscall: 1, "write": 1, "close": 1},
+	"mkstemp-close-unlink":    {"getpid": 1, "openat[create]": 1, arms.UnlinkSyscall: 1, "write": 1, "close": 1},
+	"mkstemp-fsync":           {"getpid": 1, "openat[create]": 1, arms.UnlinkSyscall: 1, "write": 1, "close": 1, "fsync": 1},
+	"mkstemp-fdatasync":       {"getpid": 1, "openat[create]": 1, arms.UnlinkSyscall: 1, "write": 1, "close": 1, "fdatasync": 1},
+	"tmpfile-linkat":          {"openat[tmpfile]": 1, "write": 1, "getpid": 1, "linkat": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"atomic-replace":          pythonWrapped(counts{"getpid": 1, "openat[create]": 1, "fsync": 1, arms.RenameSyscall: 1}, 4),
 }
 
 var modesGo = map[string]counts{
 	"TemporaryFile":           {"openat[tmpfile]": 1, "write": 1, "close": 1},
-	"NamedTemporaryFile":      {"openat[create]": 1, "write": 1, "close": 1, "unlink": 1},
-	"NamedTemporaryFile-keep": {"openat[create]": 1, "write": 1, "close": 1, "unlink": 1},
-	"mkstemp-unlink-open":     {"openat[create]": 1, "unlink": 1, "write": 1, "close": 1},
-	"mkstemp-close-unlink":    {"openat[create]": 1, "write": 1, "close": 1, "unlink": 1},
-	"mkstemp-fsync":           {"openat[create]": 1, "write": 1, "fsync": 1, "close": 1, "unlink": 1},
-	"mkstemp-fdatasync":       {"openat[create]": 1, "write": 1, "fdatasync": 1, "close": 1, "unlink": 1},
-	"tmpfile-linkat":          {"openat[tmpfile]": 1, "write": 1, "linkat": 1, "close": 1, "unlink": 1},
-	"atomic-replace":          {"openat[create]": 1, "write": 1, "fsync": 1, "close": 1, "rename": 1},
+	"NamedTemporaryFile":      {"openat[create]": 1, "write": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"NamedTemporaryFile-keep": {"openat[create]": 1, "write": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"mkstemp-unlink-open":     {"openat[create]": 1, arms.UnlinkSyscall: 1, "write": 1, "close": 1},
+	"mkstemp-close-unlink":    {"openat[create]": 1, "write": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"mkstemp-fsync":           {"openat[create]": 1, "write": 1, "fsync": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"mkstemp-fdatasync":       {"openat[create]": 1, "write": 1, "fdatasync": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"tmpfile-linkat":          {"openat[tmpfile]": 1, "write": 1, "linkat": 1, "close": 1, arms.UnlinkSyscall: 1},
+	"atomic-replace":          {"openat[create]": 1, "write": 1, "fsync": 1, "close": 1, arms.RenameSyscall: 1},
 }
 
 const (
@@ -129,7 +132,7 @@ func buffersCounts(runtime, arm string, size int) counts {
 	switch runtime + "/" + arm {
 	case "python/NamedTemporaryFile":
 		return counts{"getpid": 1, "openat[create]": 1, "ioctl": 2, "newfstatat": 1,
-			"write": n, "lseek": n + 5, "read": n + 1, "close": 1, "unlink": 1}
+			"write": n, "lseek": n + 5, "read": n + 1, "close": 1, arms.UnlinkSyscall: 1}
 	case "python/SpooledTemporaryFile":
 		if !spilled {
 			return counts{}
@@ -137,7 +140,7 @@ func buffersCounts(runtime, arm string, size int) counts {
 		return counts{"openat[tmpfile]": 1, "ioctl": 2, "newfstatat": 1,
 			"write": n - 16, "lseek": n + 6, "read": n + 1, "close": 1}
 	case "go/NamedTemporaryFile":
-		return counts{"openat[create]": 1, "write": n, "lseek": 1, "read": n + 1, "close": 1, "unlink": 1}
+		return counts{"openat[create]": 1, "write": n, "lseek": 1, "read": n + 1, "close": 1, arms.UnlinkSyscall: 1}
 	case "go/SpooledTemporaryFile":
 		if !spilled {
 			return counts{}

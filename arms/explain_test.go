@@ -151,7 +151,7 @@ func TestInodeAllocationStage(t *testing.T) {
 		t.Errorf("openat[create] %d calls, %.0f ns/op; ext4_new_inode %d calls, %.0f ns/op: want one allocation per create, inside it",
 			create.Calls, create.NsPerOp, alloc.Calls, alloc.NsPerOp)
 	}
-	if n := s.Stage("unlink", "ext4_new_inode").Calls; n != 0 {
+	if n := s.Stage(arms.UnlinkSyscall, "ext4_new_inode").Calls; n != 0 {
 		t.Errorf("unlink allocated %d inodes", n)
 	}
 }

@@ -243,14 +243,14 @@ var goSteps = [...]func(w *goWorker) error{
 	stepFsync:     func(w *goWorker) error { return w.call(unix.SYS_FSYNC, w.fd) },
 	stepFdatasync: func(w *goWorker) error { return w.call(unix.SYS_FDATASYNC, w.fd) },
 	stepClose:     func(w *goWorker) error { return w.call(unix.SYS_CLOSE, w.fd) },
-	stepUnlink:    func(w *goWorker) error { return w.call(unix.SYS_UNLINK, ptr(w.path)) },
+	stepUnlink:    (*goWorker).unlink,
 	stepLinkat: func(w *goWorker) error {
 		w.procPath = append(strconv.AppendUint(append(w.procPath[:0], "/proc/self/fd/"...), uint64(w.fd), 10), 0)
 		w.nextName()
 		name := w.path[w.nameOff:]
 		return w.call(unix.SYS_LINKAT, atFdcwd, ptr(w.procPath), w.dirFd, ptr(name), unix.AT_SYMLINK_FOLLOW)
 	},
-	stepRename:       func(w *goWorker) error { return w.call(unix.SYS_RENAME, ptr(w.path), ptr(w.dest)) },
+	stepRename:       (*goWorker).rename,
 	stepMemoryRound:  (*goWorker).memoryRound,
 	stepSpooledRound: (*goWorker).spooledRound,
 	stepFileRound:    func(w *goWorker) error { return w.fileRound(w.fd, 0) },

@@ -1,7 +1,8 @@
 /* The kprobe and fentry backends, included at the end of tmpprobe.bpf.c.
  *
- * Both time the named syscalls on their x86-64 wrappers (__x64_sys_X, the
- * syscall table's entry since v4.17, which takes the user's struct pt_regs)
+ * Both time the named syscalls on their wrappers (__x64_sys_X on x86-64,
+ * __arm64_sys_X on arm64: the syscall table's entries since v4.17 and
+ * v4.19, each taking the user's struct pt_regs)
  * and time kernel functions inside them as stages. A kprobe/fentry entry
  * sets the thread state exactly as sys_enter would, the return records like
  * sys_exit, and sys_enter/sys_exit skip those nrs (config.backend_syscalls).
@@ -100,16 +101,16 @@ static __always_inline int on_func_stage_exit(enum stage stage)
 	return 0;
 }
 
-/* kprobe: the probed wrapper's first argument (di) is the user's pt_regs;
- * kretprobe: ax holds the return value. fentry/fexit get the same as u64
+/* kprobe: the probed wrapper's first argument is the user's pt_regs;
+ * kretprobe: the return register holds the return value (arch.bpf.h). fentry/fexit get the same as u64
  * arguments, the return value after the one argument. */
 #define SYSCALL_HOOKS(name)                                                    \
 SEC("kprobe/sys_" #name)                                                       \
 int kprobe_sys_##name(struct pt_regs *ctx)                                     \
-{ return on_backend_enter(NR_##name, (struct pt_regs *)ctx->di); }             \
+{ return on_backend_enter(NR_##name, (struct pt_regs *)KPROBE_ARG0(ctx)); }    \
 SEC("kretprobe/sys_" #name)                                                    \
 int kretprobe_sys_##name(struct pt_regs *ctx)                                  \
-{ return on_backend_exit(NR_##name, (long)ctx->ax); }                          \
+{ return on_backend_exit(NR_##name, (long)KPROBE_RET(ctx)); }                 \
 SEC("fentry/sys_" #name)                                                       \
 int fentry_sys_##name(__u64 *ctx)                                              \
 { return on_backend_enter(NR_##name, (struct pt_regs *)ctx[0]); }              \
@@ -128,14 +129,17 @@ SEC("fexit/" #fn)                                                              \
 int fexit_##fn(void *ctx) { return on_func_stage_exit(stage); }
 
 SYSCALL_HOOKS(openat)
-SYSCALL_HOOKS(unlink)
 SYSCALL_HOOKS(unlinkat)
 SYSCALL_HOOKS(fsync)
 SYSCALL_HOOKS(fdatasync)
 SYSCALL_HOOKS(linkat)
-SYSCALL_HOOKS(rename)
 SYSCALL_HOOKS(renameat)
 SYSCALL_HOOKS(renameat2)
+/* Only x86-64 of the two has the plain forms (arm64's table is generic). */
+#if defined(__TARGET_ARCH_x86)
+SYSCALL_HOOKS(unlink)
+SYSCALL_HOOKS(rename)
+#endif
 
 /* do_sys_openat2 is static (fs/open.c) but kept out of line since v5.6;
  * __do_sys_openat and do_fsync are inlined away on common builds. */
@@ -163,7 +167,7 @@ int kprobe_multi_entry(struct pt_regs *ctx)
 
 	if (c & COOKIE_STAGE)
 		return on_func_stage_enter(c & ~COOKIE_STAGE);
-	return on_backend_enter(c, (struct pt_regs *)ctx->di);
+	return on_backend_enter(c, (struct pt_regs *)KPROBE_ARG0(ctx));
 }
 
 SEC("kretprobe.multi/tmpprobe")
@@ -173,5 +177,5 @@ int kretprobe_multi_exit(struct pt_regs *ctx)
 
 	if (c & COOKIE_STAGE)
 		return on_func_stage_exit(c & ~COOKIE_STAGE);
-	return on_backend_exit(c, (long)ctx->ax);
+	return on_backend_exit(c, (long)KPROBE_RET(ctx));
 }

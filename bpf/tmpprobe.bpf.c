@@ -14,12 +14,13 @@
 #include <bpf/bpf_core_read.h>
 #include "tmpprobe.h"
 #include "bits.bpf.h"
+#include "arch.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define O_CREAT 0100
 #define O_EXCL 0200
-#define O_TMPFILE (020000000 | 0200000)
+#define O_TMPFILE (020000000 | O_DIRECTORY) /* O_DIRECTORY: arch.bpf.h */
 #define TASK_RUNNING 0
 #define TASK_INTERRUPTIBLE 1
 #define PF_KTHREAD 0x00200000
@@ -174,7 +175,11 @@ static __always_inline void count_neighbour(const struct neighbour_key *from, __
 	}
 	__sync_fetch_and_add(&n->count, 1);
 	__sync_fetch_and_add(&n->ns, ns);
-	__sync_fetch_and_add(&n->bytes, bytes);
+	/* Not an atomic add of 0 where a caller's bytes is 0: clang makes that
+	 * an atomic or, which kernels before v5.12 refuse ("BPF_STX uses
+	 * reserved fields"); they have only the atomic add. */
+	if (bytes)
+		__sync_fetch_and_add(&n->bytes, bytes);
 }
 
 /* Who a task is, as a neighbour of a batch in phase. */
@@ -212,7 +217,7 @@ static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
 
 	if (nr != NR_openat)
 		return nr;
-	flags = BPF_CORE_READ(regs, dx);
+	flags = SYSCALL_ARG2(regs);
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return CLASS_OPENAT_TMPFILE;
 	if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
@@ -251,10 +256,10 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 
 	/* Most lseeks are real ones (Python's buffered files make four per
 	 * op): read one register to dismiss them, the rest only for a marker. */
-	if ((__u32)BPF_CORE_READ(regs, di) != (__u32)-1 || config.cookie == 0 ||
-	    BPF_CORE_READ(regs, si) != config.cookie)
+	if ((__u32)SYSCALL_ARG0(regs) != (__u32)-1 || config.cookie == 0 ||
+	    SYSCALL_ARG1(regs) != config.cookie)
 		return 0;
-	whence = BPF_CORE_READ(regs, dx);
+	whence = SYSCALL_ARG2(regs);
 	cur = traced_thread(tid); /* a cgroup thread's first syscall may be a marker */
 	if (cur && cur->base_phase) {
 		/* A traced program marking its own region: switch phase, and
@@ -377,8 +382,8 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 		return 0;
 	}
 	/* rt_sigreturn restores the signal frame's registers, so its exit
-	 * shows orig_ax = -1: that is still the syscall we saw enter. */
-	nr = btf ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
+	 * shows nr -1: that is still the syscall we saw enter. */
+	nr = btf ? SYSCALL_NR_BTF(regs) : SYSCALL_NR(regs);
 	if (backend_owns(nr))
 		return 0;
 	if (!st->in_syscall) {
@@ -485,6 +490,43 @@ static __always_inline void cpu_slot_switch(struct cpu_slot *slot, struct task_s
 	slot->since = now;
 }
 
+/* A task's state as it holds it now: __state since v5.14, state before
+ * (libbpf-tools' core_fixes.bpf.h reads it the same way). */
+static __always_inline unsigned int task_state(struct task_struct *t)
+{
+	struct task_struct___state_long *old = (void *)t;
+
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return BPF_CORE_READ(old, state);
+}
+
+static __always_inline enum off_state off_state_of(bool preempt, unsigned int state)
+{
+	if (preempt || state == TASK_RUNNING)
+		return OFF_PREEMPTED;
+	if (state & TASK_INTERRUPTIBLE)
+		return OFF_SLEEP;
+	return OFF_BLOCKED;
+}
+
+/* config.compare_task_state: what the task's state would have said of a
+ * switch that prev_state says is a sleep or a block. Between __schedule()
+ * reading the state and this tracepoint, a wakeup can set it back to
+ * running, and then the task's state reads as preempted. */
+static __always_inline void compare_task_state(struct thread_state *st, struct task_struct *prev, __u16 class)
+{
+	struct class_stats *s = stats_for(st->phase, class, STAGE_TASK_STATE_READ);
+
+	if (s)
+		s->calls++;
+	st->state_differs = off_state_of(false, task_state(prev)) != st->off_state;
+	if (st->state_differs && (s = stats_for(st->phase, class, STAGE_TASK_STATE_DIFFERS)))
+		s->calls++;
+}
+
+/* prev_state: the tracepoint's argument (v5.18 on), or the task's state
+ * read here on older kernels (the sched_switch_task programs). */
 static __always_inline int on_sched_switch(bool preempt, struct task_struct *prev,
 					   struct task_struct *next, unsigned int prev_state)
 {
@@ -496,6 +538,7 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	struct class_stats *s;
 	__u64 now = bpf_ktime_get_ns(), delta;
 	__u32 label;
+	__u16 class;
 
 	if (config.count_neighbours) {
 		slot = cpu_slot(cpu);
@@ -505,18 +548,17 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	if (st) {
 		st->off_since = now;
 		st->off_user = !st->in_syscall;
-		if (preempt || prev_state == TASK_RUNNING) {
-			st->off_state = OFF_PREEMPTED;
+		st->off_state = off_state_of(preempt, prev_state);
+		st->state_differs = 0;
+		if (config.compare_task_state && !preempt)
+			compare_task_state(st, prev, st->off_user ? CLASS_USER : st->class);
+		if (st->off_state == OFF_PREEMPTED) {
 			if (slot) {
 				slot->tid = prev_tid;
 				slot->off_since = slot->since = now;
 				neighbour_of(&slot->running, next, st->phase, NEIGHBOUR_CPU);
 				st->preempt_cpu = cpu;
 			}
-		} else if (prev_state & TASK_INTERRUPTIBLE) {
-			st->off_state = OFF_SLEEP;
-		} else {
-			st->off_state = OFF_BLOCKED;
 		}
 		st->waker = WAKER_NONE;
 	}
@@ -535,7 +577,13 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	st->off_since = 0;
 	/* Off the CPU between syscalls (preempted, or a major page fault) is
 	 * user-space wall time that was not user-space work. */
-	s = stats_for(st->phase, st->off_user ? CLASS_USER : st->class, STAGE_SYSCALL);
+	class = st->off_user ? CLASS_USER : st->class;
+	if (config.compare_task_state && st->state_differs) {
+		s = stats_for(st->phase, class, STAGE_TASK_STATE_DIFFERS);
+		if (s)
+			s->total_ns += delta;
+	}
+	s = stats_for(st->phase, class, STAGE_SYSCALL);
 	if (!s)
 		return 0;
 	label = (st->off_state * NR_OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
@@ -635,11 +683,12 @@ static __always_inline bool watched(dev_t dev)
 }
 
 #define LOOP_MAJOR 7
+#define MINORBITS 20
 
 /* Kernel dev_t: the major number is above the 20 minor bits. */
 static __always_inline bool is_loop(dev_t dev)
 {
-	return (dev >> 20) == LOOP_MAJOR;
+	return (dev >> MINORBITS) == LOOP_MAJOR;
 }
 
 /* A loop device's worker re-issues each of its requests as I/O on the
@@ -751,11 +800,21 @@ static __always_inline int on_bio_queue(struct bio *bio)
 	return 0;
 }
 
+/* Flush requests made by the flush state machine carry no partition: then
+ * the whole disk. */
 static __always_inline dev_t request_dev(struct request *rq)
 {
-	struct block_device *part = BPF_CORE_READ(rq, part);
+	struct request___old *old = (void *)rq;
+	struct block_device *part;
+	struct hd_struct *hd;
 
-	/* Flush requests made by the flush state machine carry no part. */
+	if (bpf_core_type_exists(struct hd_struct)) {
+		hd = BPF_CORE_READ(old, part);
+		if (hd)
+			return BPF_CORE_READ(hd, __dev.devt);
+		return BPF_CORE_READ(old, rq_disk, major) << MINORBITS | BPF_CORE_READ(old, rq_disk, first_minor);
+	}
+	part = BPF_CORE_READ(rq, part);
 	if (part)
 		return BPF_CORE_READ(part, bd_dev);
 	return BPF_CORE_READ(rq, q, disk, part0, bd_dev);
@@ -856,20 +915,21 @@ static __always_inline int on_rq_complete(struct request *rq)
 	return 0;
 }
 
-static __always_inline int on_commit_start(journal_t *journal)
+/* A journal's commit, keyed by the journal (one commit runs at a time in
+ * each), on its file system's device. */
+static __always_inline int on_commit_start(__u64 key, dev_t dev)
 {
-	__u64 key = (__u64)journal, now;
+	__u64 now;
 
-	if (!watched(BPF_CORE_READ(journal, j_fs_dev, bd_dev)))
+	if (!watched(dev))
 		return 0;
 	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&commit_starts, &key, &now, BPF_ANY);
 	return 0;
 }
 
-static __always_inline int on_commit_end(journal_t *journal)
+static __always_inline int on_commit_end(__u64 key, dev_t dev)
 {
-	__u64 key = (__u64)journal;
 	__u64 *start = bpf_map_lookup_elem(&commit_starts, &key);
 	struct thread_state *st;
 	__u64 ns;
@@ -879,9 +939,17 @@ static __always_inline int on_commit_end(journal_t *journal)
 	ns = bpf_ktime_get_ns() - *start;
 	bpf_map_delete_elem(&commit_starts, &key);
 	st = window_thread();
-	if (st && !lower_layer(st, BPF_CORE_READ(journal, j_fs_dev, bd_dev)))
+	if (st && !lower_layer(st, dev))
 		count_event(st, STAGE_JBD2_COMMIT, ns, 0);
 	return 0;
+}
+
+/* The journal's device. The journal is null-checked first: 6.12 types
+ * some tracepoint pointers as maybe-null, and the verifier refuses pointer
+ * arithmetic (a CO-RE read) on one not checked. */
+static __always_inline dev_t journal_dev(journal_t *journal)
+{
+	return journal ? BPF_CORE_READ(journal, j_fs_dev, bd_dev) : 0;
 }
 
 static __always_inline int on_event(enum stage stage)
@@ -922,7 +990,11 @@ static __always_inline int on_stage_exit(enum ext4_window w, enum stage stage)
 
 /* Thin per-hook wrappers. tp_btf and raw_tp receive the same u64 args; the
  * loader picks one family (tp_btf where the kernel has BTF for the
- * tracepoint, raw_tp otherwise) and never loads the other. */
+ * tracepoint, raw_tp otherwise) and never loads the other. A hook whose
+ * arguments changed has a program for each form, and the loader loads the
+ * one the kernel's BTF prototype of the tracepoint matches (probe/kernel.go):
+ * sched_switch_task before v5.18 (no prev_state), block_*_q before v5.11
+ * (the request_queue first). */
 #define HOOKS(kind, btf)                                                       \
 SEC(#kind "/sys_enter")                                                        \
 int kind##_sys_enter(__u64 *ctx)                                               \
@@ -934,6 +1006,11 @@ SEC(#kind "/sched_switch")                                                     \
 int kind##_sched_switch(__u64 *ctx)                                            \
 { return on_sched_switch((bool)ctx[0], (struct task_struct *)ctx[1],           \
 			 (struct task_struct *)ctx[2], (unsigned int)ctx[3]); }   \
+SEC(#kind "/sched_switch")                                                     \
+int kind##_sched_switch_task(__u64 *ctx)                                       \
+{ return on_sched_switch((bool)ctx[0], (struct task_struct *)ctx[1],           \
+			 (struct task_struct *)ctx[2],                         \
+			 task_state((struct task_struct *)ctx[1])); }          \
 SEC(#kind "/sched_waking")                                                     \
 int kind##_sched_waking(__u64 *ctx)                                            \
 { return on_sched_waking((struct task_struct *)ctx[0]); }                      \
@@ -962,9 +1039,15 @@ int kind##_softirq_exit(__u64 *ctx) { return on_irq(-1); }                    \
 SEC(#kind "/block_bio_queue")                                                  \
 int kind##_block_bio_queue(__u64 *ctx)                                         \
 { return on_bio_queue((struct bio *)ctx[0]); }                                 \
+SEC(#kind "/block_bio_queue")                                                  \
+int kind##_block_bio_queue_q(__u64 *ctx)                                       \
+{ return on_bio_queue((struct bio *)ctx[1]); }                                 \
 SEC(#kind "/block_rq_issue")                                                   \
 int kind##_block_rq_issue(__u64 *ctx)                                          \
 { return on_rq_issue((struct request *)ctx[0]); }                              \
+SEC(#kind "/block_rq_issue")                                                   \
+int kind##_block_rq_issue_q(__u64 *ctx)                                        \
+{ return on_rq_issue((struct request *)ctx[1]); }                              \
 SEC(#kind "/block_io_start")                                                   \
 int kind##_block_io_start(__u64 *ctx)                                          \
 { return on_io_start((struct request *)ctx[0]); }                              \
@@ -973,10 +1056,10 @@ int kind##_block_rq_complete(__u64 *ctx)                                       \
 { return on_rq_complete((struct request *)ctx[0]); }                           \
 SEC(#kind "/jbd2_start_commit")                                                \
 int kind##_jbd2_start_commit(__u64 *ctx)                                       \
-{ return on_commit_start((journal_t *)ctx[0]); }                               \
+{ return on_commit_start(ctx[0], journal_dev((journal_t *)ctx[0])); }          \
 SEC(#kind "/jbd2_end_commit")                                                  \
 int kind##_jbd2_end_commit(__u64 *ctx)                                         \
-{ return on_commit_end((journal_t *)ctx[0]); }                                 \
+{ return on_commit_end(ctx[0], journal_dev((journal_t *)ctx[0])); }            \
 SEC(#kind "/jbd2_handle_start")                                                \
 int kind##_jbd2_handle_start(__u64 *ctx) { return on_event(STAGE_JBD2_HANDLE); } \
 SEC(#kind "/ext4_sync_file_enter")                                             \
@@ -1001,6 +1084,25 @@ int kind##_ext4_free_inode(__u64 *ctx) { return on_event(STAGE_EXT4_FREE_INODE);
 
 HOOKS(tp_btf, true)
 HOOKS(raw_tp, false)
+
+/* jbd2's commit events as classic tracepoints, for a kernel whose jbd2 is
+ * a module without BTF (before v5.11 module BTF), where neither the tp_btf
+ * programs load nor CO-RE can read a journal_t. Their records begin, after
+ * the 8-byte common header, with the journal's dev_t
+ * (include/trace/events/jbd2.h; probe/ checks the offset in the event's
+ * tracefs format). Keyed by the device: one commit at a time per journal. */
+struct jbd2_commit_record {
+	__u64 common;
+	dev_t dev;
+};
+
+SEC("tracepoint/jbd2/jbd2_start_commit")
+int tracepoint_jbd2_start_commit(struct jbd2_commit_record *ctx)
+{ return on_commit_start(ctx->dev, ctx->dev); }
+
+SEC("tracepoint/jbd2/jbd2_end_commit")
+int tracepoint_jbd2_end_commit(struct jbd2_commit_record *ctx)
+{ return on_commit_end(ctx->dev, ctx->dev); }
 
 /* Never attached: Go's tests run it (BPF_PROG_TEST_RUN) to check
  * results.HistSlot against hist_slot of ctx[0]. */

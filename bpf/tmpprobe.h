@@ -94,6 +94,12 @@ enum stage : __u16 {
 	 * while its inode table block is dirty; fs/ext4/ialloc.c
 	 * recently_deleted()). */
 	STAGE_EXT4_NEW_INODE = 19,
+	/* config.compare_task_state: switches out of the CPU where the state
+	 * decides the off-CPU cause (not preempted), and those of them where
+	 * the task's state, read in the tracepoint, says another cause than
+	 * prev_state; its total_ns is their off-CPU time. */
+	STAGE_TASK_STATE_READ = 20,
+	STAGE_TASK_STATE_DIFFERS = 21,
 	/* Kernel functions timed inside a syscall by the kprobe and fentry
 	 * backends (backends.bpf.h), named as the function; from 32 on so
 	 * tracepoint stages can grow below. */
@@ -140,9 +146,23 @@ enum drop_reason {
 	NR_DROP_REASONS,
 };
 
-/* The x86-64 syscall numbers the BPF side names, spelled as
- * asm/unistd_64.h's __NR_*: SYSCALL_HOOKS(name) (backends.bpf.h) takes
- * NR_##name, and Go checks each against its own table of them. */
+/* The syscall numbers the BPF side names, spelled as the architecture's
+ * asm/unistd.h __NR_*: SYSCALL_HOOKS(name) (backends.bpf.h) takes
+ * NR_##name, and Go checks each against its own table of them (made from
+ * the same headers, probe/sysnames_<arch>.go). arm64 has the generic
+ * table: no open, unlink or rename, only their *at forms. */
+#if defined(__TARGET_ARCH_arm64)
+enum syscall_nr {
+	NR_unlinkat = 35,
+	NR_linkat = 37,
+	NR_renameat = 38,
+	NR_openat = 56,
+	NR_lseek = 62,
+	NR_fsync = 82,
+	NR_fdatasync = 83,
+	NR_renameat2 = 276,
+};
+#else
 enum syscall_nr {
 	NR_lseek = 8,
 	NR_fsync = 74,
@@ -155,6 +175,7 @@ enum syscall_nr {
 	NR_linkat = 265,
 	NR_renameat2 = 316,
 };
+#endif
 
 /* Syscall nrs below this can be handed to a function backend. */
 #define BACKEND_NR_MAX 512
@@ -178,6 +199,10 @@ struct config {
 	bool count_errnos;  /* trace --errors: count failed calls per errno as stages */
 	bool match_any_dev; /* match traced I/O on every block device; neighbours stay on watched_devs */
 	bool count_neighbours; /* who else took the CPU and the disk (struct neighbour_key) */
+	/* Also read each switched-out thread's state from the task, as the
+	 * sched_switch_task programs do on kernels before v5.18, and count
+	 * where it disagrees with prev_state (STAGE_TASK_STATE_*). */
+	bool compare_task_state;
 };
 
 struct class_key {
@@ -251,7 +276,8 @@ struct thread_state {
 	 * marker. follow: children are traced too, not just threads. */
 	__u32 base_phase;
 	__u8 follow;
-	__u8 pad2[3];
+	__u8 state_differs; /* compare_task_state: this switch-out's states disagreed */
+	__u8 pad2[2];
 	__u64 region_start;
 	__u32 preempt_cpu; /* where it was last preempted (cpu_slots) */
 	__u32 pad3;

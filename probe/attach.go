@@ -55,7 +55,13 @@ func (p *Probe) attachSteps() []attachStep {
 			steps = append(steps, p.funcSteps(false)...)
 			steps = append(steps, p.funcSteps(true)...)
 		}
-		name := progName(p.family, h)
+		name := progName(p.family, h, p.forms[h.Name])
+		switch {
+		case p.rawHooks[h.Name]:
+			name = progName(familyRawTp, h, p.forms[h.Name])
+		case p.classicHooks[h.Name]:
+			name = progName(familyClassic, h, tpForm{})
+		}
 		prog := p.progs[name]
 		if prog == nil && !h.Required {
 			continue // noted in unavailable when it did not load
@@ -66,11 +72,45 @@ func (p *Probe) attachSteps() []attachStep {
 				if prog == nil {
 					return nil, fmt.Errorf("program %s is not loaded", name)
 				}
-				return p.attachTracepoint(h.Name, prog)
+				switch {
+				case p.rawHooks[h.Name]:
+					return link.AttachRawTracepoint(link.RawTracepointOptions{Name: h.Name, Program: prog})
+				case p.classicHooks[h.Name]:
+					return link.Tracepoint(h.Classic, h.Name, prog, nil)
+				}
+				l, err := p.attachTracepoint(h.Name, prog)
+				if err != nil && p.family == familyTpBtf && !h.Required {
+					l, rerr := p.attachRawInstead(h)
+					if rerr == nil {
+						return l, nil
+					}
+					err = fmt.Errorf("raw_tp instead: %s; tp_btf: %w", errText(rerr), err)
+				}
+				return l, err
 			},
 		})
 	}
 	return steps
+}
+
+// attachRawInstead loads and attaches hook's raw_tp program where its
+// tp_btf one did not attach: before v5.11 (module BTF) a tracepoint of a
+// module, ext4's and jbd2's where they are modules, takes no tp_btf
+// program, but raw_tp finds it by name. The hook stays on raw_tp.
+func (p *Probe) attachRawInstead(h tpHook) (link.Link, error) {
+	name := progName(familyRawTp, h, p.forms[h.Name])
+	prog, err := p.loadOne(name, "")
+	if err != nil {
+		return nil, err
+	}
+	l, err := link.AttachRawTracepoint(link.RawTracepointOptions{Name: h.Name, Program: prog})
+	if err != nil {
+		prog.Close()
+		return nil, err
+	}
+	p.progs[name] = prog
+	p.rawHooks[h.Name] = true
+	return l, nil
 }
 
 func (p *Probe) attachTracepoint(tp string, prog *ebpf.Program) (link.Link, error) {
@@ -93,10 +133,11 @@ func (p *Probe) funcSteps(entry bool) []attachStep {
 	}
 	entryFam, exitFam := p.Backend.families()
 	var steps []attachStep
-	for _, f := range p.funcs {
-		kind, prog := exitFam, f.exit
+	for i := range p.funcs {
+		f := &p.funcs[i]
+		kind, side := exitFam, 1
 		if entry {
-			kind, prog = entryFam, f.entry
+			kind, side = entryFam, 0
 		}
 		why := "stage time"
 		if f.hook.syscall != "" {
@@ -104,10 +145,37 @@ func (p *Probe) funcSteps(entry bool) []attachStep {
 		}
 		steps = append(steps, attachStep{
 			name: kind + " " + f.hook.label(), required: f.hook.syscall != "", why: why,
-			attach: func() (link.Link, error) { return attachFunc(kind, f.hook.target, prog) },
+			attach: func() (link.Link, error) { return p.attachFuncProg(f, kind, side) },
 		})
 	}
 	return steps
+}
+
+// attachFuncProg attaches one side (0 entry, 1 exit) of a function hook.
+// Before v5.11 a fentry or fexit program attaches once: detached, its
+// attach target is gone and a new attach fails with ENOENT. Then the
+// program is loaded again, which the untraced batches' detach makes
+// happen once a traced batch there.
+func (p *Probe) attachFuncProg(f *funcProgs, kind string, side int) (link.Link, error) {
+	prog := f.exit
+	if side == 0 {
+		prog = f.entry
+	}
+	l, err := attachFunc(kind, f.hook.target, prog)
+	if err == nil || !errors.Is(err, os.ErrNotExist) || (kind != "fentry" && kind != "fexit") {
+		return l, err
+	}
+	fresh, lerr := p.loadOne(f.hook.progs(p.Backend)[side], f.hook.target)
+	if lerr != nil {
+		return nil, err
+	}
+	if side == 0 {
+		f.entry = fresh
+	} else {
+		f.exit = fresh
+	}
+	prog.Close()
+	return attachFunc(kind, f.hook.target, fresh)
 }
 
 // attachFunc attaches prog of kind (kprobe, kretprobe, fentry, fexit) to

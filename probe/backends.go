@@ -40,16 +40,23 @@ func (b Backend) families() (entry, exit string) {
 	return "", ""
 }
 
-// syscallPrefix names the syscall table's entries: since v4.17 (commit
-// fa697140f9a2) x86-64 calls __x64_sys_X(const struct pt_regs *), which is
-// what the BPF side reads the arguments from.
-const syscallPrefix = "__x64_sys_"
-
 // backendSyscalls are the syscalls the fentry and kprobe backends time on
-// their own functions; the BPF side has a hook pair for each.
-var backendSyscalls = []string{
+// their own functions, those of them this architecture has (arm64 has no
+// unlink or rename); the BPF side has a hook pair for each.
+var backendSyscalls = archSyscalls(
 	"openat", "unlink", "unlinkat", "fsync", "fdatasync", "linkat",
 	"rename", "renameat", "renameat2",
+)
+
+// archSyscalls keeps the names this architecture's syscall table has.
+func archSyscalls(names ...string) []string {
+	var out []string
+	for _, n := range names {
+		if _, ok := syscallNr(n); ok {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // stageFunc is a kernel function timed inside a syscall.
@@ -115,7 +122,7 @@ func funcTargets() []string {
 	return out
 }
 
-// syscallNr is the x86-64 number of a syscall name.
+// syscallNr is the number of a syscall name on this architecture.
 func syscallNr(name string) (uint16, bool) {
 	for nr, n := range syscallNames {
 		if n == name {

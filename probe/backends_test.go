@@ -45,10 +45,10 @@ func TestKprobeMultiCookies(t *testing.T) {
 		t.Fatalf("%d symbols, %d cookies for %d hooks", len(opts.Symbols), len(opts.Cookies), len(funcHooks()))
 	}
 	want := map[string]uint64{
-		"__x64_sys_openat":    uint64(tmpprobeSyscallNrNR_openat),
-		"__x64_sys_renameat2": uint64(tmpprobeSyscallNrNR_renameat2),
-		"do_sys_openat2":      uint64(tmpprobeMultiCookieCOOKIE_STAGE) | uint64(tmpprobeStageSTAGE_DO_SYS_OPENAT2),
-		"vfs_rename":          uint64(tmpprobeMultiCookieCOOKIE_STAGE) | uint64(tmpprobeStageSTAGE_VFS_RENAME),
+		syscallPrefix + "openat":    uint64(tmpprobeSyscallNrNR_openat),
+		syscallPrefix + "renameat2": uint64(tmpprobeSyscallNrNR_renameat2),
+		"do_sys_openat2":            uint64(tmpprobeMultiCookieCOOKIE_STAGE) | uint64(tmpprobeStageSTAGE_DO_SYS_OPENAT2),
+		"vfs_rename":                uint64(tmpprobeMultiCookieCOOKIE_STAGE) | uint64(tmpprobeStageSTAGE_VFS_RENAME),
 	}
 	for i, sym := range opts.Symbols {
 		if w, ok := want[sym]; ok && opts.Cookies[i] != w {
@@ -61,15 +61,19 @@ func TestKprobeMultiCookies(t *testing.T) {
 	}
 }
 
-// Every argument the kernel check knows is of a hook tmpprobe attaches.
-func TestTracepointArgsAreHooks(t *testing.T) {
+// Every hook the kernel check knows the forms of is a hook tmpprobe
+// attaches, with its current form first.
+func TestTracepointFormsAreHooks(t *testing.T) {
 	hooks := map[string]bool{}
 	for _, h := range tpHooks {
 		hooks[h.Name] = true
 	}
-	for _, a := range tpArgs {
-		if !hooks[a.hook] {
-			t.Errorf("tpArgs names %s, not a hook", a.hook)
+	for hook, forms := range tpForms {
+		if !hooks[hook] {
+			t.Errorf("tpForms names %s, not a hook", hook)
+		}
+		if len(forms) == 0 || forms[0].prog != "" || forms[0].older != "" {
+			t.Errorf("%s: forms %+v, want the current one first", hook, forms)
 		}
 	}
 }

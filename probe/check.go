@@ -40,6 +40,7 @@ var funcKinds = []string{"kprobe", "kretprobe", "fentry", "fexit"}
 // CheckReport is everything 'tmpprobe check' found.
 type CheckReport struct {
 	env      []checkRow // privileges, BTF, tracefs, kallsyms, kprobe PMU
+	older    []string   // hooks in an older form: "hook: what it reads instead"
 	types    []checkRow // each hook type, tried on one exact hook
 	funcs    []funcRow  // each function hook, tried on its function
 	backends []checkRow // each backend, opened and attached for real
@@ -52,14 +53,16 @@ type CheckReport struct {
 // backend rows only.
 func Check() *CheckReport {
 	defer mountTracefs()()
+	raiseMemlock() // Open says why, if it fails
 	r := &CheckReport{}
 	cache := btf.NewCache()
 	syms, symErr := readKallsyms(funcTargets())
-	r.env = envRows(cache, syms, symErr)
 	var kernel *btf.Spec
 	if k, err := cache.Kernel(); err == nil {
 		kernel = k
+		r.older = olderForms(k)
 	}
+	r.env = envRows(cache, syms, symErr, len(r.older))
 	t := trial{kernel: kernel}
 	openat := syscallPrefix + "openat"
 	typeRow := map[string]checkRow{}
@@ -192,7 +195,7 @@ func (t trial) try(kind, on string) error {
 	return l.Close()
 }
 
-func envRows(cache *btf.Cache, syms hookSymbols, symErr error) []checkRow {
+func envRows(cache *btf.Cache, syms hookSymbols, symErr error, older int) []checkRow {
 	var rows []checkRow
 	add := func(name string, ok bool, verdict Verdict, why string) {
 		if ok {
@@ -204,7 +207,7 @@ func envRows(cache *btf.Cache, syms hookSymbols, symErr error) []checkRow {
 	add("privileges", priv, VerdictPermission, why)
 	_, err := cache.Kernel()
 	add("BTF", err == nil, Classify(err), btfWhy(err))
-	kernelWhy := kernelSummary()
+	kernelWhy := kernelSummary(older)
 	if err = checkKernel(cache); err != nil {
 		kernelWhy = errText(err)
 	}

@@ -19,6 +19,13 @@ func (r *CheckReport) WriteTable(w io.Writer) {
 		}
 	}
 	section("ENVIRONMENT", r.env)
+	if len(r.older) > 0 {
+		fmt.Fprintf(w, "\n%-18s %s\n", "OLDER FORM", "READS")
+		for _, o := range r.older {
+			hook, what, _ := strings.Cut(o, ": ")
+			fmt.Fprintf(w, "%-18s %s\n", hook, what)
+		}
+	}
 	section("HOOK TYPE", r.types)
 
 	types := map[string]checkRow{}

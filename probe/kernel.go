@@ -9,22 +9,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// minKernel is the oldest Linux the BPF side runs on: 5.18, where
-// sched_switch gained its prev_state argument (tpArgs). Everything else it
-// needs is older: tp_btf and fentry (5.5), BTF in sysfs (5.4), global
-// variables (5.2), the __x64_sys_* wrappers (4.17), and the block
-// tracepoints' one-argument form (5.11). Without CONFIG_FPROBE (5.18+)
-// the kprobe backend uses single kprobes instead of kprobe.multi.
-const minKernel = "5.18"
+// minKernel is the oldest Linux the BPF side runs on: 5.10, the oldest
+// long-term kernel of the lab fleet (Debian 11, Amazon Linux 2), booted by
+// make vmtest. It needs: tp_btf and fentry (5.5), BTF in sysfs (5.4),
+// global variables (5.2), the syscall wrappers (__x64_sys_* 4.17,
+// __arm64_sys_* 4.19). Hooks whose arguments moved since have a program
+// for each form (tpForms); kprobe.multi (5.18, CONFIG_FPROBE) is optional.
+const minKernel = "5.10"
 
 // tpArg is a tracepoint argument the BPF side reads by position (ctx[i] in
-// bpf/tmpprobe.bpf.c's HOOKS) whose position or type changed in a kernel
-// release: read on an older kernel, ctx[i] is another argument (the
-// verifier does not mind, BPF_CORE_READ reads whatever the pointer points
-// at) or past the end (tp_btf refuses to load and raw_tp to attach, with
-// an EINVAL that does not say why).
+// bpf/tmpprobe.bpf.c's HOOKS): read on a kernel with another prototype,
+// ctx[i] is another argument (the verifier does not mind, BPF_CORE_READ
+// reads whatever the pointer points at) or past the end (tp_btf refuses
+// to load and raw_tp to attach, with an EINVAL that does not say why).
 type tpArg struct {
-	hook  string // a tpHooks name
 	index int    // i of ctx[i]
 	want  string // its C type, as cType spells it
 	name  string
@@ -39,46 +37,80 @@ func (a tpArg) where() string {
 	return fmt.Sprintf("ctx[%d], %s", a.index, a.since)
 }
 
-// tpArgs are checked against the kernel's BTF (typedef btf_trace_<tp>, the
-// prototype tp_btf programs are verified against), so a distribution
-// kernel with a backport passes on what it has, not on its version.
-// libbpf-tools reads these per kernel version instead (biolatency's
-// ctx[1] before 5.11, core_fixes.bpf.h re-reading task->__state): tmpprobe
-// refuses a kernel it cannot read exactly rather than carry fallbacks no
-// test boots (apt serves 6.1 and 6.12 here, see vmtest/), and re-reading
-// prev->__state races with a wakeup, which is why 5.18 added the argument.
-var tpArgs = []tpArg{
-	{"sched_switch", 3, "unsigned int", "prev_state", "v5.18, commit fa2c3254d7cf"},
-	{"block_rq_issue", 0, "struct request *", "rq", "v5.11, commit a54895fa057c dropped the request_queue before it"},
-	{"block_rq_complete", 0, "struct request *", "rq", ""},
-	{"block_io_start", 0, "struct request *", "rq", ""},
-	{"block_bio_queue", 0, "struct bio *", "bio", "v5.11, when the request_queue before it was dropped"},
-	{"sched_process_exec", 1, "int", "old_pid", ""},
+// tpForm is one prototype of a tracepoint the BPF side can read: the
+// arguments it reads by position, and the program that reads them
+// (HOOKS names it kind_<hook><prog>).
+type tpForm struct {
+	prog  string // "" for the current form
+	args  []tpArg
+	older string // an older form: what it reads instead, for check and the notes
 }
 
-// checkTracepointArgs says what is wrong with hook's arguments on this
-// kernel, or nil. A kernel without the tracepoint passes: attaching it
-// will say so.
-func checkTracepointArgs(kernel *btf.Spec, hook string) error {
-	if kernel == nil {
-		return nil
+// tpForms are the hooks whose arguments are read by position, each form
+// newest first; the loader takes the first whose arguments the kernel's
+// BTF prototype has (typedef btf_trace_<tp>, which tp_btf programs are
+// verified against), so a distribution kernel with a backport is read by
+// what it has, not by its version (as libbpf-tools does with CO-RE:
+// core_fixes.bpf.h re-reads task->__state, biolatency reads ctx[1] before
+// 5.11). Hooks not listed read no argument by position, or none that moved.
+var tpForms = map[string][]tpForm{
+	"sched_switch": {
+		{args: []tpArg{{3, "unsigned int", "prev_state", "v5.18, commit fa2c3254d7cf"}}},
+		{prog: "_task", args: []tpArg{{1, "struct task_struct *", "prev", ""}},
+			older: "the task's state, not prev_state (an argument since v5.18)"},
+	},
+	"block_rq_issue": {
+		{args: []tpArg{{0, "struct request *", "rq", "v5.11, commit a54895fa057c dropped the request_queue before it"}}},
+		{prog: "_q", args: []tpArg{{1, "struct request *", "rq", ""}},
+			older: "the request after the request_queue (before v5.11)"},
+	},
+	"block_bio_queue": {
+		{args: []tpArg{{0, "struct bio *", "bio", "v5.11, when the request_queue before it was dropped"}}},
+		{prog: "_q", args: []tpArg{{1, "struct bio *", "bio", ""}},
+			older: "the bio after the request_queue (before v5.11)"},
+	},
+	"block_rq_complete":  {{args: []tpArg{{0, "struct request *", "rq", ""}}}},
+	"block_io_start":     {{args: []tpArg{{0, "struct request *", "rq", ""}}}},
+	"sched_process_exec": {{args: []tpArg{{1, "int", "old_pid", ""}}}},
+}
+
+// tracepointForm is the form of hook's arguments this kernel has: the
+// current one when the kernel has no BTF for the tracepoint (attaching it
+// will say so) or the hook reads nothing by position, else the first form
+// that matches, or what is wrong with the current one when none does.
+func tracepointForm(kernel *btf.Spec, hook string) (tpForm, error) {
+	forms := tpForms[hook]
+	if len(forms) == 0 || kernel == nil {
+		return tpForm{}, nil
 	}
-	for _, a := range tpArgs {
-		if a.hook != hook {
-			continue
+	var td *btf.Typedef
+	if err := kernel.TypeByName("btf_trace_"+hook, &td); err != nil {
+		return forms[0], nil
+	}
+	ptr, _ := btf.UnderlyingType(td.Type).(*btf.Pointer)
+	var proto *btf.FuncProto
+	if ptr != nil {
+		proto, _ = ptr.Target.(*btf.FuncProto)
+	}
+	if proto == nil {
+		return tpForm{}, fmt.Errorf("btf_trace_%s is not a function pointer", hook)
+	}
+	var first error
+	for _, f := range forms {
+		err := formMismatch(proto, hook, f)
+		if err == nil {
+			return f, nil
 		}
-		var td *btf.Typedef
-		if err := kernel.TypeByName("btf_trace_"+hook, &td); err != nil {
-			return nil
+		if first == nil {
+			first = err
 		}
-		ptr, _ := btf.UnderlyingType(td.Type).(*btf.Pointer)
-		var proto *btf.FuncProto
-		if ptr != nil {
-			proto, _ = ptr.Target.(*btf.FuncProto)
-		}
-		if proto == nil {
-			return fmt.Errorf("btf_trace_%s is not a function pointer", hook)
-		}
+	}
+	return tpForm{}, first
+}
+
+// formMismatch says how proto lacks an argument of f, or nil.
+func formMismatch(proto *btf.FuncProto, hook string, f tpForm) error {
+	for _, a := range f.args {
 		// The first parameter is the tracepoint's private data pointer;
 		// the TP_PROTO arguments, ctx[0] on, follow it.
 		if a.index+1 >= len(proto.Params) {
@@ -128,7 +160,7 @@ func (e *kernelTooOld) Unwrap() error { return e.Err }
 
 // checkKernel returns a *kernelTooOld when the kernel lacks what every
 // backend needs: BTF (the programs are CO-RE: every field they read is
-// relocated against it) and the required hooks' arguments.
+// relocated against it) and a form of the required hooks' arguments.
 func checkKernel(cache *btf.Cache) error {
 	kernel, err := cache.Kernel()
 	if err != nil {
@@ -138,16 +170,31 @@ func checkKernel(cache *btf.Cache) error {
 		if !h.Required {
 			continue
 		}
-		if err := checkTracepointArgs(kernel, h.Name); err != nil {
+		if _, err := tracepointForm(kernel, h.Name); err != nil {
 			return &kernelTooOld{kernelRelease(), err}
 		}
 	}
 	return nil
 }
 
+// olderForms are the hooks this kernel has in an older form, each "hook:
+// what it reads instead", in tpHooks order.
+func olderForms(kernel *btf.Spec) []string {
+	var out []string
+	for _, h := range tpHooks {
+		if f, err := tracepointForm(kernel, h.Name); err == nil && f.older != "" {
+			out = append(out, h.Name+": "+f.older)
+		}
+	}
+	return out
+}
+
 // kernelSummary is the yes of the check's kernel row.
-func kernelSummary() string {
-	return fmt.Sprintf("%s: BTF, and the tracepoint arguments of %s+", kernelRelease(), minKernel)
+func kernelSummary(older int) string {
+	if older == 0 {
+		return fmt.Sprintf("%s: BTF, and every hook in its current form", kernelRelease())
+	}
+	return fmt.Sprintf("%s: BTF; %d hooks in an older form (below)", kernelRelease(), older)
 }
 
 func kernelRelease() string {

@@ -33,10 +33,10 @@ func tracepointBTF(t *testing.T, tp string, args ...btf.Type) *btf.Spec {
 	return spec
 }
 
-// The argument checks pass the kernels tmpprobe reads exactly and say, in
-// a line, what an older one lacks: the prototypes are those of v5.17 and
+// Each prototype tmpprobe reads picks its form, and one it cannot read
+// says, in a line, what it lacks: the prototypes are those of v5.17 and
 // v5.18 (sched_switch), v5.10 and v5.11 (block).
-func TestCheckTracepointArgs(t *testing.T) {
+func TestTracepointForm(t *testing.T) {
 	ptr := func(kind, name string) btf.Type {
 		if kind == "struct" {
 			return &btf.Pointer{Target: &btf.Struct{Name: name}}
@@ -50,24 +50,32 @@ func TestCheckTracepointArgs(t *testing.T) {
 		name, tp string
 		args     []btf.Type
 		hook     string
+		prog     string // the form's program suffix
 		want     string // "" passes; else a substring of the error
 	}{
-		{"sched_switch 5.18", "sched_switch", []btf.Type{boolT, task, task, uint}, "sched_switch", ""},
-		{"sched_switch 5.17", "sched_switch", []btf.Type{boolT, task, task}, "sched_switch",
+		{"sched_switch 5.18", "sched_switch", []btf.Type{boolT, task, task, uint}, "sched_switch", "", ""},
+		{"sched_switch 5.17", "sched_switch", []btf.Type{boolT, task, task}, "sched_switch", "_task", ""},
+		{"sched_switch without prev", "sched_switch", []btf.Type{boolT}, "sched_switch", "",
 			"sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)"},
-		{"block_rq_issue 5.11", "block_rq_issue", []btf.Type{ptr("struct", "request")}, "block_rq_issue", ""},
-		{"block_rq_issue 5.10", "block_rq_issue", []btf.Type{ptr("struct", "request_queue"), ptr("struct", "request")}, "block_rq_issue",
+		{"block_rq_issue 5.11", "block_rq_issue", []btf.Type{ptr("struct", "request")}, "block_rq_issue", "", ""},
+		{"block_rq_issue 5.10", "block_rq_issue", []btf.Type{ptr("struct", "request_queue"), ptr("struct", "request")}, "block_rq_issue", "_q", ""},
+		{"block_rq_issue unknown", "block_rq_issue", []btf.Type{ptr("struct", "request_queue"), ptr("struct", "bio")}, "block_rq_issue", "",
 			"block_rq_issue's rq argument is struct request_queue *, not struct request * (ctx[0], v5.11"},
-		{"block_bio_queue 5.10", "block_bio_queue", []btf.Type{ptr("struct", "request_queue"), ptr("struct", "bio")}, "block_bio_queue",
+		{"block_bio_queue 5.10", "block_bio_queue", []btf.Type{ptr("struct", "request_queue"), ptr("struct", "bio")}, "block_bio_queue", "_q", ""},
+		{"block_bio_queue unknown", "block_bio_queue", []btf.Type{ptr("struct", "request_queue")}, "block_bio_queue", "",
 			"block_bio_queue's bio argument is struct request_queue *"},
-		{"tracepoint absent", "sched_waking", []btf.Type{task}, "block_rq_complete", ""},
-		{"hook without a table row", "sched_waking", []btf.Type{task}, "sched_waking", ""},
+		{"tracepoint absent", "sched_waking", []btf.Type{task}, "block_rq_complete", "", ""},
+		{"hook without a table row", "sched_waking", []btf.Type{task}, "sched_waking", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := checkTracepointArgs(tracepointBTF(t, tc.tp, tc.args...), tc.hook)
+			f, err := tracepointForm(tracepointBTF(t, tc.tp, tc.args...), tc.hook)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("got %v, want nil", err)
+			case tc.want == "" && f.prog != tc.prog:
+				t.Errorf("form %q, want %q", f.prog, tc.prog)
+			case tc.want == "" && (f.older == "") != (tc.prog == ""):
+				t.Errorf("form %q says older %q", f.prog, f.older)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("got %v, want %q", err, tc.want)
 			case err != nil && !errors.Is(err, ebpf.ErrNotSupported):
@@ -79,10 +87,9 @@ func TestCheckTracepointArgs(t *testing.T) {
 
 // A kernel too old is one line naming the release, the floor and the fact.
 func TestKernelTooOldLine(t *testing.T) {
-	err := &kernelTooOld{"5.15.0-91-generic", checkTracepointArgs(tracepointBTF(t, "sched_switch",
-		&btf.Int{Name: "_Bool", Size: 1}, &btf.Pointer{Target: &btf.Struct{Name: "task_struct"}},
-		&btf.Pointer{Target: &btf.Struct{Name: "task_struct"}}), "sched_switch")}
-	want := "Linux 5.15.0-91-generic cannot run tmpprobe (needs 5.18 or later, with BTF): sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)"
+	_, why := tracepointForm(tracepointBTF(t, "sched_switch", &btf.Int{Name: "_Bool", Size: 1}), "sched_switch")
+	err := &kernelTooOld{"5.4.0-1-amd64", why}
+	want := "Linux 5.4.0-1-amd64 cannot run tmpprobe (needs 5.10 or later, with BTF): sched_switch has no prev_state argument (ctx[3], v5.18, commit fa2c3254d7cf)"
 	if got := err.Error(); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -105,9 +112,11 @@ func TestThisKernelPasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range tpArgs {
-		if err := checkTracepointArgs(kernel, a.hook); err != nil {
-			t.Errorf("%s: %v", a.hook, err)
+	for hook := range tpForms {
+		f, err := tracepointForm(kernel, hook)
+		if err != nil {
+			t.Errorf("%s: %v", hook, err)
 		}
+		t.Logf("%s: form %q %s", hook, f.prog, f.older)
 	}
 }

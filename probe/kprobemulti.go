@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
+	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
 )
 
@@ -31,7 +33,7 @@ func multiOptions(hooks []funcHook) (link.KprobeMultiOptions, error) {
 		if h.syscall != "" {
 			nr, ok := syscallNr(h.syscall)
 			if !ok {
-				return opts, fmt.Errorf("syscall %s has no x86-64 number", h.syscall)
+				return opts, fmt.Errorf("syscall %s has no %s number", h.syscall, archName)
 			}
 			cookie = uint64(nr)
 		}
@@ -57,7 +59,7 @@ func attachMulti(kind string, prog *ebpf.Program, opts link.KprobeMultiOptions) 
 	}
 	l, err := attach(prog, opts)
 	if errors.Is(err, ebpf.ErrNotSupported) {
-		// On a kernel of minKernel or later the link type exists, but
+		// On a kernel of v5.18 or later the link type exists, but
 		// without CONFIG_FPROBE its attach is a stub returning
 		// EOPNOTSUPP; cilium/ebpf's probe then says "requires v5.18".
 		return nil, notSupported("no kprobe.multi links (kernel built without CONFIG_FPROBE)")
@@ -78,6 +80,12 @@ func (p *Probe) loadKprobeMulti(hooks []funcHook) (err error) {
 			p.colls = p.colls[:loaded]
 		}
 	}()
+	// kprobe.multi (v5.18) came after the attach cookie helper (v5.15)
+	// its programs call: without the helper, say so rather than show the
+	// verifier's "unknown func".
+	if features.HaveProgramHelper(ebpf.Kprobe, asm.FnGetAttachCookie) != nil {
+		return notSupported("no kprobe.multi links (v5.18): no bpf_get_attach_cookie (v5.15) either")
+	}
 	m := &kprobeMulti{hooks: hooks}
 	if m.opts, err = multiOptions(hooks); err != nil {
 		return err

@@ -22,7 +22,7 @@ func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
 		Cookie: cookie, TargetCgroup: opts.TargetCgroup, BackendSyscalls: owned,
 		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
 		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
-		CountNeighbours: !opts.NoNeighbours,
+		CountNeighbours: !opts.NoNeighbours, CompareTaskState: opts.CompareTaskState,
 	}
 }
 
@@ -36,17 +36,34 @@ func (e *missingProgramError) Error() string {
 	return fmt.Sprintf("the BPF object has no program %s (stale 'make generate'?)", strings.Join(e.Programs, ", "))
 }
 
-// progName is a tracepoint hook's program in fam: bpf/tmpprobe.bpf.c's
-// HOOKS(kind) names them kind_hook.
-func progName(fam tpFamily, h tpHook) string { return string(fam) + "_" + h.Name }
+// progName is a tracepoint hook's program in fam for the form of its
+// arguments the kernel has: bpf/tmpprobe.bpf.c's HOOKS(kind) names them
+// kind_hook, and kind_hook<prog> for an older form.
+func progName(fam tpFamily, h tpHook, f tpForm) string { return string(fam) + "_" + h.Name + f.prog }
 
-// familyPrograms splits tpHooks into those whose fam program spec has,
-// required and optional, and notes the optional ones it lacks; a required
-// hook without its program is a *missingProgramError.
-func familyPrograms(spec *ebpf.CollectionSpec, fam tpFamily) (required, optional []tpHook, notes []string, err error) {
+// hookForms are the forms of every hook's arguments on kernel; a hook the
+// kernel has in no form tmpprobe reads keeps the current one, and loading
+// it names the mismatch (tracepointForm).
+func hookForms(kernel *btf.Spec) map[string]tpForm {
+	forms := map[string]tpForm{}
+	for _, h := range tpHooks {
+		if f, err := tracepointForm(kernel, h.Name); err == nil {
+			forms[h.Name] = f
+		} else if fs := tpForms[h.Name]; len(fs) > 0 {
+			forms[h.Name] = fs[0]
+		}
+	}
+	return forms
+}
+
+// familyPrograms splits tpHooks into those whose fam program (in the
+// form forms names) spec has, required and optional, and notes the
+// optional ones it lacks; a required hook without its program is a
+// *missingProgramError.
+func familyPrograms(spec *ebpf.CollectionSpec, fam tpFamily, forms map[string]tpForm) (required, optional []tpHook, notes []string, err error) {
 	var missing []string
 	for _, h := range tpHooks {
-		name := progName(fam, h)
+		name := progName(fam, h, forms[h.Name])
 		switch {
 		case spec.Programs[name] != nil && h.Required:
 			required = append(required, h)
@@ -94,7 +111,12 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 	if err := spec.Variables[tmpprobeVarConfig].Set(cfg); err != nil {
 		return nil, fmt.Errorf("setting the BPF config: %w", err)
 	}
-	required, optional, notes, err := familyPrograms(spec, fam)
+	kernel, _ := cache.Kernel() // Open has checked it is there
+	forms := hookForms(kernel)
+	if cfg.CompareTaskState && forms["sched_switch"].older != "" {
+		return nil, notSupported("comparing the task's state with prev_state needs sched_switch's prev_state (v5.18)")
+	}
+	required, optional, notes, err := familyPrograms(spec, fam, forms)
 	if err != nil {
 		return nil, err
 	}
@@ -103,25 +125,53 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 	base := *spec
 	base.Programs = map[string]*ebpf.ProgramSpec{}
 	for _, h := range required {
-		base.Programs[progName(fam, h)] = spec.Programs[progName(fam, h)]
+		name := progName(fam, h, forms[h.Name])
+		base.Programs[name] = spec.Programs[name]
 	}
 	coll, err := ebpf.NewCollectionWithOptions(&base, ebpf.CollectionOptions{Cache: cache})
 	if err != nil {
 		printVerifierLog(err)
 		return nil, err
 	}
-	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{}, unavailable: notes}
+	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
+		forms: forms, rawHooks: map[string]bool{}, classicHooks: map[string]bool{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
-	kernel, _ := cache.Kernel() // Open has checked it is there
 	for _, h := range optional {
-		name := progName(fam, h)
+		name := progName(fam, h, forms[h.Name])
 		// Open has checked the required hooks' arguments (checkKernel).
-		err := checkTracepointArgs(kernel, h.Name)
+		_, formErr := tracepointForm(kernel, h.Name)
+		err := formErr
 		var prog *ebpf.Program
 		if err == nil {
 			prog, err = p.loadOne(name, "")
+		}
+		if err != nil && formErr == nil && fam == familyTpBtf {
+			// A module's tracepoint without module BTF (before v5.11)
+			// takes no tp_btf program; raw_tp finds it by name.
+			raw := progName(familyRawTp, h, forms[h.Name])
+			rawProg, rerr := p.loadOne(raw, "")
+			if rerr == nil {
+				p.progs[raw] = rawProg
+				p.rawHooks[h.Name] = true
+				continue
+			}
+			err = fmt.Errorf("raw_tp instead: %s; tp_btf: %w", errText(rerr), err)
+		}
+		if err != nil && formErr == nil && h.Classic != "" {
+			classic := progName(familyClassic, h, tpForm{})
+			cerr := checkClassicRecord(h.Classic, h.Name)
+			var cprog *ebpf.Program
+			if cerr == nil {
+				cprog, cerr = p.loadOne(classic, "")
+			}
+			if cerr == nil {
+				p.progs[classic] = cprog
+				p.classicHooks[h.Name] = true
+				continue
+			}
+			err = fmt.Errorf("classic tracepoint instead: %s; %w", errText(cerr), err)
 		}
 		if err != nil {
 			p.unavailable = append(p.unavailable, fmt.Sprintf("%s/%s (%s): %s", fam, h.Name, h.Why, Refusal(err)))
@@ -206,7 +256,7 @@ func planFuncHooks(b Backend, cache *btf.Cache) (funcPlan, error) {
 		}
 		nr, ok := syscallNr(h.syscall)
 		if max := 64 * len(plan.owned); !ok || int(nr) >= max {
-			return plan, fmt.Errorf("syscall %s has no x86-64 number below %d", h.syscall, max)
+			return plan, fmt.Errorf("syscall %s has no %s number below %d", h.syscall, archName, max)
 		}
 		plan.owned[nr/64] |= 1 << (nr % 64)
 		plan.ownedNames = append(plan.ownedNames, h.syscall)

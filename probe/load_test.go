@@ -37,29 +37,39 @@ func wantMissing(t *testing.T, err error, name string) {
 func TestHookPrograms(t *testing.T) {
 	spec := objectSpec(t)
 	types := map[tpFamily]ebpf.ProgramType{familyTpBtf: ebpf.Tracing, familyRawTp: ebpf.RawTracepoint}
-	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
-		for _, h := range tpHooks {
-			t.Run(string(fam)+"/"+h.Name, func(t *testing.T) {
-				name := progName(fam, h)
-				if ps := spec.Programs[name]; ps == nil || ps.Type != types[fam] {
-					t.Fatalf("program %s: %v, want a %s program", name, ps, types[fam])
-				}
-				req, opt, notes, err := familyPrograms(without(spec, name), fam)
-				if h.Required {
-					wantMissing(t, err, name)
-					return
-				}
-				if err != nil || len(notes) != 1 || !strings.Contains(notes[0], name) {
-					t.Errorf("without %s: error %v, notes %q; want it listed as missing", name, err, notes)
-				}
-				if len(req)+len(opt) != len(tpHooks)-1 || slices.Contains(opt, h) {
-					t.Errorf("without %s: %d required, %d optional hooks of %d", name, len(req), len(opt), len(tpHooks))
-				}
-			})
+	// Every hook in its current form, and every hook that has one in its
+	// older form (as on 5.10).
+	older := map[string]tpForm{}
+	for hook, forms := range tpForms {
+		if len(forms) > 1 {
+			older[hook] = forms[len(forms)-1]
 		}
-		req, opt, notes, err := familyPrograms(spec, fam)
-		if err != nil || len(notes) > 0 || len(req)+len(opt) != len(tpHooks) {
-			t.Errorf("%s: %d required, %d optional of %d hooks; notes %q, error %v", fam, len(req), len(opt), len(tpHooks), notes, err)
+	}
+	for setName, forms := range map[string]map[string]tpForm{"current": {}, "older": older} {
+		for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
+			for _, h := range tpHooks {
+				t.Run(setName+"/"+string(fam)+"/"+h.Name, func(t *testing.T) {
+					name := progName(fam, h, forms[h.Name])
+					if ps := spec.Programs[name]; ps == nil || ps.Type != types[fam] {
+						t.Fatalf("program %s: %v, want a %s program", name, ps, types[fam])
+					}
+					req, opt, notes, err := familyPrograms(without(spec, name), fam, forms)
+					if h.Required {
+						wantMissing(t, err, name)
+						return
+					}
+					if err != nil || len(notes) != 1 || !strings.Contains(notes[0], name) {
+						t.Errorf("without %s: error %v, notes %q; want it listed as missing", name, err, notes)
+					}
+					if len(req)+len(opt) != len(tpHooks)-1 || slices.Contains(opt, h) {
+						t.Errorf("without %s: %d required, %d optional hooks of %d", name, len(req), len(opt), len(tpHooks))
+					}
+				})
+			}
+			req, opt, notes, err := familyPrograms(spec, fam, forms)
+			if err != nil || len(notes) > 0 || len(req)+len(opt) != len(tpHooks) {
+				t.Errorf("%s %s: %d required, %d optional of %d hooks; notes %q, error %v", setName, fam, len(req), len(opt), len(tpHooks), notes, err)
+			}
 		}
 	}
 	kinds := map[string]ebpf.AttachType{"kprobe": ebpf.AttachNone, "kretprobe": ebpf.AttachNone,
@@ -104,7 +114,13 @@ func TestNoProgramWithoutHook(t *testing.T) {
 	}
 	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
 		for _, h := range tpHooks {
-			known[progName(fam, h)] = true
+			known[progName(fam, h, tpForm{})] = true
+			for _, f := range tpForms[h.Name] {
+				known[progName(fam, h, f)] = true
+			}
+			if h.Classic != "" {
+				known[progName(familyClassic, h, tpForm{})] = true
+			}
 		}
 	}
 	for _, b := range []Backend{BackendKprobe, BackendFentry} {
@@ -116,7 +132,7 @@ func TestNoProgramWithoutHook(t *testing.T) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(objectSpec(t).Programs)) {
 		if !known[name] {
-			t.Errorf("program %s is in the object but in no Go table (tpHooks, backendSyscalls, stageFuncs)", name)
+			t.Errorf("program %s is in the object but in no Go table (tpHooks, tpForms, backendSyscalls, stageFuncs)", name)
 		}
 	}
 }

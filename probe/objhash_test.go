@@ -11,12 +11,12 @@ import (
 
 // The hash is of the object bpf2go embeds, the committed file.
 func TestObjectSHA256(t *testing.T) {
-	b, err := os.ReadFile("tmpprobe_x86_bpfel.o")
+	b, err := os.ReadFile(ObjectFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(b)
 	if got, want := ObjectSHA256(), hex.EncodeToString(sum[:]); got != want {
-		t.Errorf("ObjectSHA256() = %s, want %s (the sha256 of tmpprobe_x86_bpfel.o)", got, want)
+		t.Errorf("ObjectSHA256() = %s, want %s (the sha256 of %s)", got, want, ObjectFile)
 	}
 }

@@ -32,16 +32,17 @@ type tmpprobeClassStats struct {
 }
 
 type tmpprobeConfig struct {
-	_               structs.HostLayout
-	Cookie          uint64
-	TargetCgroup    uint64
-	BackendSyscalls [8]uint64
-	TracePhase      uint32
-	LaunchPhase     uint32
-	CountErrnos     bool
-	MatchAnyDev     bool
-	CountNeighbours bool
-	_               [5]byte
+	_                structs.HostLayout
+	Cookie           uint64
+	TargetCgroup     uint64
+	BackendSyscalls  [8]uint64
+	TracePhase       uint32
+	LaunchPhase      uint32
+	CountErrnos      bool
+	MatchAnyDev      bool
+	CountNeighbours  bool
+	CompareTaskState bool
+	_                [4]byte
 }
 
 type tmpprobeCpuSlot struct {
@@ -202,6 +203,8 @@ const (
 	tmpprobeStageSTAGE_BIO_META                  tmpprobeStage = 17
 	tmpprobeStageSTAGE_BIO_FUA                   tmpprobeStage = 18
 	tmpprobeStageSTAGE_EXT4NEW_INODE             tmpprobeStage = 19
+	tmpprobeStageSTAGE_TASK_STATE_READ           tmpprobeStage = 20
+	tmpprobeStageSTAGE_TASK_STATE_DIFFERS        tmpprobeStage = 21
 	tmpprobeStageSTAGE_DO_SYS_OPENAT2            tmpprobeStage = 32
 	tmpprobeStageSTAGE_DO_UNLINKAT               tmpprobeStage = 33
 	tmpprobeStageSTAGE_VFS_UNLINK                tmpprobeStage = 34
@@ -230,27 +233,28 @@ const (
 )
 
 type tmpprobeThreadState struct {
-	_           structs.HostLayout
-	Phase       uint32
-	Nr          uint32
-	Class       uint16
-	InSyscall   uint8
-	InMarker    uint8
-	OffState    tmpprobeOffState
-	Waker       tmpprobeOffWaker
-	OffUser     uint8
-	_           [1]byte
-	TopLoop     uint32
-	_           [4]byte
-	EnterNs     uint64
-	OffSince    uint64
-	WindowNs    [3]uint64
-	BasePhase   uint32
-	Follow      uint8
-	Pad2        [3]uint8
-	RegionStart uint64
-	PreemptCpu  uint32
-	Pad3        uint32
+	_            structs.HostLayout
+	Phase        uint32
+	Nr           uint32
+	Class        uint16
+	InSyscall    uint8
+	InMarker     uint8
+	OffState     tmpprobeOffState
+	Waker        tmpprobeOffWaker
+	OffUser      uint8
+	_            [1]byte
+	TopLoop      uint32
+	_            [4]byte
+	EnterNs      uint64
+	OffSince     uint64
+	WindowNs     [3]uint64
+	BasePhase    uint32
+	Follow       uint8
+	StateDiffers uint8
+	Pad2         [2]uint8
+	RegionStart  uint64
+	PreemptCpu   uint32
+	Pad3         uint32
 }
 
 // Names of all BPF objects in the ELF.
@@ -344,9 +348,11 @@ const (
 	tmpprobeProgKretprobeVfsRename             = "kretprobe_vfs_rename"
 	tmpprobeProgKretprobeVfsUnlink             = "kretprobe_vfs_unlink"
 	tmpprobeProgRawTpBlockBioQueue             = "raw_tp_block_bio_queue"
+	tmpprobeProgRawTpBlockBioQueueQ            = "raw_tp_block_bio_queue_q"
 	tmpprobeProgRawTpBlockIoStart              = "raw_tp_block_io_start"
 	tmpprobeProgRawTpBlockRqComplete           = "raw_tp_block_rq_complete"
 	tmpprobeProgRawTpBlockRqIssue              = "raw_tp_block_rq_issue"
+	tmpprobeProgRawTpBlockRqIssueQ             = "raw_tp_block_rq_issue_q"
 	tmpprobeProgRawTpExt4AllocateInode         = "raw_tp_ext4_allocate_inode"
 	tmpprobeProgRawTpExt4EvictInode            = "raw_tp_ext4_evict_inode"
 	tmpprobeProgRawTpExt4FreeInode             = "raw_tp_ext4_free_inode"
@@ -366,6 +372,7 @@ const (
 	tmpprobeProgRawTpSchedProcessExit          = "raw_tp_sched_process_exit"
 	tmpprobeProgRawTpSchedProcessFork          = "raw_tp_sched_process_fork"
 	tmpprobeProgRawTpSchedSwitch               = "raw_tp_sched_switch"
+	tmpprobeProgRawTpSchedSwitchTask           = "raw_tp_sched_switch_task"
 	tmpprobeProgRawTpSchedWaking               = "raw_tp_sched_waking"
 	tmpprobeProgRawTpSoftirqEntry              = "raw_tp_softirq_entry"
 	tmpprobeProgRawTpSoftirqExit               = "raw_tp_softirq_exit"
@@ -373,9 +380,11 @@ const (
 	tmpprobeProgRawTpSysExit                   = "raw_tp_sys_exit"
 	tmpprobeProgTestHistSlot                   = "test_hist_slot"
 	tmpprobeProgTpBtfBlockBioQueue             = "tp_btf_block_bio_queue"
+	tmpprobeProgTpBtfBlockBioQueueQ            = "tp_btf_block_bio_queue_q"
 	tmpprobeProgTpBtfBlockIoStart              = "tp_btf_block_io_start"
 	tmpprobeProgTpBtfBlockRqComplete           = "tp_btf_block_rq_complete"
 	tmpprobeProgTpBtfBlockRqIssue              = "tp_btf_block_rq_issue"
+	tmpprobeProgTpBtfBlockRqIssueQ             = "tp_btf_block_rq_issue_q"
 	tmpprobeProgTpBtfExt4AllocateInode         = "tp_btf_ext4_allocate_inode"
 	tmpprobeProgTpBtfExt4EvictInode            = "tp_btf_ext4_evict_inode"
 	tmpprobeProgTpBtfExt4FreeInode             = "tp_btf_ext4_free_inode"
@@ -395,11 +404,14 @@ const (
 	tmpprobeProgTpBtfSchedProcessExit          = "tp_btf_sched_process_exit"
 	tmpprobeProgTpBtfSchedProcessFork          = "tp_btf_sched_process_fork"
 	tmpprobeProgTpBtfSchedSwitch               = "tp_btf_sched_switch"
+	tmpprobeProgTpBtfSchedSwitchTask           = "tp_btf_sched_switch_task"
 	tmpprobeProgTpBtfSchedWaking               = "tp_btf_sched_waking"
 	tmpprobeProgTpBtfSoftirqEntry              = "tp_btf_softirq_entry"
 	tmpprobeProgTpBtfSoftirqExit               = "tp_btf_softirq_exit"
 	tmpprobeProgTpBtfSysEnter                  = "tp_btf_sys_enter"
 	tmpprobeProgTpBtfSysExit                   = "tp_btf_sys_exit"
+	tmpprobeProgTracepointJbd2EndCommit        = "tracepoint_jbd2_end_commit"
+	tmpprobeProgTracepointJbd2StartCommit      = "tracepoint_jbd2_start_commit"
 	tmpprobeVarConfig                          = "config"
 	tmpprobeVarSharedEnums                     = "shared_enums"
 )
@@ -521,9 +533,11 @@ type tmpprobeProgramSpecs struct {
 	KretprobeVfsRename             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_rename"`
 	KretprobeVfsUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_unlink"`
 	RawTpBlockBioQueue             *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockBioQueueQ            *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue_q"`
 	RawTpBlockIoStart              *ebpf.ProgramSpec `ebpf:"raw_tp_block_io_start"`
 	RawTpBlockRqComplete           *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
+	RawTpBlockRqIssueQ             *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue_q"`
 	RawTpExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_allocate_inode"`
 	RawTpExt4EvictInode            *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_evict_inode"`
 	RawTpExt4FreeInode             *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_free_inode"`
@@ -543,6 +557,7 @@ type tmpprobeProgramSpecs struct {
 	RawTpSchedProcessExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
 	RawTpSchedProcessFork          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_fork"`
 	RawTpSchedSwitch               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedSwitchTask           *ebpf.ProgramSpec `ebpf:"raw_tp_sched_switch_task"`
 	RawTpSchedWaking               *ebpf.ProgramSpec `ebpf:"raw_tp_sched_waking"`
 	RawTpSoftirqEntry              *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
 	RawTpSoftirqExit               *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
@@ -550,9 +565,11 @@ type tmpprobeProgramSpecs struct {
 	RawTpSysExit                   *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
 	TestHistSlot                   *ebpf.ProgramSpec `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockBioQueueQ            *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue_q"`
 	TpBtfBlockIoStart              *ebpf.ProgramSpec `ebpf:"tp_btf_block_io_start"`
 	TpBtfBlockRqComplete           *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfBlockRqIssueQ             *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue_q"`
 	TpBtfExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_allocate_inode"`
 	TpBtfExt4EvictInode            *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_evict_inode"`
 	TpBtfExt4FreeInode             *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_free_inode"`
@@ -572,11 +589,14 @@ type tmpprobeProgramSpecs struct {
 	TpBtfSchedProcessExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
 	TpBtfSchedSwitch               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedSwitchTask           *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch_task"`
 	TpBtfSchedWaking               *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
 	TpBtfSoftirqEntry              *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
 	TpBtfSoftirqExit               *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
 	TpBtfSysEnter                  *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
 	TpBtfSysExit                   *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
+	TracepointJbd2EndCommit        *ebpf.ProgramSpec `ebpf:"tracepoint_jbd2_end_commit"`
+	TracepointJbd2StartCommit      *ebpf.ProgramSpec `ebpf:"tracepoint_jbd2_start_commit"`
 }
 
 // tmpprobeMapSpecs contains maps before they are loaded into the kernel.
@@ -743,9 +763,11 @@ type tmpprobePrograms struct {
 	KretprobeVfsRename             *ebpf.Program `ebpf:"kretprobe_vfs_rename"`
 	KretprobeVfsUnlink             *ebpf.Program `ebpf:"kretprobe_vfs_unlink"`
 	RawTpBlockBioQueue             *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
+	RawTpBlockBioQueueQ            *ebpf.Program `ebpf:"raw_tp_block_bio_queue_q"`
 	RawTpBlockIoStart              *ebpf.Program `ebpf:"raw_tp_block_io_start"`
 	RawTpBlockRqComplete           *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
+	RawTpBlockRqIssueQ             *ebpf.Program `ebpf:"raw_tp_block_rq_issue_q"`
 	RawTpExt4AllocateInode         *ebpf.Program `ebpf:"raw_tp_ext4_allocate_inode"`
 	RawTpExt4EvictInode            *ebpf.Program `ebpf:"raw_tp_ext4_evict_inode"`
 	RawTpExt4FreeInode             *ebpf.Program `ebpf:"raw_tp_ext4_free_inode"`
@@ -765,6 +787,7 @@ type tmpprobePrograms struct {
 	RawTpSchedProcessExit          *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
 	RawTpSchedProcessFork          *ebpf.Program `ebpf:"raw_tp_sched_process_fork"`
 	RawTpSchedSwitch               *ebpf.Program `ebpf:"raw_tp_sched_switch"`
+	RawTpSchedSwitchTask           *ebpf.Program `ebpf:"raw_tp_sched_switch_task"`
 	RawTpSchedWaking               *ebpf.Program `ebpf:"raw_tp_sched_waking"`
 	RawTpSoftirqEntry              *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
 	RawTpSoftirqExit               *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
@@ -772,9 +795,11 @@ type tmpprobePrograms struct {
 	RawTpSysExit                   *ebpf.Program `ebpf:"raw_tp_sys_exit"`
 	TestHistSlot                   *ebpf.Program `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
+	TpBtfBlockBioQueueQ            *ebpf.Program `ebpf:"tp_btf_block_bio_queue_q"`
 	TpBtfBlockIoStart              *ebpf.Program `ebpf:"tp_btf_block_io_start"`
 	TpBtfBlockRqComplete           *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
+	TpBtfBlockRqIssueQ             *ebpf.Program `ebpf:"tp_btf_block_rq_issue_q"`
 	TpBtfExt4AllocateInode         *ebpf.Program `ebpf:"tp_btf_ext4_allocate_inode"`
 	TpBtfExt4EvictInode            *ebpf.Program `ebpf:"tp_btf_ext4_evict_inode"`
 	TpBtfExt4FreeInode             *ebpf.Program `ebpf:"tp_btf_ext4_free_inode"`
@@ -794,11 +819,14 @@ type tmpprobePrograms struct {
 	TpBtfSchedProcessExit          *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork          *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
 	TpBtfSchedSwitch               *ebpf.Program `ebpf:"tp_btf_sched_switch"`
+	TpBtfSchedSwitchTask           *ebpf.Program `ebpf:"tp_btf_sched_switch_task"`
 	TpBtfSchedWaking               *ebpf.Program `ebpf:"tp_btf_sched_waking"`
 	TpBtfSoftirqEntry              *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
 	TpBtfSoftirqExit               *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
 	TpBtfSysEnter                  *ebpf.Program `ebpf:"tp_btf_sys_enter"`
 	TpBtfSysExit                   *ebpf.Program `ebpf:"tp_btf_sys_exit"`
+	TracepointJbd2EndCommit        *ebpf.Program `ebpf:"tracepoint_jbd2_end_commit"`
+	TracepointJbd2StartCommit      *ebpf.Program `ebpf:"tracepoint_jbd2_start_commit"`
 }
 
 func (p *tmpprobePrograms) Close() error {
@@ -878,9 +906,11 @@ func (p *tmpprobePrograms) Close() error {
 		p.KretprobeVfsRename,
 		p.KretprobeVfsUnlink,
 		p.RawTpBlockBioQueue,
+		p.RawTpBlockBioQueueQ,
 		p.RawTpBlockIoStart,
 		p.RawTpBlockRqComplete,
 		p.RawTpBlockRqIssue,
+		p.RawTpBlockRqIssueQ,
 		p.RawTpExt4AllocateInode,
 		p.RawTpExt4EvictInode,
 		p.RawTpExt4FreeInode,
@@ -900,6 +930,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpSchedProcessExit,
 		p.RawTpSchedProcessFork,
 		p.RawTpSchedSwitch,
+		p.RawTpSchedSwitchTask,
 		p.RawTpSchedWaking,
 		p.RawTpSoftirqEntry,
 		p.RawTpSoftirqExit,
@@ -907,9 +938,11 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpSysExit,
 		p.TestHistSlot,
 		p.TpBtfBlockBioQueue,
+		p.TpBtfBlockBioQueueQ,
 		p.TpBtfBlockIoStart,
 		p.TpBtfBlockRqComplete,
 		p.TpBtfBlockRqIssue,
+		p.TpBtfBlockRqIssueQ,
 		p.TpBtfExt4AllocateInode,
 		p.TpBtfExt4EvictInode,
 		p.TpBtfExt4FreeInode,
@@ -929,11 +962,14 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfSchedProcessExit,
 		p.TpBtfSchedProcessFork,
 		p.TpBtfSchedSwitch,
+		p.TpBtfSchedSwitchTask,
 		p.TpBtfSchedWaking,
 		p.TpBtfSoftirqEntry,
 		p.TpBtfSoftirqExit,
 		p.TpBtfSysEnter,
 		p.TpBtfSysExit,
+		p.TracepointJbd2EndCommit,
+		p.TracepointJbd2StartCommit,
 	)
 }
 

@@ -4,6 +4,7 @@ package probe
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -37,5 +38,23 @@ func TestTracefsMountedOnDemand(t *testing.T) {
 	}
 	if tracefsMounted() {
 		t.Error("tracefs still mounted after check")
+	}
+}
+
+// The jbd2 commit events' records, as 5.10 and 6.18 format them, have the
+// device where the classic programs read it; another layout is refused.
+func TestCheckDevField(t *testing.T) {
+	format := "name: jbd2_start_commit\nID: 1045\nformat:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" +
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n" +
+		"\tfield:char sync_commit;\toffset:12;\tsize:1;\tsigned:1;\n"
+	if err := checkDevField(format); err != nil {
+		t.Errorf("5.10's format: %v", err)
+	}
+	moved := strings.Replace(format, "dev_t dev;\toffset:8", "dev_t dev;\toffset:16", 1)
+	if err := checkDevField(moved); err == nil || !strings.Contains(err.Error(), "offset:16") {
+		t.Errorf("dev at 16: %v", err)
+	}
+	if err := checkDevField("format:\n\tfield:int x;\toffset:8;\tsize:4;\n"); err == nil {
+		t.Error("no dev field: accepted")
 	}
 }

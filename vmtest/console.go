@@ -1,16 +1,24 @@
 package vmtest
 
 import (
+	"cmp"
 	"encoding/csv"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
 
+// GuestDisk is where the guest mounts the ext4 disk the host made.
+const GuestDisk = "/mnt/disk"
+
 // Console is what the guest's /init (vmtest/init) reported on the serial
 // console. QEMU exits 0 whatever happened inside, so this is the verdict.
 type Console struct {
+	Blocks    map[string]string // block name -> its lines (strace, batches, cases)
+	Disk      bool              // the ext4 disk was mounted
+	Notes     []string          // what /init could not do
 	Boot      string            // uptime when /init started
 	Exit      map[string]int    // command label -> exit code
 	CSV       map[string][]Row  // backend -> rows of its syscall CSV
@@ -24,13 +32,13 @@ type Row map[string]string
 
 // ParseConsole reads the VMTEST lines and the blocks between them.
 func ParseConsole(out string) (*Console, error) {
-	c := &Console{Exit: map[string]int{}, CSV: map[string][]Row{}, Output: map[string]string{}}
+	c := &Console{Exit: map[string]int{}, CSV: map[string][]Row{}, Output: map[string]string{}, Blocks: map[string]string{}}
 	var block []string
-	var inCmd, inCSV string
+	var inCmd, inCSV, inBlock string
 	for _, line := range strings.Split(strings.ReplaceAll(out, "\r", ""), "\n") {
 		rest, ok := strings.CutPrefix(line, "VMTEST ")
 		if !ok {
-			if inCmd != "" || inCSV != "" {
+			if inCmd != "" || inCSV != "" || inBlock != "" {
 				block = append(block, line)
 			}
 			continue
@@ -53,12 +61,25 @@ func ParseConsole(out string) (*Console, error) {
 		case "csv-begin":
 			inCSV, block = arg, nil
 		case "csv-end":
+			if strings.TrimSpace(strings.Join(block, "")) == "" {
+				inCSV, block = "", nil // a run that wrote none (refused)
+				continue
+			}
 			rows, err := parseCSV(strings.Join(block, "\n"))
 			if err != nil {
 				return nil, fmt.Errorf("CSV of %s: %w", arg, err)
 			}
 			c.CSV[arg] = rows
 			inCSV, block = "", nil
+		case "block-begin":
+			inBlock, block = arg, nil
+		case "block-end":
+			c.Blocks[arg] = strings.Join(block, "\n")
+			inBlock, block = "", nil
+		case "disk":
+			c.Disk = arg == "mounted"
+		case "note":
+			c.Notes = append(c.Notes, arg)
 		case "leftovers":
 			c.Leftovers = arg
 		case "done":
@@ -147,20 +168,16 @@ func DiffCounts(want, got map[string]map[string]string) []string {
 	return diffs
 }
 
-func union[V any](a, b map[string]V) []string {
-	seen := map[string]bool{}
+// union is the keys of a and b, sorted.
+func union[K cmp.Ordered, V any](a, b map[K]V) []K {
+	seen := map[K]bool{}
 	for k := range a {
 		seen[k] = true
 	}
 	for k := range b {
 		seen[k] = true
 	}
-	var out []string
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // StageRule says a syscall must show a stage, called exactly once per call

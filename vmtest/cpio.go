@@ -1,8 +1,9 @@
-// Package vmtest boots Debian's stock kernels (6.1 and 6.12) under QEMU
-// with tmpprobe as the guest's workload and checks that every backend
-// counts the same on each (vmtest_test.go, build tag vmtest). These files
-// are the pure parts: the initramfs writer, the kernel package lookup and
-// the console parser.
+// Package vmtest boots Debian's stock kernels (5.10, 6.1 and 6.12, x86-64
+// and arm64) under QEMU with tmpprobe as the guest's workload and checks
+// that every backend counts the same on each, and as strace does
+// (vmtest_test.go, build tag vmtest). These files are the parts without
+// QEMU: the initramfs writer, the Debian archive and kernel package
+// lookups, and the console and strace parsers.
 package vmtest
 
 import (
@@ -25,6 +26,7 @@ const (
 	modeDir  = 0o040000
 	modeFile = 0o100000
 	modeChar = 0o020000
+	modeLink = 0o120000
 )
 
 // Dir adds a directory.
@@ -32,6 +34,9 @@ func (c *Cpio) Dir(name string, perm uint32) { c.entry(name, modeDir|perm, 0, 0,
 
 // File adds a regular file.
 func (c *Cpio) File(name string, perm uint32, data []byte) { c.entry(name, modeFile|perm, 0, 0, data) }
+
+// Symlink adds a symbolic link to target (the shared libraries' sonames).
+func (c *Cpio) Symlink(name, target string) { c.entry(name, modeLink|0o777, 0, 0, []byte(target)) }
 
 // CharDev adds a character device node, e.g. dev/console (5, 1), which the
 // kernel opens for init's stdio before init could mount devtmpfs.

@@ -34,6 +34,20 @@ enum { BPF_F_NO_PREALLOC = 1 };
 
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
+/* The registers a syscall entered with, and a probed function's. Named
+ * per architecture; bpf2go -target defines __TARGET_ARCH_<arch>. */
+#if defined(__TARGET_ARCH_arm64)
+/* The kernel nests regs..pstate in an anonymous union with struct
+ * user_pt_regs; CO-RE finds a field through anonymous members. */
+struct pt_regs {
+	unsigned long regs[31];
+	unsigned long sp;
+	unsigned long pc;
+	unsigned long pstate;
+	unsigned long orig_x0;
+	int syscallno;
+};
+#elif defined(__TARGET_ARCH_x86)
 struct pt_regs {
 	unsigned long r10;
 	unsigned long r8;
@@ -43,6 +57,9 @@ struct pt_regs {
 	unsigned long orig_ax;
 	unsigned long ax;
 };
+#else
+#error "tmpprobe's BPF side is built for x86 or arm64 (bpf2go -target amd64,arm64)"
+#endif
 
 struct kernfs_node {
 	__u64 id;
@@ -60,8 +77,14 @@ struct task_struct {
 	int pid;
 	int tgid;
 	unsigned int flags;
+	unsigned int __state; /* v5.14 on */
 	char comm[16];
 	struct css_set *cgroups;
+};
+
+/* Before v5.14 (commit 2f064a59a11f), the state was a long named state. */
+struct task_struct___state_long {
+	long state;
 };
 
 struct block_device {
@@ -92,6 +115,27 @@ struct request {
 	struct block_device *part;
 	blk_opf_t cmd_flags;
 	unsigned int __data_len;
+};
+
+/* Before v5.11 (commit 0d02129e76ed merged it into struct block_device), a
+ * request's partition was a struct hd_struct, its disk rq_disk, and the
+ * disk's dev_t its major and first minor. */
+struct device {
+	dev_t devt;
+};
+
+struct hd_struct {
+	struct device __dev;
+};
+
+struct gendisk___old {
+	int major;
+	int first_minor;
+};
+
+struct request___old {
+	struct hd_struct *part;
+	struct gendisk___old *rq_disk;
 };
 
 struct journal_s {

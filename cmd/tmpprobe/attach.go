@@ -216,6 +216,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 	meta.Backend = string(p.Backend)
 	meta.BackendDetail = p.Describe()
 	meta.MissingHooks = append([]string(nil), p.Missing...)
+	meta.Notes = append(meta.Notes, p.OlderForms()...)
 	for _, s := range p.Skipped {
 		meta.Notes = append(meta.Notes, render.BackendSkippedNote(string(s.Backend), string(s.Verdict), s.Reason))
 	}

@@ -66,6 +66,7 @@ var readmeNotRun = map[string]string{
 	"make test":                   "the suite this test is part of",
 	"make generate":               "rewrites the committed BPF objects; .ci/run runs make check-generated",
 	"make vmtest":                 ".ci/run runs it after the suite (QEMU, and Debian's kernels downloaded)",
+	"make vmtest-all":             "make vmtest and arm64's 6.1 besides (QEMU, ~10 minutes more)",
 	"make bench":                  "its own ~12 minutes of runs",
 	"sudo tmpprobe all -q":        ".ci/run runs it as the sudo user after sudo make install; it is the run sudo ./tmpprobe all is",
 	"sudo ./tmpprobe trace --cgroup system.slice/app.service --duration 30s": "a systemd service's cgroup, which CI has not (TestTraceCgroup makes one)",

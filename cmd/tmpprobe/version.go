@@ -55,6 +55,6 @@ func cmdVersion(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "tmpprobe %s\n", version)
 	fmt.Fprintf(stdout, "revision  %s\n", revision)
 	fmt.Fprintf(stdout, "go        %s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
-	fmt.Fprintf(stdout, "bpf       sha256:%s (probe/tmpprobe_x86_bpfel.o)\n", probe.ObjectSHA256()[:16])
+	fmt.Fprintf(stdout, "bpf       sha256:%s (probe/%s)\n", probe.ObjectSHA256()[:16], probe.ObjectFile)
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/probe"
 )
 
 // tmpprobe --version names the build from what the go command stamped into
@@ -62,7 +64,7 @@ func TestVersion(t *testing.T) {
 	git("commit", "-q", "-m", "tree under test")
 	rev := git("rev-parse", "HEAD")
 
-	obj, err := os.ReadFile(filepath.Join(root, "probe", "tmpprobe_x86_bpfel.o"))
+	obj, err := os.ReadFile(filepath.Join(root, "probe", probe.ObjectFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
 //go:build linux
 
-// Command init is /init of the vmtest guest: it mounts what tmpprobe needs,
-// runs 'tmpprobe check', the probe package's backend and histogram tests
-// and one run per backend, prints everything on the console between VMTEST
-// lines the host parses (vmtest/console.go), checks that no BPF program,
-// map, link or kprobe is left, and powers off.
+// Command init is /init of the vmtest guest: it mounts what tmpprobe needs
+// and the ext4 disk the host made (loading the kernel's modules for it),
+// runs 'tmpprobe check', the probe package's backend and histogram tests,
+// one run per backend, the modes lab under strace, a syncing arm on the
+// disk and the arms' task state measurement, prints everything on the
+// console between VMTEST lines the host parses (vmtest/console.go),
+// checks that no BPF program, map, link or kprobe is left, and powers off.
 package main
 
 import (
@@ -12,12 +14,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/cilium/ebpf"
 	"golang.org/x/sys/unix"
+
+	"github.com/tmpprobe/tmpprobe/vmtest"
 )
 
 // The guest's tmpprobe and the arguments of every backend's run, before
@@ -31,21 +36,40 @@ const tmpprobe = "/tmpprobe"
 var runArgs = []string{"run", "modes", "buffers", "--runtime", "go",
 	"--ops", "50", "--rounds", "1", "--no-baseline", "--sizes", "256K", "--dir", "/tmp", "-q"}
 
+// straceArgs run the whole modes lab of the Go runtime under strace, whose
+// log the probe's counts of the same batches are held to, batch by batch.
+var straceArgs = []string{"-f", "-qq", "-o", "/tmp/strace.log", tmpprobe, "all", "--lab", "modes", "--runtime", "go",
+	"--ops", "20", "--rounds", "1", "--no-baseline", "--dir", "/tmp", "--out", "/tmp/modes", "-q"}
+
+// diskArgs run the syncing arms on the ext4 disk (a journal, a virtio
+// block device): their fsync's block I/O and journal commits.
+var diskArgs = []string{"run", "mkstemp-fsync", "atomic-replace", "--lab", "modes", "--runtime", "go",
+	"--ops", "20", "--rounds", "1", "--no-baseline", "--dir", vmtest.GuestDisk, "--csv", "/tmp/disk.csv", "-q"}
+
 func main() {
 	mountAll()
 	console()
 	fmt.Printf("VMTEST boot %s\n", uptime())
+	loadModules()
+	mountDisk()
 	runCmd("check", tmpprobe, "check")
 	// TestHistSlotMatchesBPF runs the BPF hist_slot in this kernel: the
 	// histogram geometry results reads must be what every supported
 	// kernel's BPF computes, not only the host's.
-	runCmd("probe tests", "/probe.test", "-test.v", "-test.count=1", "-test.run", "^(TestBackendsCountExactly|TestHistSlotMatchesBPF)$")
+	runCmd("probe tests", "/probe.test", "-test.v", "-test.count=1", "-test.run", "^(TestBackendsCountExactly|TestHistSlotMatchesBPF|TestThisKernelPasses)$")
 	for _, b := range backends() {
 		csv := "/tmp/" + b + ".csv"
 		args := append(append([]string{}, runArgs...), "--attach", b, "--csv", csv)
 		runCmd("run "+b, tmpprobe, args...)
 		fmt.Printf("VMTEST csv-begin %s\n%sVMTEST csv-end %s\n", b, readFile(csv), b)
 	}
+	os.Setenv("LD_LIBRARY_PATH", "/lib:/usr/lib:/lib/"+libDir()+":/usr/lib/"+libDir())
+	runCmd("strace", "/usr/bin/strace", straceArgs...)
+	straceCounts()
+	runCmd("disk", tmpprobe, diskArgs...)
+	fmt.Printf("VMTEST csv-begin disk\n%sVMTEST csv-end disk\n", readFile("/tmp/disk.csv"))
+	os.Setenv("TMPPROBE_TASKSTATE_DIR", vmtest.GuestDisk)
+	runCmd("task state", "/arms.test", "-test.v", "-test.count=1", "-test.run", "^TestTaskStateDisagreement$")
 	leftovers()
 	fmt.Printf("VMTEST done at=%s\n", uptime())
 	unix.Sync()
@@ -61,6 +85,67 @@ func backends() []string {
 		}
 	}
 	return []string{"kprobe", "fentry", "tracepoint"}
+}
+
+// libDir is Debian's multiarch directory of the guest's libraries.
+func libDir() string {
+	if runtime.GOARCH == "arm64" {
+		return "aarch64-linux-gnu"
+	}
+	return "x86_64-linux-gnu"
+}
+
+// straceCounts prints strace's counts of each marked region and the run's
+// of each traced batch, by phase, for the host to compare.
+func straceCounts() {
+	regions, err := vmtest.StraceRegions(readFile("/tmp/strace.log"))
+	if err != nil {
+		fmt.Printf("VMTEST note strace log: %v\n", err)
+	}
+	batches, err := vmtest.RunBatches([]byte(readFile("/tmp/modes/run.json")))
+	if err != nil {
+		fmt.Printf("VMTEST note run.json: %v\n", err)
+	}
+	counts := map[uint32]vmtest.Counts{}
+	var cases strings.Builder
+	for p, b := range batches {
+		counts[p] = b.Counts
+		fmt.Fprintf(&cases, "%d %s %d\n", p, b.Case, b.Ops)
+	}
+	fmt.Printf("VMTEST block-begin strace\n%sVMTEST block-end strace\n", vmtest.FormatCounts(regions))
+	fmt.Printf("VMTEST block-begin batches\n%sVMTEST block-end batches\n", vmtest.FormatCounts(counts))
+	fmt.Printf("VMTEST block-begin cases\n%sVMTEST block-end cases\n", cases.String())
+}
+
+// loadModules loads the disk's modules the host put in /modules, in the
+// order it wrote (each after those it depends on).
+func loadModules() {
+	for _, name := range strings.Fields(readFile("/modules/order")) {
+		f, err := os.Open("/modules/" + name)
+		if err == nil {
+			err = unix.FinitModule(int(f.Fd()), "", 0)
+			f.Close()
+		}
+		if err != nil && err != unix.EEXIST {
+			fmt.Printf("VMTEST note module %s: %v\n", name, err)
+		}
+	}
+}
+
+// mountDisk mounts the host's ext4 image (the first virtio disk) on
+// vmtest.GuestDisk; the block device may appear a moment after its driver
+// loads.
+func mountDisk() {
+	os.MkdirAll(vmtest.GuestDisk, 0o755)
+	var err error
+	for try := 0; try < 50; try++ {
+		if err = unix.Mount("/dev/vda", vmtest.GuestDisk, "ext4", 0, ""); err == nil {
+			fmt.Printf("VMTEST disk mounted\n")
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Printf("VMTEST note mount %s: %v\n", vmtest.GuestDisk, err)
 }
 
 func mountAll() {

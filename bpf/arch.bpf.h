@@ -1,0 +1,34 @@
+/* Where each architecture keeps a syscall's number, arguments and return
+ * value (struct pt_regs in headers/vmlinux_min.h). The syscall's own
+ * registers: sys_enter/sys_exit get the user's pt_regs, and so do the
+ * syscall wrappers the function backends hook (__x64_sys_X, __arm64_sys_X,
+ * each taking const struct pt_regs *). A probed function's own: the
+ * kprobe's pt_regs. */
+#ifndef __ARCH_BPF_H__
+#define __ARCH_BPF_H__
+
+#if defined(__TARGET_ARCH_arm64)
+/* x0..x2 hold the first arguments until the syscall returns (invoke_syscall
+ * then stores the return value in x0); syscallno is an int, -1
+ * (NO_SYSCALL) after rt_sigreturn, like x86's orig_ax. */
+#define SYSCALL_ARG0(regs) BPF_CORE_READ(regs, regs[0])
+#define SYSCALL_ARG1(regs) BPF_CORE_READ(regs, regs[1])
+#define SYSCALL_ARG2(regs) BPF_CORE_READ(regs, regs[2])
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ(regs, syscallno))
+#define SYSCALL_NR_BTF(regs) ((long)(regs)->syscallno)
+#define KPROBE_ARG0(ctx) ((ctx)->regs[0])
+#define KPROBE_RET(ctx) ((ctx)->regs[0])
+/* arm64's open flags are the generic ones but for these (asm/fcntl.h). */
+#define O_DIRECTORY 040000
+#else
+#define SYSCALL_ARG0(regs) BPF_CORE_READ(regs, di)
+#define SYSCALL_ARG1(regs) BPF_CORE_READ(regs, si)
+#define SYSCALL_ARG2(regs) BPF_CORE_READ(regs, dx)
+#define SYSCALL_NR(regs) ((long)BPF_CORE_READ(regs, orig_ax))
+#define SYSCALL_NR_BTF(regs) ((long)(regs)->orig_ax)
+#define KPROBE_ARG0(ctx) ((ctx)->di)
+#define KPROBE_RET(ctx) ((ctx)->ax)
+#define O_DIRECTORY 0200000
+#endif
+
+#endif
