@@ -47,7 +47,7 @@ func TestSyscallCSVRowCount(t *testing.T) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	for _, r := range rows {
-		if r[len(r)-1] == render.RowsColumn || rows[0][len(r)-1] == render.RowsColumn {
+		if r[len(r)-1] == results.RowsColumn || rows[0][len(r)-1] == results.RowsColumn {
 			r = r[:len(r)-1]
 		}
 		w.Write(r)
