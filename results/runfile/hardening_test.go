@@ -3,11 +3,8 @@ package runfile
 import (
 	"bytes"
 	"encoding/csv"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -148,56 +145,18 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	}
 }
 
-// deadPid is the pid of a process that has exited and been reaped.
-func deadPid(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return strconv.Itoa(cmd.Process.Pid)
-}
-
-// What a tmpprobe killed while saving left beside its outputs (a temp
-// file, a staging directory, named with its pid) goes with the next save
-// to the same place.
-func TestStaleTempsSwept(t *testing.T) {
-	dir := t.TempDir()
-	dead := deadPid(t)
-	staleFile := filepath.Join(dir, ".x.csv.tmp-"+dead+"-aa")
-	os.WriteFile(staleFile, []byte("half"), 0o600)
-	staleDir := filepath.Join(dir, ".run.tmp-"+dead+"-bb")
-	os.Mkdir(staleDir, 0o700)
-	os.WriteFile(filepath.Join(staleDir, "run.json"), []byte("{"), 0o644)
-	if err := WriteFileAtomic(filepath.Join(dir, "x.csv"), func(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	run := resultstest.FixtureRun(false)
-	if err := WriteRunDir(filepath.Join(dir, "run"), run, resultstest.Sums(run), resultstest.Labs); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if strings.Join(names, " ") != "run x.csv" {
-		t.Errorf("entries %v, want run and x.csv", names)
-	}
-}
-
 // A second run saved where the first was replaces it whole; a directory
 // holding anything else is refused and left as it was.
 func TestWriteRunDirReplacesWhole(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	first, second := resultstest.FixtureRun(false), resultstest.FixtureRun(true)
-	if err := WriteRunDir(dir, first, resultstest.Sums(first), resultstest.Labs); err != nil {
+	if err := WriteRunDir(dir, saved(first)); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckRunDir(dir); err != nil {
 		t.Fatalf("a saved run is not replaceable: %v", err)
 	}
-	if err := WriteRunDir(dir, second, resultstest.Sums(second), resultstest.Labs); err != nil {
+	if err := WriteRunDir(dir, saved(second)); err != nil {
 		t.Fatal(err)
 	}
 	back, err := LoadRun(dir)
@@ -209,7 +168,7 @@ func TestWriteRunDirReplacesWhole(t *testing.T) {
 		t.Errorf("left beside the run: %v", entries)
 	}
 	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("x"), 0o644)
-	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, first, resultstest.Sums(first), resultstest.Labs)} {
+	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, saved(first))} {
 		if err == nil || !strings.Contains(err.Error(), `"mine.txt"`) {
 			t.Errorf("a directory with another file: %v", err)
 		}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // maxRunFile bounds what a reader takes in: a run of every arm with every
@@ -23,7 +22,11 @@ import (
 const maxRunFile = 256 << 20
 
 // WriteRunJSON writes run as run.json: indented, integer ns throughout.
-func WriteRunJSON(w io.Writer, run *results.Run) error { return render.WriteJSON(w, run) }
+func WriteRunJSON(w io.Writer, run *results.Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(run)
+}
 
 const notRegular = "not a regular file: a run is a directory, a run.json or a syscalls.csv"
 
