@@ -4,24 +4,23 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
 
+// names are dir's entries, in order, space-separated.
 func names(t *testing.T, dir string) string {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
+	all := make([]string, len(entries))
+	for i, e := range entries {
+		all[i] = e.Name()
 	}
-	return strings.Join(out, " ")
+	return strings.Join(all, " ")
 }
 
 func text(s string) func(io.Writer) error {
@@ -56,24 +55,16 @@ func TestWriteNoHalfFile(t *testing.T) {
 	}
 }
 
-// deadPid is the pid of a process that has exited and been reaped.
-func deadPid(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return strconv.Itoa(cmd.Process.Pid)
-}
+// gone is the pid of no process: above the largest pid_max, 2^22.
+const gone = "4194305"
 
 // What a writer killed while writing left beside its outputs (a temp
 // file, a staging directory, named with its pid) goes with the next write
 // to the same place.
 func TestStaleTempsSwept(t *testing.T) {
 	dir := t.TempDir()
-	dead := deadPid(t)
-	os.WriteFile(filepath.Join(dir, ".x.csv.tmp-"+dead+"-aa"), []byte("half"), 0o600)
-	staleDir := filepath.Join(dir, ".run.tmp-"+dead+"-bb")
+	os.WriteFile(filepath.Join(dir, ".x.csv.tmp-"+gone+"-aa"), []byte("half"), 0o600)
+	staleDir := filepath.Join(dir, ".run.tmp-"+gone+"-bb")
 	os.Mkdir(staleDir, 0o700)
 	os.WriteFile(filepath.Join(staleDir, "run.json"), []byte("{"), 0o644)
 	if err := Write(filepath.Join(dir, "x.csv"), text("x\n")); err != nil {
@@ -142,40 +133,5 @@ func TestStageReplaces(t *testing.T) {
 	}
 	if got := names(t, parent); got != "d" {
 		t.Errorf("beside it: %s, want d alone", got)
-	}
-}
-
-// RemoveTemps removes the stage and the temp file being written. It keeps
-// the lock that every write takes, for good, as tmpprobe exits after it:
-// so it runs in a child, this test binary again, which exits as tmpprobe
-// does.
-func TestRemoveTemps(t *testing.T) {
-	if dir := os.Getenv("ATOMICFILE_REMOVE_TEMPS"); dir != "" {
-		pf, _ := os.Open(dir)
-		s, err := NewStage(pf, ".d.tmp-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Add("a", text("a"))
-		Write(filepath.Join(dir, "f"), func(w io.Writer) error {
-			RemoveTemps()
-			io.WriteString(os.Stdout, "removed, left: "+names(t, dir)+".\n")
-			os.Exit(0)
-			return nil
-		})
-		t.Fatal("the write went on after RemoveTemps")
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRemoveTemps$")
-	cmd.Env = append(os.Environ(), "ATOMICFILE_REMOVE_TEMPS="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if !strings.Contains(string(out), "removed, left: .\n") {
-		t.Errorf("left while writing: %s", out)
-	}
-	if got := names(t, dir); got != "" {
-		t.Errorf("left %s", got)
 	}
 }

@@ -1,16 +1,18 @@
-package results
+package render
 
 import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Every column of arms.csv and syscalls.csv has a row in the README's
 // table for that file, and every name a table gives is a column: a column
 // added without saying what it means fails here.
 func TestREADMEDocumentsCSVColumns(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,8 +20,8 @@ func TestREADMEDocumentsCSVColumns(t *testing.T) {
 		heading string
 		columns []string
 	}{
-		{"### arms.csv columns", ArmColumns},
-		{"## The syscall CSV", append(append([]string(nil), SyscallColumns...), RowsColumn)},
+		{"### arms.csv columns", results.ArmColumns},
+		{"## The syscall CSV", append(append([]string(nil), results.SyscallColumns...), results.RowsColumn)},
 	} {
 		documented := readmeColumns(t, string(readme), c.heading)
 		want := map[string]bool{}
