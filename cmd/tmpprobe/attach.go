@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/internal/safefs"
 	"github.com/tmpprobe/tmpprobe/probe"
@@ -128,10 +129,10 @@ func (o *outputs) check() error {
 		if f.path == "" {
 			continue
 		}
-		if err := runfile.CheckOutputFile(f.path); err != nil {
+		if err := atomicfile.Check(f.path); err != nil {
 			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
 		}
-		real, err := runfile.OutputFile(f.path)
+		real, err := atomicfile.ReplacedFile(f.path)
 		switch {
 		case err != nil:
 			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
@@ -168,7 +169,7 @@ func (o *outputs) report(stdout io.Writer, run *results.Run, sums []*results.Sum
 	if o.output == "" {
 		return write(stdout)
 	}
-	if err := runfile.WriteFileAtomic(o.output, write); err != nil {
+	if err := atomicfile.Write(o.output, write); err != nil {
 		return exitError{exitArmFailed, "writing -o " + o.output + ": " + errtext.FirstLine(err.Error())}
 	}
 	return nil
@@ -180,7 +181,7 @@ func (o *outputs) report(stdout io.Writer, run *results.Run, sums []*results.Sum
 func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 	var errs []string
 	if o.out != "" {
-		if err := runfile.WriteRunDir(o.out, run, sums, arms.Knowledge()); err != nil {
+		if err := runfile.WriteRunDir(o.out, runDirFiles(run, sums)); err != nil {
 			errs = append(errs, "--out "+o.out+": "+errtext.FirstLine(err.Error()))
 		}
 	}
@@ -188,7 +189,7 @@ func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 		if f.path == "" {
 			continue
 		}
-		if err := runfile.WriteFileAtomic(f.path, f.write); err != nil {
+		if err := atomicfile.Write(f.path, f.write); err != nil {
 			errs = append(errs, "writing "+f.flag+" "+f.path+": "+errtext.FirstLine(err.Error()))
 		}
 	}
@@ -196,6 +197,23 @@ func (o *outputs) save(run *results.Run, sums []*results.Summary) error {
 		return exitError{exitArmFailed, strings.Join(errs, "; ")}
 	}
 	return nil
+}
+
+// runDirFiles are what --out saves: run.json first, the CSVs, report.md
+// and, when something ran long enough to draw, the chart.
+func runDirFiles(run *results.Run, sums []*results.Summary) []runfile.File {
+	files := []runfile.File{
+		runfile.RunJSON(run, sums),
+		{Name: "arms.csv", Write: func(w io.Writer) error { return render.WriteArmsCSV(w, sums) }},
+		{Name: "syscalls.csv", Write: func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) }},
+		{Name: "report.md", Write: func(w io.Writer) error { render.WriteMarkdown(w, run, sums, arms.Knowledge()); return nil }},
+	}
+	if render.Chartable(sums) {
+		for _, format := range []string{"svg", "png"} {
+			files = append(files, runfile.File{Name: "chart." + format, Write: func(w io.Writer) error { return render.WriteChart(w, sums, format) }})
+		}
+	}
+	return files
 }
 
 // openProbe opens and attaches the probe and records in meta which backend

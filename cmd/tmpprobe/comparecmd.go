@@ -14,11 +14,11 @@ import (
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/cmdbench"
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 const compareUsage = `Usage: tmpprobe compare [flags] 'COMMAND A' 'COMMAND B' [...]
@@ -156,7 +156,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	// A command is its name unless --names says otherwise, and a Python
 	// snippet's newline would split the table's row: escaped as a saved
 	// run is when read back, so both print alike.
-	runfile.EscapeRun(run)
+	run.Escape()
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
@@ -175,7 +175,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		}
 		return exitError{interrupted, "interrupted: the figures above cover the rounds that finished"}
 	case errors.As(runErr, &failed):
-		return exitError{failed.Status, runfile.EscapeLine(failed.Error()) + " (see FAILED above; --ignore-failure goes on)"}
+		return exitError{failed.Status, escape.Line(failed.Error()) + " (see FAILED above; --ignore-failure goes on)"}
 	case runErr != nil:
 		return exitError{exitUsage, runErr.Error()}
 	}
@@ -205,7 +205,7 @@ func compareProgress(w io.Writer) func(cmdbench.Progress) {
 				stage = "warm-up"
 			}
 			fields := []string{fmt.Sprintf("%s %d%s", stage, p.Round, of), fmt.Sprintf("run %d/%d", p.Done, p.Total),
-				fmt.Sprintf("%.0fs", time.Since(start).Seconds()), runfile.EscapeLine(p.Command)}
+				fmt.Sprintf("%.0fs", time.Since(start).Seconds()), escape.Line(p.Command)}
 			fmt.Fprintf(w, "\r\033[K%s", fitFields(fields, width-1))
 		case p.Done == p.Total && !p.Warmup:
 			fmt.Fprintf(w, "round %d done (%.1fs)\n", p.Round, time.Since(since).Seconds())

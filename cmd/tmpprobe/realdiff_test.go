@@ -118,7 +118,7 @@ func TestDiffRealAddedFsync(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Arms[0].Arm = "mkstemp-fsync"
-	if err := runfile.WriteRunDir(before, run, results.SummarizeAll(run, arms.Knowledge().Baselines), arms.Knowledge()); err != nil {
+	if err := runfile.WriteRunDir(before, runDirFiles(run, results.SummarizeAll(run, arms.Knowledge().Baselines))); err != nil {
 		t.Fatal(err)
 	}
 	_, d := diffJSON(t, before, after, "mkstemp-fsync", exitRegressed)

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
@@ -87,7 +88,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return usagef("--format %q: want text, markdown, json, pprof or benchfmt", *format)
 	}
 	if *chart != "" {
-		if err := runfile.WriteFileAtomic(*chart, func(w io.Writer) error {
+		if err := atomicfile.Write(*chart, func(w io.Writer) error {
 			return render.WriteChart(w, sums, chartFormat)
 		}); err != nil {
 			return exitError{exitUsage, "--chart: " + errtext.FirstLine(err.Error())}

@@ -239,7 +239,7 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 	if p != nil {
 		run.Drops, _ = p.Drops()
 	}
-	runfile.EscapeRun(run)
+	run.Escape()
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
 	if history != "" {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 )
 
 // interrupts turns SIGINT/SIGTERM into a cancelled context: the run stops
@@ -59,7 +59,7 @@ func watchInterrupts() (*interrupts, func()) {
 				if abort != nil {
 					abort()
 				}
-				runfile.RemoveTemps()
+				atomicfile.RemoveTemps()
 				os.Exit(exitCode(s))
 			case <-done:
 				return

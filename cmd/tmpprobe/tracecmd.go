@@ -19,7 +19,6 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -164,7 +163,7 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	run.Complete, run.Finished, run.Arms = interrupted == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
-	runfile.EscapeRun(run)
+	run.Escape()
 	sums := results.SummarizeAll(run, nil)
 	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
 		view.Width = width

@@ -9,24 +9,10 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// ArmColumns are the columns of arms.csv, one row a case (its identity
-// first, results.CaseColumns): the headline figures a spreadsheet or a CI
-// job wants. Each figure with an interval has _lo and _hi columns: its 95%
-// confidence interval, empty when too few rounds give one.
-var ArmColumns = append(results.CaseColumns(), "ops",
-	"rounds", "untraced_batches", "traced_batches", "setup_batches",
-	"ops_per_s", "ops_per_s_lo", "ops_per_s_hi",
-	"mb_per_s", "mb_per_s_lo", "mb_per_s_hi",
-	"ratio", "ratio_lo", "ratio_hi",
-	"traced_ops_per_s", "observer", "observer_lo", "observer_hi",
-	"wall_ns_per_op", "kernel_ns_per_op", "user_ns_per_op", "offcpu_ns_per_op",
-	"error",
-)
-
 // WriteArmsCSV writes one row per arm result, failed ones included.
 func WriteArmsCSV(w io.Writer, sums []*results.Summary) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(ArmColumns); err != nil {
+	if err := cw.Write(results.ArmColumns); err != nil {
 		return err
 	}
 	for _, s := range sums {

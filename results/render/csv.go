@@ -5,47 +5,9 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
 )
-
-// SyscallColumnsRequired are the columns a syscalls.csv is read back
-// from: the case's identity (results.CaseColumns), then the figures and
-// the record every such file has had. Columns added since are read when
-// present.
-var SyscallColumnsRequired = append(results.CaseColumns(), "ops",
-	"ops_per_s", "traced_ops_per_s", "wall_ns_per_op", "user_ns_per_op",
-	"syscall", "stage", "calls", "calls_per_op", "errors", "kernel_ns")
-
-// SyscallColumns are the columns of the syscall breakdown CSV, one row a
-// case × syscall class (× stage). Case-level figures repeat on each of a
-// case's rows, so one file answers everything.
-var SyscallColumns = append(SyscallColumnsRequired[:len(SyscallColumnsRequired):len(SyscallColumnsRequired)],
-	"kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
-	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release", "bytes",
-	"rounds", "traced_ops", "ops_per_s_lo", "ops_per_s_hi",
-	"ratio", "ratio_lo", "ratio_hi", "observer", "observer_lo", "observer_hi",
-)
-
-// OffLabelColumn names the CSV column of an off-CPU label: each of
-// results.OffLabels is one, offcpu_<label>_ns.
-func OffLabelColumn(label string) string {
-	return "offcpu_" + strings.ReplaceAll(label, "/", "_") + "_ns"
-}
-
-// RowsColumn, the last column, holds on every row the number of data rows
-// in the file: a file cut at a line boundary still parses as CSV, and only
-// a count written ahead tells that rows are missing.
-const RowsColumn = "rows"
-
-func syscallHeader() []string {
-	h := append([]string(nil), SyscallColumns...)
-	for _, l := range results.OffLabels {
-		h = append(h, OffLabelColumn(l))
-	}
-	return append(h, RowsColumn)
-}
 
 // WriteSyscallCSV writes the breakdown of every traced arm.
 func WriteSyscallCSV(w io.Writer, run *results.Run, sums []*results.Summary) error {
@@ -83,7 +45,7 @@ func WriteSyscallCSV(w io.Writer, run *results.Run, sums []*results.Summary) err
 		}
 	}
 	cw := csv.NewWriter(w)
-	if err := cw.Write(syscallHeader()); err != nil {
+	if err := cw.Write(results.SyscallHeader()); err != nil {
 		return err
 	}
 	n := itoa(int64(len(rows)))

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // Every column of arms.csv and syscalls.csv has a row in the README's
@@ -18,8 +20,8 @@ func TestREADMEDocumentsCSVColumns(t *testing.T) {
 		heading string
 		columns []string
 	}{
-		{"### arms.csv columns", ArmColumns},
-		{"## The syscall CSV", append(append([]string(nil), SyscallColumns...), RowsColumn)},
+		{"### arms.csv columns", results.ArmColumns},
+		{"## The syscall CSV", append(append([]string(nil), results.SyscallColumns...), results.RowsColumn)},
 	} {
 		documented := readmeColumns(t, string(readme), c.heading)
 		want := map[string]bool{}

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/internal/safefs"
 	"github.com/tmpprobe/tmpprobe/results"
 )
@@ -106,7 +107,7 @@ func LoadEarlier(dir, skip string, want func(*results.Run) bool, limit int) (run
 			continue
 		}
 		if run.Complete && want(run) {
-			runs = append(runs, results.EarlierRun{Name: EscapeLine(c.name), Run: run})
+			runs = append(runs, results.EarlierRun{Name: escape.Line(c.name), Run: run})
 		}
 	}
 	return runs, countUnread(refused), nil

@@ -3,11 +3,8 @@ package runfile
 import (
 	"bytes"
 	"encoding/csv"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -47,7 +44,7 @@ func TestSyscallCSVRowCount(t *testing.T) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	for _, r := range rows {
-		if r[len(r)-1] == render.RowsColumn || rows[0][len(r)-1] == render.RowsColumn {
+		if r[len(r)-1] == results.RowsColumn || rows[0][len(r)-1] == results.RowsColumn {
 			r = r[:len(r)-1]
 		}
 		w.Write(r)
@@ -132,10 +129,6 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	if got, want := back.Arms[0].Arm, `x\n\x1b[31mRED\u202e\x7f\u0085`; got != want {
 		t.Errorf("arm name %q, want %q", got, want)
 	}
-	// JSON decoding already turns invalid UTF-8 into U+FFFD; a CSV keeps it.
-	if got, want := escapeText("a\xffb", false), `a\xffb`; got != want {
-		t.Errorf("invalid UTF-8: %q, want %q", got, want)
-	}
 	if got, want := back.Arms[2].Stderr, "line 1\n\tline 2 \\x1b[2J"; got != want {
 		t.Errorf("stderr %q, want %q", got, want)
 	}
@@ -152,56 +145,18 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	}
 }
 
-// deadPid is the pid of a process that has exited and been reaped.
-func deadPid(t *testing.T) string {
-	t.Helper()
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
-	}
-	return strconv.Itoa(cmd.Process.Pid)
-}
-
-// What a tmpprobe killed while saving left beside its outputs (a temp
-// file, a staging directory, named with its pid) goes with the next save
-// to the same place.
-func TestStaleTempsSwept(t *testing.T) {
-	dir := t.TempDir()
-	dead := deadPid(t)
-	staleFile := filepath.Join(dir, ".x.csv.tmp-"+dead+"-aa")
-	os.WriteFile(staleFile, []byte("half"), 0o600)
-	staleDir := filepath.Join(dir, ".run.tmp-"+dead+"-bb")
-	os.Mkdir(staleDir, 0o700)
-	os.WriteFile(filepath.Join(staleDir, "run.json"), []byte("{"), 0o644)
-	if err := WriteFileAtomic(filepath.Join(dir, "x.csv"), func(w io.Writer) error { _, err := io.WriteString(w, "x\n"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	run := resultstest.FixtureRun(false)
-	if err := WriteRunDir(filepath.Join(dir, "run"), run, resultstest.Sums(run), resultstest.Labs); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if strings.Join(names, " ") != "run x.csv" {
-		t.Errorf("entries %v, want run and x.csv", names)
-	}
-}
-
 // A second run saved where the first was replaces it whole; a directory
 // holding anything else is refused and left as it was.
 func TestWriteRunDirReplacesWhole(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	first, second := resultstest.FixtureRun(false), resultstest.FixtureRun(true)
-	if err := WriteRunDir(dir, first, resultstest.Sums(first), resultstest.Labs); err != nil {
+	if err := WriteRunDir(dir, saved(first)); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckRunDir(dir); err != nil {
 		t.Fatalf("a saved run is not replaceable: %v", err)
 	}
-	if err := WriteRunDir(dir, second, resultstest.Sums(second), resultstest.Labs); err != nil {
+	if err := WriteRunDir(dir, saved(second)); err != nil {
 		t.Fatal(err)
 	}
 	back, err := LoadRun(dir)
@@ -213,7 +168,7 @@ func TestWriteRunDirReplacesWhole(t *testing.T) {
 		t.Errorf("left beside the run: %v", entries)
 	}
 	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("x"), 0o644)
-	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, first, resultstest.Sums(first), resultstest.Labs)} {
+	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, saved(first))} {
 		if err == nil || !strings.Contains(err.Error(), `"mine.txt"`) {
 			t.Errorf("a directory with another file: %v", err)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // csvNote says what a run rebuilt from a syscalls.csv lacks.
@@ -30,7 +29,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	for i, h := range header {
 		col[h] = i
 	}
-	for _, need := range render.SyscallColumnsRequired {
+	for _, need := range results.SyscallColumnsRequired {
 		if _, ok := col[need]; !ok {
 			return nil, fmt.Errorf("not a tmpprobe syscalls.csv: no %q column", need)
 		}
@@ -40,7 +39,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	index := map[string]int{}
 	// Files written before the rows column read as before, unchecked: a
 	// baseline kept from an older tmpprobe must still diff.
-	_, counted := col[render.RowsColumn]
+	_, counted := col[results.RowsColumn]
 	want, rows := int64(-1), int64(0)
 	for line := 2; ; line++ {
 		rec, err := cr.Read()
@@ -56,7 +55,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 		row := csvRow{rec: rec, col: col, line: line}
 		rows++
 		if counted {
-			n := row.int(render.RowsColumn, math.MaxInt64)
+			n := row.int(results.RowsColumn, math.MaxInt64)
 			if row.err == nil && want >= 0 && n != want {
 				row.err = fmt.Errorf("line %d: rows %d, earlier rows say %d", line, n, want)
 			}
@@ -79,7 +78,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 			Quantiles: []uint64{uint64(row.int("p50_ns", math.MaxInt64)), uint64(row.int("p95_ns", math.MaxInt64)), uint64(row.int("p99_ns", math.MaxInt64))},
 		}
 		for _, l := range results.OffLabels {
-			if v := uint64(row.int(render.OffLabelColumn(l), math.MaxInt64)); v > 0 {
+			if v := uint64(row.int(results.OffLabelColumn(l), math.MaxInt64)); v > 0 {
 				if rec2.OffNs == nil {
 					rec2.OffNs = map[string]uint64{}
 				}

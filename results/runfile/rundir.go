@@ -6,27 +6,25 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 	"github.com/tmpprobe/tmpprobe/internal/safefs"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/explain"
-	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
-// RunFiles are the files WriteRunDir writes, in the order it writes them:
-// run.json first, as everything else can be rebuilt from it.
+// RunFiles are the files a saved run holds, run.json first: everything
+// else can be rebuilt from it. A run directory holding anything else is
+// not replaced.
 var RunFiles = []string{"run.json", "arms.csv", "syscalls.csv", "report.md", "chart.svg", "chart.png"}
 
-// A run directory is written whole into a staging directory beside it
-// (.NAME.tmp-<pid>-…), fsync'ed, and renamed over NAME: onto a new name or
-// an empty directory with rename(2), onto a previous run with
-// renameat2(RENAME_EXCHANGE), which swaps the two in one step. So NAME
-// holds one whole run, the previous or the new, after any failure: a full
-// disk, an interrupt, a crash, a power cut. Nothing is ever written into
-// NAME itself, so a directory another user can reach cannot redirect it.
+// A run directory is written whole (atomicfile.Stage): into a staging
+// directory beside it (.NAME.tmp-<pid>-…), then renamed or swapped over
+// NAME. So NAME holds one whole run, the previous or the new, after any
+// failure: a full disk, an interrupt, a crash, a power cut.
 
 // CheckRunDir refuses, before a run, an --out that could not take it: a
 // symlink (another user may have planted it), a file, a directory another
@@ -198,9 +196,32 @@ func isRunFile(name string) bool {
 	return false
 }
 
-// WriteRunDir writes a complete saved run as dir, replacing a previous run
-// there as a whole (see above); labs is what report.md compares.
-func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs explain.LabKnowledge) error {
+// A File is one file of a saved run: its name, one of RunFiles, and what
+// writes it.
+type File struct {
+	Name  string
+	Write func(io.Writer) error
+}
+
+// RunJSON is a saved run's run.json: run with each arm's headline figures
+// filled in (sums are its arms' summaries, in order).
+func RunJSON(run *results.Run, sums []*results.Summary) File {
+	return File{"run.json", func(w io.Writer) error { return WriteRunJSON(w, withFigures(run, sums)) }}
+}
+
+// WriteRunDir writes files as the run directory dir, replacing a previous
+// run there as a whole (see above). The caller chooses what a saved run
+// holds besides its run.json (RunJSON), which comes first: everything
+// else can be rebuilt from it.
+func WriteRunDir(dir string, files []File) error {
+	if len(files) == 0 || files[0].Name != "run.json" {
+		return errors.New("a saved run starts with its run.json")
+	}
+	for _, f := range files {
+		if !slices.Contains(RunFiles, f.Name) {
+			return fmt.Errorf("%s is not a file of a saved run (%s)", f.Name, strings.Join(RunFiles, ", "))
+		}
+	}
 	abs, err := runDirPath(dir)
 	if err != nil {
 		return err
@@ -219,77 +240,26 @@ func WriteRunDir(dir string, run *results.Run, sums []*results.Summary, labs exp
 	if err := safefs.CheckReplaceable(pf, filepath.Base(abs)); err != nil {
 		return err
 	}
-	stage, sd, release, err := newTemp(pf, stagePrefix(abs), safefs.MkdirOwned)
+	stage, err := atomicfile.NewStage(pf, stagePrefix(abs))
 	if err != nil {
 		return err
 	}
-	defer release()
-	// After a rename nothing is left here; after a swap, the previous run.
-	defer safefs.RemoveAllAt(pf, stage)
-	defer sd.Close()
-	writers := map[string]func(io.Writer) error{
-		"run.json":     func(w io.Writer) error { return WriteRunJSON(w, withFigures(run, sums)) },
-		"arms.csv":     func(w io.Writer) error { return render.WriteArmsCSV(w, sums) },
-		"syscalls.csv": func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) },
-		"report.md":    func(w io.Writer) error { render.WriteMarkdown(w, run, sums, labs); return nil },
-		"chart.svg":    func(w io.Writer) error { return render.WriteChart(w, sums, "svg") },
-		"chart.png":    func(w io.Writer) error { return render.WriteChart(w, sums, "png") },
-	}
-	for _, name := range RunFiles {
-		if name == "chart.svg" || name == "chart.png" {
-			if !render.Chartable(sums) {
-				continue // nothing ran long enough to draw
-			}
-		}
-		var fd int
-		err := withTemps(func() (err error) {
-			fd, err = unix.Openat(int(sd.Fd()), name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		f := os.NewFile(uintptr(fd), name)
-		// The run directory will be the invoker's when its parent is.
-		if err := safefs.GiveToInvoker(pf, f); err != nil {
-			f.Close()
-			return err
-		}
-		if err := writeSynced(f, writers[name]); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+	defer stage.Close()
+	for _, f := range files {
+		if err := stage.Add(f.Name, f.Write); err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
 		}
 	}
-	if err := safefs.GiveToInvoker(pf, sd); err != nil {
-		return err
-	}
-	if err := sd.Chmod(0o755); err != nil {
-		return err
-	}
-	if err := syncDir(sd); err != nil {
-		return err
-	}
-	base := filepath.Base(abs)
-	err = withTemps(func() error {
-		err := unix.Renameat(int(pf.Fd()), stage, int(pf.Fd()), base)
-		if errors.Is(err, unix.ENOTEMPTY) || errors.Is(err, unix.EEXIST) {
-			// A previous run: check it again (it may have changed during
-			// the run), then swap it out in one step.
-			if _, err := replaceable(abs); err != nil {
-				return err
-			}
-			err = unix.Renameat2(int(pf.Fd()), stage, int(pf.Fd()), base, unix.RENAME_EXCHANGE)
-		}
+	// A previous run there is checked again (it may have changed during
+	// the run) before it is swapped out.
+	err = stage.Replace(filepath.Base(abs), func() error {
+		_, err := replaceable(abs)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("moving the run into place: %w", err)
 	}
-	// The staging directory is renamed by name, in a directory its user
-	// may own: what landed must be what was written.
-	if !safefs.IsAt(pf, base, sd) {
-		return fmt.Errorf("moving the run into place: %s was replaced while the run was being saved there; not saved", filepath.Join(filepath.Dir(abs), stage))
-	}
-	return syncDir(pf)
+	return nil
 }
 
 // withFigures is run with each arm's headline figures filled in, for

@@ -9,17 +9,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"reflect"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
 )
 
 // maxRunFile bounds what a reader takes in: a run of every arm with every
@@ -27,7 +22,11 @@ import (
 const maxRunFile = 256 << 20
 
 // WriteRunJSON writes run as run.json: indented, integer ns throughout.
-func WriteRunJSON(w io.Writer, run *results.Run) error { return render.WriteJSON(w, run) }
+func WriteRunJSON(w io.Writer, run *results.Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(run)
+}
 
 const notRegular = "not a regular file: a run is a directory, a run.json or a syscalls.csv"
 
@@ -101,7 +100,7 @@ func ReadRun(r io.Reader) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	escapeStrings(reflect.ValueOf(run).Elem(), false)
+	run.Escape()
 	if err := validate(run); err != nil {
 		return nil, fmt.Errorf("corrupt %s: %w", kind, err)
 	}
@@ -251,97 +250,4 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 		return fmt.Errorf("kernel time %.0f ns above wall time %d ns: one thread cannot spend longer in syscalls than the batch took", kernel, b.WallNs)
 	}
 	return nil
-}
-
-// EscapeRun escapes a live run's strings as ReadRun escapes a saved
-// run's (see escapeStrings), before anything renders it: a traced
-// command's name, its arguments and a worker's stderr reach the terminal,
-// report.md, the CSVs and chart.svg from a live run too.
-func EscapeRun(run *results.Run) { escapeStrings(reflect.ValueOf(run).Elem(), false) }
-
-// EscapeLine escapes one string as EscapeRun does a run's: for a line
-// printed before there is a run (a progress line naming a command).
-func EscapeLine(s string) string { return escapeText(s, false) }
-
-// escapeStrings replaces, in every string under v (fields, slices, map
-// keys and values), what a terminal would act on rather than print (C0
-// and C1 controls, DEL, invisible runes, invalid UTF-8) with Go
-// escapes, so a name read from a file cannot move the cursor, recolour or
-// reorder what is printed after it. Doing it here, where a run is read,
-// makes every renderer safe. An arm's Error and Stderr keep their newlines
-// and tabs: they are a worker's output, shown as lines.
-func escapeStrings(v reflect.Value, keepLines bool) {
-	switch v.Kind() {
-	case reflect.String:
-		if v.CanSet() {
-			v.SetString(escapeText(v.String(), keepLines))
-		}
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			escapeStrings(v.Elem(), keepLines)
-		}
-	case reflect.Struct:
-		for i := 0; i < v.NumField(); i++ {
-			if f := v.Type().Field(i); f.IsExported() {
-				escapeStrings(v.Field(i), f.Name == "Error" || f.Name == "Stderr")
-			}
-		}
-	case reflect.Slice, reflect.Array:
-		for i := 0; i < v.Len(); i++ {
-			escapeStrings(v.Index(i), keepLines)
-		}
-	case reflect.Map:
-		if v.IsNil() || !v.CanSet() {
-			return
-		}
-		m := reflect.MakeMapWithSize(v.Type(), v.Len())
-		for it := v.MapRange(); it.Next(); {
-			k := reflect.New(v.Type().Key()).Elem()
-			k.Set(it.Key())
-			e := reflect.New(v.Type().Elem()).Elem()
-			e.Set(it.Value())
-			escapeStrings(k, keepLines)
-			escapeStrings(e, keepLines)
-			m.SetMapIndex(k, e)
-		}
-		v.Set(m)
-	}
-}
-
-// invisible: a rune a terminal prints as nothing or acts on, besides the
-// controls: bidirectional overrides, format characters (a zero-width
-// space made two --dir names look the same) and line or paragraph
-// separators.
-func invisible(r rune) bool {
-	return unicode.Is(unicode.Bidi_Control, r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
-}
-
-func escapeText(s string, keepLines bool) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r <= 0x9f) || invisible(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case keepLines && (r == '\n' || r == '\t'):
-			b.WriteRune(r)
-		case unicode.IsControl(r) || invisible(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
 }

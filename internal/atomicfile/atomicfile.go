@@ -1,4 +1,10 @@
-package runfile
+// Package atomicfile writes outputs whole or not at all, as root, where
+// other users can reach: a file (Write) or a directory (Stage) is written
+// beside its name, fsync'ed and renamed into place, so a crash, a full
+// disk, an interrupt or a power cut leaves the old content or the new.
+// Every temp it makes is tracked until it is renamed or removed, so a
+// second interrupt removes them all (RemoveTemps).
+package atomicfile
 
 import (
 	"bufio"
@@ -9,7 +15,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -109,14 +114,14 @@ func procPid(p string) (int, bool) {
 	return pid, true
 }
 
-// CheckOutputFile refuses, before a run, an output path its results could
+// Check refuses, before a run, an output path its results could
 // not be written to: a missing or unsafe directory (see safefs.CheckDir),
 // a directory that does not take a new file, a file or directory that
 // cannot be replaced (safefs.CheckReplaceable), a device that cannot be
 // opened to write (/dev/tty without a terminal), a FIFO that is not
 // writable, an fd that is not open to write or is not one tmpprobe was
 // given.
-func CheckOutputFile(path string) error {
+func Check(path string) error {
 	t, err := resolveOutput(path)
 	switch {
 	case err != nil:
@@ -170,10 +175,10 @@ func checkOwnFd(fd int) error {
 	return nil
 }
 
-// OutputFile is the real path of the regular file an output path replaces,
+// ReplacedFile is the real path of the regular file an output path replaces,
 // every symlink followed, or "" for an output written as a stream or to
 // tmpprobe's own fd: what two outputs must not share, nor --out hold.
-func OutputFile(path string) (string, error) {
+func ReplacedFile(path string) (string, error) {
 	t, err := resolveOutput(path)
 	if err != nil || t.file == "" {
 		return "", err
@@ -183,8 +188,8 @@ func OutputFile(path string) (string, error) {
 
 func tempPrefix(file string) string { return "." + filepath.Base(file) + ".tmp-" }
 
-// WriteFileAtomic writes path by the rules above.
-func WriteFileAtomic(path string, write func(io.Writer) error) error {
+// Write writes path by the rules above.
+func Write(path string, write func(io.Writer) error) error {
 	t, err := resolveOutput(path)
 	if err != nil {
 		return err
@@ -288,75 +293,6 @@ func syncDir(dir *os.File) error {
 		return nil // a filesystem that has nothing to sync for a directory
 	}
 	return err
-}
-
-// The temp files and directories in use, for RemoveTemps. A second
-// interrupt exits at once, from another goroutine, without unwinding the
-// writer's defers.
-var temps struct {
-	sync.Mutex
-	paths   map[string]bool
-	aborted bool
-}
-
-// newTemp sweeps what killed runs left in dir under prefix, then makes a
-// new temp there with mk (safefs.CreateOwned or MkdirOwned), tracked
-// for RemoveTemps until release.
-func newTemp(dir *os.File, prefix string, mk func(*os.File, string) (string, *os.File, error)) (name string, f *os.File, release func(), err error) {
-	safefs.SweepStale(dir, prefix)
-	release, err = trackTemp(func() (path string, err error) {
-		name, f, err = mk(dir, prefix)
-		return filepath.Join(dir.Name(), name), err
-	})
-	return name, f, release, err
-}
-
-// trackTemp creates a temp (create returns its path) and records it until
-// release. Creating and recording happen under one lock, so RemoveTemps
-// never misses a temp made while it runs.
-func trackTemp(create func() (string, error)) (release func(), err error) {
-	temps.Lock()
-	defer temps.Unlock()
-	if temps.aborted {
-		return nil, errors.New("interrupted")
-	}
-	path, err := create()
-	if err != nil {
-		return nil, err
-	}
-	if temps.paths == nil {
-		temps.paths = map[string]bool{}
-	}
-	temps.paths[path] = true
-	return func() {
-		temps.Lock()
-		delete(temps.paths, path)
-		temps.Unlock()
-	}, nil
-}
-
-// withTemps runs f, which creates in or renames a tracked temp, under the
-// same lock, unless RemoveTemps has run: a temp is then never renamed into
-// place while it is being removed, nor a file created in a directory that
-// is being removed.
-func withTemps(f func() error) error {
-	temps.Lock()
-	defer temps.Unlock()
-	if temps.aborted {
-		return errors.New("interrupted")
-	}
-	return f()
-}
-
-// RemoveTemps removes every temp file and staging directory being written,
-// and refuses new ones: for a second interrupt, just before tmpprobe exits.
-// It keeps the lock, so no temp is made after it.
-func RemoveTemps() {
-	temps.Lock()
-	temps.aborted = true
-	for p := range temps.paths {
-		os.RemoveAll(p)
-	}
 }
 
 // openReplaceable opens file's directory, safely, once file is one an
