@@ -9,11 +9,13 @@ import (
 // Schema 2: measured rounds, calibration and warm-up batches, the protocol.
 const Schema = 2
 
-// Run is a whole run: what was run, where, how it was observed, and every
-// batch. run.json is this struct.
+// Run is a whole run as measured: what was run, where, how it was
+// observed, and every batch. run.json is this struct with what was
+// derived from it beside (Derived, see MarshalJSON).
 type Run struct {
 	Schema   int               `json:"schema"`
 	Tool     string            `json:"tool"`
+	Kind     RunKind           `json:"kind,omitempty"`
 	Started  time.Time         `json:"started"`
 	Finished time.Time         `json:"finished"`
 	Complete bool              `json:"complete"`
@@ -21,16 +23,14 @@ type Run struct {
 	Protocol Protocol          `json:"protocol"`
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
-	// Neighbours sums the arms' (derived, for readers of run.json;
-	// tmpprobe recomputes it from the batches).
-	Neighbours []Neighbour `json:"neighbours,omitempty"`
-	Arms       []ArmResult `json:"arms"`
-	// Between is the spread of each case between this run and earlier
-	// runs like it, which its intervals include; nil when none were read.
-	Between *BetweenRuns `json:"between_runs,omitempty"`
+	Arms     []ArmResult       `json:"arms"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
 	Source string `json:"-"`
+	// Derived is what was concluded from the measurements above, computed
+	// outside them and kept beside them: never measured, and never read
+	// as if it were.
+	Derived Derived `json:"-"`
 }
 
 // SourceCSV marks a run rebuilt from a syscalls.csv: it carries no host
@@ -83,8 +83,7 @@ type Meta struct {
 	// Pressure is the pressure stall time over the run (deltas of PSI
 	// total=): the host's and the workers' cgroup's.
 	Pressure []Pressure `json:"pressure,omitempty"`
-	Notes    []string   `json:"notes,omitempty"`
-	Warnings []string   `json:"warnings,omitempty"`
+	Notes    []Note     `json:"notes,omitempty"`
 }
 
 // DirFacts describe the filesystem a work directory lives on.

@@ -47,24 +47,29 @@ var rules = []rule{
 		allow:  []string{"internal/..."},
 	},
 	{
-		says:   "within results/, imports run one way: runfile → render → compare → explain → results",
+		says:   "within results/, imports run one way: runfile → render → report → compare → explain → results",
 		from:   []string{"results/explain"},
-		forbid: []string{"results/compare", "results/render", "results/runfile"},
+		forbid: []string{"results/compare", "results/report", "results/render", "results/runfile"},
 	},
 	{
-		says:   "within results/, imports run one way: runfile → render → compare → explain → results",
+		says:   "within results/, imports run one way: runfile → render → report → compare → explain → results",
 		from:   []string{"results/compare"},
+		forbid: []string{"results/report", "results/render", "results/runfile"},
+	},
+	{
+		says:   "within results/, imports run one way: runfile → render → report → compare → explain → results",
+		from:   []string{"results/report"},
 		forbid: []string{"results/render", "results/runfile"},
 	},
 	{
-		says:   "within results/, imports run one way: runfile → render → compare → explain → results",
+		says:   "within results/, imports run one way: runfile → render → report → compare → explain → results",
 		from:   []string{"results/render"},
 		forbid: []string{"results/runfile"},
 	},
 	{
 		says:   "probe imports no follow, preflight, arms, cmdbench or cmd, and of results only the data model",
 		from:   []string{"probe/..."},
-		forbid: []string{"follow", "preflight", "arms", "cmdbench", "cmd/...", "results/explain", "results/compare", "results/render", "results/runfile"},
+		forbid: []string{"follow", "preflight", "arms", "cmdbench", "cmd/...", "results/explain", "results/compare", "results/report", "results/render", "results/runfile"},
 	},
 	{
 		says:   "arms never reaches the probe or BPF: cmd hands it a Tracer",

@@ -18,7 +18,7 @@ func TestGoldenWriters(t *testing.T) {
 		resultstest.Golden(t, variant.Name+"/arms.csv", resultstest.Render(t, func(w io.Writer) error { return WriteArmsCSV(w, sums) }))
 		resultstest.Golden(t, variant.Name+"/syscalls.csv", resultstest.Render(t, func(w io.Writer) error { return WriteSyscallCSV(w, run, sums) }))
 		resultstest.Golden(t, variant.Name+"/report.md", resultstest.Render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums, resultstest.Labs); return nil }))
-		resultstest.Golden(t, variant.Name+"/report.json", resultstest.Render(t, func(w io.Writer) error { return WriteSummaryJSON(w, run, sums) }))
+		resultstest.Golden(t, variant.Name+"/report.json", resultstest.Render(t, func(w io.Writer) error { return WriteSummaryJSON(w, run, sums, resultstest.Labs) }))
 	}
 }
 

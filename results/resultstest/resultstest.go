@@ -213,3 +213,44 @@ func Scaled(run *results.Run, k float64) *results.Run {
 	run.Meta.LoadAvg = 1.5
 	return run
 }
+
+// StateRun is a modes run of twelve worker generations whose
+// NamedTemporaryFile ÷ TemporaryFile ratio steps with the cost of an ext4
+// inode allocation: half the generations allocate in 5 µs and run at
+// 0.40 of the baseline, half in 200 µs and run at 0.90 (the baseline
+// allocates nothing: it opens O_TMPFILE). Its report has a state link
+// in WHY, and the warning a live run adds for it.
+func StateRun() *results.Run {
+	const ops = 100
+	run := &results.Run{
+		Schema: results.Schema, Tool: "tmpprobe", Complete: true,
+		Protocol: results.Protocol{Name: results.ProtocolRounds, Seed: 7, Rounds: 12, MinBatchNs: 20_000_000, WorkerRounds: 1},
+		Started:  time.Date(2025, 3, 2, 12, 0, 0, 0, time.UTC),
+		Finished: time.Date(2025, 3, 2, 12, 1, 0, 0, time.UTC),
+		Args:     []string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--rounds", "12", "--worker-rounds", "1"},
+		Meta:     results.Meta{KernelRelease: "6.18.1-test", Machine: "x86_64", CPUs: 2, Backend: "tracepoint"},
+	}
+	base := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: "TemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}, Ops: ops}
+	named := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}, Ops: ops}
+	baseWalls, namedWalls := make([]int64, 12), make([]int64, 12)
+	inodeNs := make([]uint64, 12)
+	for i := range 12 {
+		baseWalls[i] = 8_000_000 + int64(i%3)*40_000
+		slow := i%2 == 1 // alternate, so the state is not the order of the run
+		namedWalls[i], inodeNs[i] = 20_000_000+int64(i%3)*100_000, 5_000
+		if slow {
+			namedWalls[i], inodeNs[i] = 8_900_000+int64(i%3)*40_000, 200_000+uint64(i)*1_000
+		}
+	}
+	base.Batches = Batches(ops, baseWalls, func(int) []results.ClassRecord {
+		return []results.ClassRecord{Rec(results.ClassOpenatTmpfile, ops, 50_000, 0, ""), Rec("close", ops, 10_000, 0, "")}
+	})
+	named.Batches = Batches(ops, namedWalls, func(i int) []results.ClassRecord {
+		return []results.ClassRecord{Rec(results.ClassOpenatCreate, ops, inodeNs[i]+20_000, 0, ""),
+			{Class: results.ClassOpenatCreate, Stage: results.StageExt4NewInode, Calls: ops, TotalNs: ops * inodeNs[i]},
+			Rec("unlink", ops, 15_000, 0, ""), Rec("close", ops, 5_000, 0, "")}
+	})
+	run.Arms = []results.ArmResult{base, named}
+	run.Derived.Warnings = explain.StateWarnings(Sums(run), Labs.Baselines)
+	return run
+}
