@@ -96,9 +96,7 @@ func writeMarkdownWhy(w io.Writer, g *report.Group) {
 		}
 	}
 	for _, s := range g.Why {
-		if s.Kind != report.SentenceStateLink {
-			lines = append(lines, "- "+mdCell(s.Text))
-		}
+		lines = append(lines, "- "+mdCell(s.Text))
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(w, "\nWhy:\n\n%s\n", strings.Join(lines, "\n"))
