@@ -160,9 +160,12 @@ func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
 	if s.Traced == nil {
 		return a
 	}
-	shown := sortedBy(s, o.Sort)
+	// The sentence names an arm's syscalls largest first whatever order
+	// its breakdown is in; a trace's speaks of the syscalls it shows.
+	shown, said := sortedBy(s, o.Sort), s
 	if kind == results.KindTrace {
 		shown.Classes = o.filter(shown.Classes)
+		said = shown
 		if a.Unit == "entry" {
 			a.Heading = fmt.Sprintf("%s · %d entries · %s µs each", s.Arm, s.Ops, results.Micros(s.WallNsPerOp))
 		} else {
@@ -171,7 +174,7 @@ func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
 	}
 	a.Breakdown = shown.Classes
 	a.Split = explain.TimeSplit(shown)
-	a.Sentence = Sentence{SentenceArm, explain.ArmSentence(shown)}
+	a.Sentence = Sentence{SentenceArm, explain.ArmSentence(said)}
 	if o.Hist {
 		a.Hist = &Hist{Title: fmt.Sprintf("%s/%s · %s · %s · %s", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())}
 		for _, r := range s.Traced.Records {
