@@ -1,9 +1,6 @@
 package results
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Schema is the version of run.json; readers refuse other versions.
 // Schema 2: measured rounds, calibration and warm-up batches, the protocol.
@@ -146,24 +143,4 @@ type Pressure struct {
 	FullNs   uint64 `json:"full_ns"`
 	// WallNs is the time the deltas were taken over.
 	WallNs uint64 `json:"wall_ns"`
-}
-
-// Line says in one line which protocol made the numbers, for footers.
-func (p Protocol) Line() string {
-	switch p.Name {
-	case ProtocolRounds:
-		s := fmt.Sprintf("protocol rounds · %d rounds in random order, seed %d · ", p.Rounds, p.Seed)
-		if p.FixedOps > 0 {
-			s += fmt.Sprintf("%d ops a batch", p.FixedOps)
-		} else {
-			s += fmt.Sprintf("batches ≥ %s", time.Duration(p.MinBatchNs))
-		}
-		if p.WorkerRounds > 0 {
-			return s + fmt.Sprintf(" · fresh workers every %d rounds · medians over worker generations [95%% CI]", p.WorkerRounds)
-		}
-		return s + " · medians over rounds [95% CI]"
-	case ProtocolSeed:
-		return "protocol seed · the labs' method: arms in sequence, 1000 ops a batch × 5 (modes), one round trip × 7 (buffers), p50"
-	}
-	return ""
 }

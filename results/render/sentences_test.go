@@ -75,24 +75,29 @@ func TestWritersSayTheSameSentences(t *testing.T) {
 // sentence, each group's verdicts and WHY, the rollovers, the failed arms
 // and the footer.
 func sentences(d *report.Document) []string {
-	var out []string
+	var arms []string
 	for _, a := range d.Arms {
 		if a.Traced {
-			out = append(out, a.Sentence.Text)
+			arms = append(arms, a.Sentence.Text)
 		}
 	}
+	var groups [][]report.Sentence
 	for _, g := range d.Groups {
-		for _, s := range append(slices.Clone(g.Verdicts), g.Why...) {
-			out = append(out, s.Text)
-		}
+		groups = append(groups, append(slices.Clone(g.Verdicts), g.Why...))
 	}
-	for _, s := range d.Spills {
+	return said(arms, groups, d.Spills, d.Failures, d.Footer)
+}
+
+// said lists the words of a report's parts, in order.
+func said(arms []string, groups [][]report.Sentence, spills []report.Sentence, failures []report.Failure, footer []report.FooterLine) []string {
+	out := slices.Clone(arms)
+	for _, s := range append(slices.Concat(groups...), spills...) {
 		out = append(out, s.Text)
 	}
-	for _, f := range d.Failures {
+	for _, f := range failures {
 		out = append(out, f.Head)
 	}
-	for _, l := range d.Footer {
+	for _, l := range footer {
 		out = append(out, l.Text)
 	}
 	return out
@@ -138,27 +143,17 @@ func jsonSentences(t *testing.T, out string) []string {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var arms []string
 	for _, a := range rep.Arms {
 		if a.Sentence != "" {
-			got = append(got, a.Sentence)
+			arms = append(arms, a.Sentence)
 		}
 	}
+	var groups [][]report.Sentence
 	for _, g := range rep.Groups {
-		for _, s := range append(slices.Clone(g.Verdicts), g.Why...) {
-			got = append(got, s.Text)
-		}
+		groups = append(groups, append(slices.Clone(g.Verdicts), g.Why...))
 	}
-	for _, s := range rep.Spills {
-		got = append(got, s.Text)
-	}
-	for _, f := range rep.Failures {
-		got = append(got, f.Head)
-	}
-	for _, l := range rep.Footer {
-		got = append(got, l.Text)
-	}
-	return sorted(got)
+	return sorted(said(arms, groups, rep.Spills, rep.Failures, rep.Footer))
 }
 
 func sorted(s []string) []string {

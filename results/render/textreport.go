@@ -103,22 +103,13 @@ func WriteText(w io.Writer, d *report.Document, o TextOptions) {
 	if explained {
 		writeSpills(w, d, width)
 		fmt.Fprintln(w, "\nBREAKDOWN (per arm: where its time goes)")
-		for _, g := range d.Groups {
-			if !g.Explained {
-				continue
-			}
-			fmt.Fprintf(w, "\n%s\n", g.Title)
-			for _, a := range g.Arms {
-				if !a.Traced {
-					continue
-				}
-				// The arm's sentence starts with its time split, the
-				// header a breakdown has elsewhere.
-				fmt.Fprintln(w)
-				bullet(w, "  ", a.Sentence.Text, width)
-				writeClassTable(w, a)
-			}
-		}
+		forExplained(w, d, func(a *report.Arm) {
+			// The arm's sentence starts with its time split, the header
+			// a breakdown has elsewhere.
+			fmt.Fprintln(w)
+			bullet(w, "  ", a.Sentence.Text, width)
+			writeClassTable(w, a)
+		}, func(*report.Group) {})
 	}
 	writeHistograms(w, d)
 	writeFailures(w, d.Failures)
@@ -181,6 +172,17 @@ func writeWhy(w io.Writer, d *report.Document, width int) {
 		return // throughput only: nothing was attributed
 	}
 	fmt.Fprintln(w, "\nWHY")
+	forExplained(w, d, func(a *report.Arm) { bullet(w, "  ", a.Sentence.Text, width) }, func(g *report.Group) {
+		for _, s := range g.Why {
+			bullet(w, "  ", s.Text, width)
+		}
+	})
+	writeSpills(w, d, width)
+}
+
+// forExplained writes the title of each group that has breakdowns, then
+// each of its traced arms with arm, then the group with after.
+func forExplained(w io.Writer, d *report.Document, arm func(*report.Arm), after func(*report.Group)) {
 	for _, g := range d.Groups {
 		if !g.Explained {
 			continue
@@ -188,14 +190,11 @@ func writeWhy(w io.Writer, d *report.Document, width int) {
 		fmt.Fprintf(w, "\n%s\n", g.Title)
 		for _, a := range g.Arms {
 			if a.Traced {
-				bullet(w, "  ", a.Sentence.Text, width)
+				arm(a)
 			}
 		}
-		for _, s := range g.Why {
-			bullet(w, "  ", s.Text, width)
-		}
+		after(g)
 	}
-	writeSpills(w, d, width)
 }
 
 // writeSpills says where each spilling arm rolled over to a file.

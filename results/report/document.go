@@ -133,19 +133,12 @@ type Hist struct {
 type SentenceKind string
 
 const (
-	// SentenceHeadline is the gap of a pair the lab exists to answer.
-	SentenceHeadline SentenceKind = "headline gap"
-	// SentenceGap is the gap of any other pair compared.
-	SentenceGap SentenceKind = "gap"
-	// SentenceStateLink is an arm's ratio that moved with a state of the
-	// file system or the machine across the run.
-	SentenceStateLink SentenceKind = "state link"
-	// SentenceArm says where one arm's time goes.
-	SentenceArm SentenceKind = "arm"
-	// SentenceVerdict is a compared command against the first.
-	SentenceVerdict SentenceKind = "verdict"
-	// SentenceSpill is where a spooled buffer rolled over to a file.
-	SentenceSpill SentenceKind = "spill"
+	SentenceHeadline  SentenceKind = "headline gap" // the gap of a pair the lab exists to answer
+	SentenceGap       SentenceKind = "gap"          // the gap of any other pair compared
+	SentenceStateLink SentenceKind = "state link"   // a ratio that moved with a state across the run
+	SentenceArm       SentenceKind = "arm"          // where one arm's time goes
+	SentenceVerdict   SentenceKind = "verdict"      // a compared command against the first
+	SentenceSpill     SentenceKind = "spill"        // where a spooled buffer rolled over to a file
 )
 
 // Sentence is one sentence of the report, with what it answers.
