@@ -167,8 +167,7 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	run.Drops, _ = p.Drops()
 	runfile.EscapeRun(run)
 	sums := results.SummarizeAll(run, nil)
-	if err := f.report(stdout, report.Input{Run: run, Sums: sums}, render.TextOptions{Hist: f.hist, Sort: f.sort,
-		Trace: &render.TraceView{Top: f.top, Syscalls: f.syscalls}}); err != nil {
+	if err := f.report(stdout, report.Input{Run: run, Sums: sums}, render.TextOptions{Hist: f.hist, Sort: f.sort, Trace: &view}); err != nil {
 		return err
 	}
 	if err := f.save(run, sums); err != nil {

@@ -82,10 +82,10 @@ type ArmDiff struct {
 	SizeBytes int    `json:"size_bytes,omitempty"`
 	// PayloadBytes is the modes lab's parameter, as SizeBytes the
 	// buffers lab's: the arm's own, which sentences compare, never Param.
-	PayloadBytes int `json:"-"`
+	PayloadBytes int `json:"payload_bytes,omitempty"`
 	// Kind is the kind of the runs compared: a command's arm is named by
 	// its command alone.
-	Kind     results.RunKind `json:"-"`
+	Kind     results.RunKind `json:"kind,omitempty"`
 	OldDir   string          `json:"old_dir,omitempty"`
 	NewDir   string          `json:"new_dir,omitempty"`
 	Baseline bool            `json:"baseline,omitempty"` // the lab's baseline arm

@@ -99,11 +99,11 @@ func newGroup(kind results.RunKind, g []*results.Summary, arms map[*results.Summ
 	}
 	for _, gap := range gaps {
 		if gap.A.Peer() == first.Peer() {
-			kind := SentenceGap
+			said := SentenceGap
 			if gap.Headline {
-				kind = SentenceHeadline
+				said = SentenceHeadline
 			}
-			out.Why = append(out.Why, Sentence{kind, gap.Sentence()})
+			out.Why = append(out.Why, Sentence{said, gap.Sentence()})
 		}
 	}
 	for _, l := range explain.StateLinks(g, labs.Baselines[first.Lab]) {
