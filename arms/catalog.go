@@ -119,7 +119,7 @@ func Knowledge() explain.LabKnowledge {
 	}
 	for _, a := range Catalog {
 		if a.Headline != "" {
-			k.Pairs = append(k.Pairs, explain.Pair{Lab: a.Lab, A: a.Name, B: a.Headline})
+			k.Pairs = append(k.Pairs, explain.Pair{Lab: a.Lab, A: a.Name, B: a.Headline, Headline: true})
 		}
 	}
 	for rank, more := 0, true; more; rank++ {

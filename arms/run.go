@@ -125,8 +125,8 @@ func (p *Plan) Groups() [][]int {
 	for i := range idx {
 		idx[i] = i
 	}
-	return results.GroupInOrder(idx, func(i int) string {
-		return cases[i].ID().PeerKey()
+	return results.GroupInOrder(idx, func(i int) results.CaseID {
+		return cases[i].ID().Peer()
 	})
 }
 

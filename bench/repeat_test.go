@@ -146,14 +146,14 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 	own := make([][]*results.Summary, len(runs))
 	for i, r := range runs {
 		alone := *r.Run
-		alone.Between = nil
+		alone.Derived.Between = nil
 		own[i] = results.SummarizeAll(&alone, baselines)
 	}
 	// widened[a][b] are run a's summaries with the spread between runs
 	// measured without run b, keyed by case.
-	widened := make([][]map[string]*results.Summary, len(runs))
+	widened := make([][]map[results.CaseID]*results.Summary, len(runs))
 	for a := range runs {
-		widened[a] = make([]map[string]*results.Summary, len(runs))
+		widened[a] = make([]map[results.CaseID]*results.Summary, len(runs))
 		for bi := range runs {
 			if a == bi {
 				continue
@@ -165,8 +165,8 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 				}
 			}
 			run := *runs[a].Run
-			run.Between = results.MeasureBetween(&run, own[a], "", others, baselines)
-			widened[a][bi] = map[string]*results.Summary{}
+			run.Derived.Between = results.MeasureBetween(&run, own[a], "", others, baselines)
+			widened[a][bi] = map[results.CaseID]*results.Summary{}
 			for _, s := range results.SummarizeAll(&run, baselines) {
 				widened[a][bi][run.CaseKey(s.CaseID)] = s
 			}
@@ -182,7 +182,7 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 	}
 	sort.SliceStable(order, func(x, y int) bool { return runs[order[x]].Run.Started.Before(runs[order[y]].Run.Started) })
 	rank := make([]int, len(runs))
-	next := make([]map[string]*results.Summary, len(runs))
+	next := make([]map[results.CaseID]*results.Summary, len(runs))
 	for pos, a := range order {
 		rank[a] = pos
 		var before []results.EarlierRun
@@ -190,21 +190,21 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 			before = append(before, runs[k])
 		}
 		run := *runs[a].Run
-		run.Between = results.MeasureBetween(&run, own[a], "", before, baselines)
-		next[a] = map[string]*results.Summary{}
+		run.Derived.Between = results.MeasureBetween(&run, own[a], "", before, baselines)
+		next[a] = map[results.CaseID]*results.Summary{}
 		for _, s := range results.SummarizeAll(&run, baselines) {
 			next[a][run.CaseKey(s.CaseID)] = s
 		}
 	}
 	type arm struct {
-		key   string // CaseKey
+		key   results.CaseID // CaseKey
 		label string
 		own   []results.Estimate
 		runs  []int
 	}
 	var groups []string
 	byGroup := map[string][]*arm{}
-	byKey := map[string]*arm{}
+	byKey := map[results.CaseID]*arm{}
 	protocol := ""
 	for i, sums := range own {
 		protocol = runs[i].Run.Protocol.Name

@@ -49,9 +49,10 @@ func cpuModel() string {
 }
 
 // Facts are the facts of a run in dirs: the host, python the version of
-// its Python runtime ("" for none), the filesystem of each dir, the load
-// and the warnings they call for. Devs are the dirs' block devices, whose
-// I/O the probe matches to syscalls. An error names the dir.
+// its Python runtime ("" for none), the filesystem of each dir and the
+// load (Warnings says what they call for). Devs are the dirs' block
+// devices, whose I/O the probe matches to syscalls. An error names the
+// dir.
 func Facts(dirs []string, python string) (m results.Meta, devs []uint32, err error) {
 	m = Host()
 	m.Python = python
@@ -65,7 +66,6 @@ func Facts(dirs []string, python string) (m results.Meta, devs []uint32, err err
 	}
 	m.LoadAvg = LoadAvg()
 	Env(&m)
-	m.Warnings = Warnings(&m)
 	return m, devs, nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/cilium/ebpf/rlimit"
 
 	"github.com/tmpprobe/tmpprobe/internal/marker"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // tpHook is one tracepoint tmpprobe attaches to. Required hooks make the
@@ -279,19 +280,18 @@ func (p *Probe) Describe() string {
 // command and the runs).
 const taskStateBound = "where a kernel has both, they disagreed on 0 of 15,026 switches measured (under 0.02% at 95% confidence; README, \"Kernels and architectures\")"
 
-// OlderForms says, a sentence each, which hooks this kernel has in an
-// older form and what the probe reads instead (the report's notes).
-func (p *Probe) OlderForms() []string {
-	var out []string
+// OlderForms are the report's notes of the hooks this kernel has in an
+// older form and what the probe reads instead.
+func (p *Probe) OlderForms() []results.Note {
+	var out []results.Note
 	for _, h := range tpHooks {
 		f := p.forms[h.Name]
 		switch {
 		case f.older == "":
 		case h.Name == "sched_switch":
-			out = append(out, "sched_switch has no prev_state argument on this kernel (v5.18 added it): "+
-				"off-CPU causes are read from the task's state, which a wakeup can race: "+taskStateBound)
+			out = append(out, results.Note{Kind: results.NoteOlderForm, What: h.Name, Reason: taskStateBound})
 		default:
-			out = append(out, h.Name+" in its older form: "+f.older)
+			out = append(out, results.Note{Kind: results.NoteOlderForm, What: h.Name, Reason: f.older})
 		}
 	}
 	return out

@@ -48,7 +48,7 @@ type BetweenRuns struct {
 // CaseSpread is one case's spread between runs: the standard deviation of
 // the natural log of its median over the runs.
 type CaseSpread struct {
-	Case    string  `json:"case"` // Run.CaseKey
+	Case    string  `json:"case"` // Run.CaseKey's Name
 	Runs    int     `json:"runs"` // runs it was estimated from, this one included
 	OpsPerS float64 `json:"ops_per_s_log_sd"`
 	Ratio   float64 `json:"ratio_log_sd"`
@@ -84,10 +84,10 @@ func (r *Run) Alike(o *Run) bool {
 		r.Protocol.MinBatchNs == o.Protocol.MinBatchNs && r.Protocol.FixedOps == o.Protocol.FixedOps
 }
 
-// CaseKey names a case across runs: its key at the work dir the user
-// named. A --fresh-fs run's work dir is a new mount each time, so it is
-// named by the dir it was made to match.
-func (r *Run) CaseKey(c CaseID) string { return c.KeyAt(FreshName(r.Meta, c.Dir)) }
+// CaseKey is a case across runs: the case at the work dir the user named.
+// A --fresh-fs run's work dir is a new mount each time, so it is named by
+// the dir it was made to match.
+func (r *Run) CaseKey(c CaseID) CaseID { return c.At(FreshName(r.Meta, c.Dir)) }
 
 // FreshName names a work dir across runs: a --fresh-fs run's mount by the
 // dir it was made to match ("/tmp --fresh-fs"), any other dir by itself.
@@ -106,7 +106,7 @@ func FreshName(m Meta, dir string) string {
 func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun, baselines map[string]string) *BetweenRuns {
 	b := &BetweenRuns{From: from, Runs: []string{}}
 	type figures struct{ ops, ratio []Estimate }
-	byCase := map[string]*figures{}
+	byCase := map[CaseID]*figures{}
 	add := func(r *Run, ss []*Summary) {
 		for _, s := range ss {
 			k := r.CaseKey(s.CaseID)
@@ -135,7 +135,7 @@ func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun
 		if n < MinRunsBetween && nr < MinRunsBetween {
 			continue
 		}
-		b.Cases = append(b.Cases, CaseSpread{Case: k, Runs: max(n, nr), OpsPerS: roundSig(ops), Ratio: roundSig(ratio)})
+		b.Cases = append(b.Cases, CaseSpread{Case: k.Name(), Runs: max(n, nr), OpsPerS: roundSig(ops), Ratio: roundSig(ratio)})
 	}
 	return b
 }
@@ -169,13 +169,9 @@ func spreadBetween(est []Estimate) (sd float64, n int) {
 // recorded spread; a live run that has just measured it applies it to the
 // summaries it measured it with.
 func (b *BetweenRuns) Widen(run *Run, sums []*Summary) {
-	by := map[string]CaseSpread{}
-	for _, c := range b.Cases {
-		by[c.Case] = c
-	}
 	for _, s := range sums {
-		c, ok := by[run.CaseKey(s.CaseID)]
-		if !ok || s.Figures != nil {
+		c, ok := b.Spread(run.CaseKey(s.CaseID))
+		if !ok || s.Recorded != nil {
 			continue
 		}
 		s.OpsPerS = s.OpsPerS.widenedTo(NextRunHalf(c.OpsPerS, c.Runs))
@@ -184,13 +180,15 @@ func (b *BetweenRuns) Widen(run *Run, sums []*Summary) {
 }
 
 // Spread is the recorded spread between runs of a case (Run.CaseKey), and
-// whether there is one.
-func (b *BetweenRuns) Spread(key string) (CaseSpread, bool) {
+// whether there is one. The file names its cases as every run.json saved
+// so far does (CaseID.Name): the key is matched by that spelling.
+func (b *BetweenRuns) Spread(key CaseID) (CaseSpread, bool) {
 	if b == nil {
 		return CaseSpread{}, false
 	}
+	name := key.Name()
 	for _, c := range b.Cases {
-		if c.Case == key {
+		if c.Case == name {
 			return c, true
 		}
 	}

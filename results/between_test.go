@@ -46,7 +46,7 @@ func between(t *testing.T, run *results.Run, earlier ...*results.Run) (own, wide
 		named = append(named, results.EarlierRun{Name: string(rune('a' + i)), Run: e})
 	}
 	own = resultstest.Sums(run)
-	run.Between = results.MeasureBetween(run, own, "runs", named, resultstest.Labs.Baselines)
+	run.Derived.Between = results.MeasureBetween(run, own, "runs", named, resultstest.Labs.Baselines)
 	return own, resultstest.Sums(run)
 }
 
@@ -65,7 +65,7 @@ func TestBetweenRunsWidensWhatOneRunCannotSee(t *testing.T) {
 			t.Errorf("widened interval %+v does not hold another run's %.3f", widened[1].Ratio, v)
 		}
 	}
-	if got := run.Between.Runs; len(got) != 2 || got[0] != "a" || got[1] != "b" {
+	if got := run.Derived.Between.Runs; len(got) != 2 || got[0] != "a" || got[1] != "b" {
 		t.Errorf("earlier runs read %v, want [a b], newest first", got)
 	}
 	// The spread is the standard deviation of the three ratios' logs.
@@ -77,14 +77,14 @@ func TestBetweenRunsWidensWhatOneRunCannotSee(t *testing.T) {
 	}
 	sd := math.Sqrt(ss / 2)
 	var named *results.CaseSpread
-	for i, c := range run.Between.Cases {
+	for i, c := range run.Derived.Between.Cases {
 		if c.Case == "modes/NamedTemporaryFile/go//tmp/payload=400" {
-			named = &run.Between.Cases[i]
+			named = &run.Derived.Between.Cases[i]
 		}
 	}
 	// Each run's ratio is a median of rounds 1% apart, so not exactly 1/k.
 	if named == nil || named.Runs != 3 || math.Abs(named.Ratio/sd-1) > 0.02 {
-		t.Fatalf("NamedTemporaryFile's spread %+v, want %.4f from 3 runs (cases %+v)", named, sd, run.Between.Cases)
+		t.Fatalf("NamedTemporaryFile's spread %+v, want %.4f from 3 runs (cases %+v)", named, sd, run.Derived.Between.Cases)
 	}
 	// The baseline ran as fast in every run: no spread to add.
 	if own[0].OpsPerS != widened[0].OpsPerS {
@@ -106,8 +106,8 @@ func TestBetweenRunsOnlyAlikeAndOnlyWhatMoved(t *testing.T) {
 			t.Errorf("%s: %+v became %+v, though the runs agree", own[i].Arm, own[i].Ratio, widened[i].Ratio)
 		}
 	}
-	if !run.Between.Measured() {
-		t.Errorf("three alike runs measured nothing: %+v", run.Between)
+	if !run.Derived.Between.Measured() {
+		t.Errorf("three alike runs measured nothing: %+v", run.Derived.Between)
 	}
 
 	otherKernel := runAt(2.4, day.Add(-time.Hour), "/tmp")
@@ -116,8 +116,8 @@ func TestBetweenRunsOnlyAlikeAndOnlyWhatMoved(t *testing.T) {
 	otherRounds.Protocol.Rounds++
 	run = runAt(2, day, "/tmp")
 	own, widened = between(t, run, otherKernel, otherRounds, runAt(2.4, day.Add(-time.Hour), "/tmp"))
-	if len(run.Between.Runs) != 1 || run.Between.Measured() {
-		t.Errorf("read %v and measured %+v: only one earlier run is like this one", run.Between.Runs, run.Between.Cases)
+	if len(run.Derived.Between.Runs) != 1 || run.Derived.Between.Measured() {
+		t.Errorf("read %v and measured %+v: only one earlier run is like this one", run.Derived.Between.Runs, run.Derived.Between.Cases)
 	}
 	if own[1].Ratio != widened[1].Ratio {
 		t.Errorf("%+v widened to %+v from one earlier run", own[1].Ratio, widened[1].Ratio)
@@ -133,8 +133,8 @@ func TestBetweenRunsOnlyAlikeAndOnlyWhatMoved(t *testing.T) {
 	run = fresh(2, 0, "/tmp/tmpprobe-freshfs-1/mnt")
 	_, widened = between(t, run, fresh(2.4, time.Hour, "/tmp/tmpprobe-freshfs-2/mnt"), fresh(1.7, 2*time.Hour, "/tmp/tmpprobe-freshfs-3/mnt"),
 		runAt(5, day.Add(-time.Hour), "/tmp"))
-	if !widened[1].Ratio.Contains(1/2.4) || run.Between.Cases[1].Case != "modes/NamedTemporaryFile/go//tmp --fresh-fs/payload=400" {
-		t.Errorf("fresh runs not matched: %+v, %+v", widened[1].Ratio, run.Between.Cases)
+	if !widened[1].Ratio.Contains(1/2.4) || run.Derived.Between.Cases[1].Case != "modes/NamedTemporaryFile/go//tmp --fresh-fs/payload=400" {
+		t.Errorf("fresh runs not matched: %+v, %+v", widened[1].Ratio, run.Derived.Between.Cases)
 	}
 	if widened[1].Ratio.Contains(1.0 / 5) {
 		t.Errorf("the plain /tmp run's ratio 1/5 counted among --fresh-fs runs: %+v", widened[1].Ratio)
@@ -157,9 +157,10 @@ func TestBetweenRunsHoldTheNextRun(t *testing.T) {
 	}
 	run := runAt(2, day, "/tmp")
 	own, widened := between(t, run, runAt(2.4, day.Add(-time.Hour), "/tmp"), runAt(1.7, day.Add(-2*time.Hour), "/tmp"))
-	c, ok := run.Between.Spread("modes/NamedTemporaryFile/go//tmp/payload=400")
+	named := results.CaseID{Lab: "modes", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}
+	c, ok := run.Derived.Between.Spread(named)
 	if !ok {
-		t.Fatalf("no spread recorded: %+v", run.Between.Cases)
+		t.Fatalf("no spread recorded: %+v", run.Derived.Between.Cases)
 	}
 	half := results.StudentQuantile(0.9, 2) * math.Sqrt2 * c.Ratio
 	w := widened[1].Ratio

@@ -49,17 +49,12 @@ func Differs(ratio Estimate, minEffectPct float64) int {
 // of itself: its first command is the one its ratios are taken to. The
 // map given is not changed.
 func CommandBaseline(run *Run, baseline map[string]string) map[string]string {
-	if _, ok := baseline[LabCompare]; ok {
+	if _, ok := baseline[LabCompare]; ok || run.Kind != KindCompare || len(run.Arms) == 0 {
 		return baseline
 	}
-	for _, a := range run.Arms {
-		if a.Lab == LabCompare {
-			out := map[string]string{LabCompare: a.Arm}
-			for lab, arm := range baseline {
-				out[lab] = arm
-			}
-			return out
-		}
+	out := map[string]string{LabCompare: run.Arms[0].Arm}
+	for lab, arm := range baseline {
+		out[lab] = arm
 	}
-	return baseline
+	return out
 }

@@ -165,11 +165,19 @@ type TimeScale struct {
 
 // TimeScale is the scale of the summary's per-op times.
 func (s *Summary) TimeScale() TimeScale {
+	if s.Unit() != "run" {
+		return TimeScale{"µs", 1e3}
+	}
+	return RunScale(s.WallNsPerOp)
+}
+
+// RunScale is the scale of the times of a whole run of a command that
+// took ns: seconds, milliseconds or µs, as its size calls for.
+func RunScale(ns float64) TimeScale {
 	switch {
-	case s.Unit() != "run":
-	case s.WallNsPerOp >= 1e9:
+	case ns >= 1e9:
 		return TimeScale{"s", 1e9}
-	case s.WallNsPerOp >= 1e6:
+	case ns >= 1e6:
 		return TimeScale{"ms", 1e6}
 	}
 	return TimeScale{"µs", 1e3}
@@ -199,4 +207,35 @@ func (t TimeScale) Of(ns float64) string {
 	}
 	k := math.Pow(10, 2-math.Floor(math.Log10(math.Abs(v))))
 	return strconv.FormatFloat(math.Round(v*k)/k, 'f', -1, 64)
+}
+
+// Param spells the case's parameter as benchmark names and failures name
+// it: "payload=400", "size=1M"; a command has none, its op is a run.
+func (a CaseID) Param() string {
+	if a.Lab == LabCompare {
+		return "op=run"
+	}
+	if a.SizeBytes > 0 {
+		return "size=" + Bytes(int64(a.SizeBytes))
+	}
+	return "payload=" + Bytes(int64(a.PayloadBytes))
+}
+
+// ParamTitle names the case's parameter in a heading: "payload 400B",
+// "size 1MB".
+func (a CaseID) ParamTitle() string {
+	if a.Lab == LabCompare {
+		return "per run" // a command has no parameter: its op is a run
+	}
+	if a.SizeBytes > 0 {
+		return "size " + Bytes(int64(a.SizeBytes)) + "B"
+	}
+	return "payload " + Bytes(int64(a.PayloadBytes)) + "B"
+}
+
+// Name spells the case as run.json's spreads between runs name it
+// ("modes/NamedTemporaryFile/go//tmp/payload=400"), the spelling of every
+// run saved so far: for readers of the file, never a key in memory.
+func (a CaseID) Name() string {
+	return a.Lab + "/" + a.Arm + "/" + a.Runtime + "/" + a.Dir + "/" + a.Param()
 }

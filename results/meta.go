@@ -1,19 +1,18 @@
 package results
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // Schema is the version of run.json; readers refuse other versions.
 // Schema 2: measured rounds, calibration and warm-up batches, the protocol.
 const Schema = 2
 
-// Run is a whole run: what was run, where, how it was observed, and every
-// batch. run.json is this struct.
+// Run is a whole run as measured: what was run, where, how it was
+// observed, and every batch. run.json is this struct with what was
+// derived from it beside (Derived, see MarshalJSON).
 type Run struct {
 	Schema   int               `json:"schema"`
 	Tool     string            `json:"tool"`
+	Kind     RunKind           `json:"kind,omitempty"`
 	Started  time.Time         `json:"started"`
 	Finished time.Time         `json:"finished"`
 	Complete bool              `json:"complete"`
@@ -21,16 +20,14 @@ type Run struct {
 	Protocol Protocol          `json:"protocol"`
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
-	// Neighbours sums the arms' (derived, for readers of run.json;
-	// tmpprobe recomputes it from the batches).
-	Neighbours []Neighbour `json:"neighbours,omitempty"`
-	Arms       []ArmResult `json:"arms"`
-	// Between is the spread of each case between this run and earlier
-	// runs like it, which its intervals include; nil when none were read.
-	Between *BetweenRuns `json:"between_runs,omitempty"`
+	Arms     []ArmResult       `json:"arms"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
 	Source string `json:"-"`
+	// Derived is what was concluded from the measurements above, computed
+	// outside them and kept beside them: never measured, and never read
+	// as if it were.
+	Derived Derived `json:"-"`
 }
 
 // SourceCSV marks a run rebuilt from a syscalls.csv: it carries no host
@@ -83,8 +80,7 @@ type Meta struct {
 	// Pressure is the pressure stall time over the run (deltas of PSI
 	// total=): the host's and the workers' cgroup's.
 	Pressure []Pressure `json:"pressure,omitempty"`
-	Notes    []string   `json:"notes,omitempty"`
-	Warnings []string   `json:"warnings,omitempty"`
+	Notes    []Note     `json:"notes,omitempty"`
 }
 
 // DirFacts describe the filesystem a work directory lives on.
@@ -147,24 +143,4 @@ type Pressure struct {
 	FullNs   uint64 `json:"full_ns"`
 	// WallNs is the time the deltas were taken over.
 	WallNs uint64 `json:"wall_ns"`
-}
-
-// Line says in one line which protocol made the numbers, for footers.
-func (p Protocol) Line() string {
-	switch p.Name {
-	case ProtocolRounds:
-		s := fmt.Sprintf("protocol rounds · %d rounds in random order, seed %d · ", p.Rounds, p.Seed)
-		if p.FixedOps > 0 {
-			s += fmt.Sprintf("%d ops a batch", p.FixedOps)
-		} else {
-			s += fmt.Sprintf("batches ≥ %s", time.Duration(p.MinBatchNs))
-		}
-		if p.WorkerRounds > 0 {
-			return s + fmt.Sprintf(" · fresh workers every %d rounds · medians over worker generations [95%% CI]", p.WorkerRounds)
-		}
-		return s + " · medians over rounds [95% CI]"
-	case ProtocolSeed:
-		return "protocol seed · the labs' method: arms in sequence, 1000 ops a batch × 5 (modes), one round trip × 7 (buffers), p50"
-	}
-	return ""
 }

@@ -14,10 +14,6 @@ type ArmResult struct {
 	Batches []Batch `json:"batches"`
 	Error   string  `json:"error,omitempty"`
 	Stderr  string  `json:"stderr,omitempty"`
-	// Figures are the headline figures as the run computed them, for
-	// readers of run.json (jq); tmpprobe itself recomputes them from the
-	// batches.
-	Figures *Figures `json:"figures,omitempty"`
 }
 
 // Batch kinds. Only measured batches (kind "") enter the figures.
@@ -53,44 +49,6 @@ type Batch struct {
 
 // Measured reports whether the batch enters the figures.
 func (b *Batch) Measured() bool { return b.Kind == BatchMeasured }
-
-// Key identifies an arm result across runs.
-func (a CaseID) Key() string { return a.KeyAt(a.Dir) }
-
-// KeyAt is Key with the work dir named by dir: runs that used other dirs
-// pair their cases by the dir's place in each run instead.
-func (a CaseID) KeyAt(dir string) string {
-	return a.Lab + "/" + a.Arm + "/" + a.Runtime + "/" + dir + "/" + a.Param()
-}
-
-// Param names the arm's parameter: payload for modes, size for buffers.
-func (a CaseID) Param() string {
-	if a.Lab == LabCompare {
-		return "op=run"
-	}
-	if a.SizeBytes > 0 {
-		return "size=" + Bytes(int64(a.SizeBytes))
-	}
-	return "payload=" + Bytes(int64(a.PayloadBytes))
-}
-
-// ParamTitle names the arm's parameter in a heading: "payload 400B",
-// "size 1MB".
-func (a CaseID) ParamTitle() string {
-	if a.Lab == LabCompare {
-		return "per run" // a command has no parameter: its op is a run
-	}
-	if a.SizeBytes > 0 {
-		return "size " + Bytes(int64(a.SizeBytes)) + "B"
-	}
-	return "payload " + Bytes(int64(a.PayloadBytes)) + "B"
-}
-
-// PeerKey groups results that a lab compares: same lab, runtime, dir and
-// parameter.
-func (a CaseID) PeerKey() string {
-	return a.Lab + "/" + a.Runtime + "/" + a.Dir + "/" + a.Param()
-}
 
 // LabTrace is the lab of what 'tmpprobe trace' recorded: one arm for the
 // whole traced target (one op = the whole run), then one per region the

@@ -30,6 +30,9 @@ type Summary struct {
 	Classes       []ClassSummary
 	// Work is the pooled traced batches' work per op (WorkPerOp).
 	Work map[string]float64
+	// Recorded are the figures a syscalls.csv recorded of the run it came
+	// from (Derived.Figures), which the figures above are; nil otherwise.
+	Recorded *Figures
 }
 
 // RoundSample is one measured round of a case.
@@ -201,14 +204,6 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		return 0
 	}))
 	s.RoundCount = len(s.Rounds)
-	if f := a.Figures; f != nil {
-		// Rebuilt from a CSV: one round stands in for the batches, and the
-		// file's figures describe the run it came from.
-		s.OpsPerS, s.RoundCount = f.OpsPerS, f.Rounds
-		if f.Observer != nil {
-			s.Observer = *f.Observer
-		}
-	}
 	if pooled.Ops == 0 {
 		return s
 	}
@@ -368,21 +363,21 @@ func (s *Summary) Class(name string) ClassSummary { return s.Stage(name, "") }
 func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 	baseline = CommandBaseline(run, baseline)
 	out := make([]*Summary, len(run.Arms))
-	base := map[string]*Summary{}
+	base := map[CaseID]*Summary{}
 	for i := range run.Arms {
 		out[i] = Summarize(&run.Arms[i], run.Protocol.Name)
+		if f := run.Derived.FiguresOf(i); f != nil {
+			out[i].recorded(f)
+		}
 		if baseline[run.Arms[i].Lab] == run.Arms[i].Arm {
-			base[run.Arms[i].PeerKey()] = out[i]
+			base[run.Arms[i].Peer()] = out[i]
 		}
 	}
 	for _, s := range out {
-		if f := s.Figures; f != nil {
-			if f.Ratio != nil {
-				s.Ratio = *f.Ratio
-			}
+		if s.Recorded != nil {
 			continue
 		}
-		b := base[s.PeerKey()]
+		b := base[s.Peer()]
 		if b == nil || !b.OpsPerS.Known() || !s.OpsPerS.Known() {
 			continue
 		}
@@ -394,10 +389,24 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		}
 		s.Ratio, s.RatioTo = PairedRatio(s, b, (*RoundSample).Headline), b.Arm
 	}
-	if run.Between != nil {
-		run.Between.Widen(run, out)
+	if run.Derived.Between != nil {
+		run.Derived.Between.Widen(run, out)
 	}
 	return out
+}
+
+// recorded makes the figures a syscalls.csv recorded the summary's: one
+// round stands in for the batches, and the file's figures describe the
+// run it came from.
+func (s *Summary) recorded(f *Figures) {
+	s.Recorded = f
+	s.OpsPerS, s.RoundCount = f.OpsPerS, f.Rounds
+	if f.Observer != nil {
+		s.Observer = *f.Observer
+	}
+	if f.Ratio != nil {
+		s.Ratio = *f.Ratio
+	}
 }
 
 // roundRatio pairs a round with the same round of b: the round's sample
@@ -434,16 +443,16 @@ func PairedRatio(a, b *Summary, f func(*RoundSample) float64) Estimate {
 }
 
 // PeerGroups splits summaries (kept in run order) into the groups a lab
-// compares: same lab, runtime, dir and parameter (see PeerKey).
+// compares: same lab, runtime, dir and parameter (see CaseID.Peer).
 func PeerGroups(sums []*Summary) [][]*Summary {
-	return GroupInOrder(sums, func(s *Summary) string { return s.PeerKey() })
+	return GroupInOrder(sums, func(s *Summary) CaseID { return s.Peer() })
 }
 
 // GroupInOrder splits items by key, groups in order of first appearance
 // and items in their order, as reports list arms in the order they ran.
-func GroupInOrder[T any](items []T, key func(T) string) [][]T {
+func GroupInOrder[T any, K comparable](items []T, key func(T) K) [][]T {
 	var out [][]T
-	idx := map[string]int{}
+	idx := map[K]int{}
 	for _, it := range items {
 		k := key(it)
 		j, ok := idx[k]

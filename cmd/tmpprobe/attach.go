@@ -18,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -111,8 +112,8 @@ func (o *outputs) check() error {
 	if err := sortFlag(o.sort); err != nil {
 		return err
 	}
-	if o.format != "text" && o.format != "json" {
-		return usagef("--format %q: want text or json", o.format)
+	if _, ok := render.FormatNamed(o.format, render.LiveFormat); !ok {
+		return usagef("--format %q: want %s", o.format, render.FormatNames(render.LiveFormat))
 	}
 	var outReal string
 	if o.out != "" {
@@ -155,16 +156,13 @@ func sortFlag(by string) error {
 	return nil
 }
 
-// report writes the report, text (by text, at the width of where it goes)
-// or JSON, to stdout or -o FILE.
-func (o *outputs) report(stdout io.Writer, run *results.Run, sums []*results.Summary, text func(io.Writer, int)) error {
+// report writes the report in --format (text at the width of where it
+// goes) to stdout or -o FILE.
+func (o *outputs) report(stdout io.Writer, in report.Input, opts render.TextOptions) error {
+	f, _ := render.FormatNamed(o.format, render.LiveFormat) // check() took it
 	write := func(w io.Writer) error {
-		if o.format == "json" {
-			return render.WriteSummaryJSON(w, run, sums)
-		}
-		width, _ := termWidth(w)
-		text(w, width)
-		return nil
+		opts.Width, _ = termWidth(w)
+		return f.Report(w, in, opts)
 	}
 	if o.output == "" {
 		return write(stdout)
@@ -236,7 +234,7 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 	meta.MissingHooks = append([]string(nil), p.Missing...)
 	meta.Notes = append(meta.Notes, p.OlderForms()...)
 	for _, s := range p.Skipped {
-		meta.Notes = append(meta.Notes, render.BackendSkippedNote(string(s.Backend), string(s.Verdict), s.Reason))
+		meta.Notes = append(meta.Notes, results.Note{Kind: results.NoteBackendSkipped, Backend: string(s.Backend), Verdict: string(s.Verdict), Reason: s.Reason})
 	}
 	return p, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
 const compareUsage = `Usage: tmpprobe compare [flags] 'COMMAND A' 'COMMAND B' [...]
@@ -121,7 +122,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if in.ctx.Err() != nil {
 		return in.before()
 	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindCompare, Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
 	// The file system the commands start in, as a lab run records its
 	// work dirs: whether it journals decides what a sync costs. Its
 	// devices are the ones others' requests on count as disk neighbours;
@@ -130,6 +131,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if cwd, err := os.Getwd(); err == nil {
 		if m, d, err := preflight.Facts([]string{cwd}, ""); err == nil {
 			run.Meta, devs = m, d
+			run.Derived.Warnings = preflight.Warnings(&run.Meta)
 		}
 	}
 	p, err := openProbe(probe.Options{Attach: backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true},
@@ -138,7 +140,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer p.Close()
-	run.Meta.Notes = append(run.Meta.Notes, "the commands ran as "+asWho(opts.As))
+	run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: asWho(opts.As)})
 	run.Meta.Notes = append(run.Meta.Notes, sayLeftovers(stderr, follow.SweepCgroups())...)
 	startGuard()
 	opts.Tracer, opts.Cookie = p, p.Cookie
@@ -159,9 +161,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	run.Escape()
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
-	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
-		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Sort: f.sort})
-	}); err != nil {
+	if err := f.report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, render.TextOptions{Hist: f.hist, Sort: f.sort}); err != nil {
 		return err
 	}
 	if err := f.save(run, sums); err != nil {

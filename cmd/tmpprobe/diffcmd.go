@@ -104,8 +104,9 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 			return usagef("--history %s: not a directory of saved runs", *history)
 		}
 	}
-	if f := *format; f != "text" && f != "markdown" && f != "md" && f != "json" {
-		return usagef("--format %q: want text, markdown or json", f)
+	f, ok := render.FormatNamed(*format, render.DiffFormat)
+	if !ok {
+		return usagef("--format %q: want %s", *format, render.FormatNames(render.DiffFormat))
 	}
 	var runs []*results.Run
 	for _, path := range fs.Args() {
@@ -117,15 +118,8 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(runs) > 2 {
 		rep := compare.DiffMany(fs.Args(), runs, arms.Knowledge().Baselines, *minEffect)
-		switch *format {
-		case "json":
-			if err := render.WriteMatrixJSON(stdout, rep); err != nil {
-				return exitError{exitUsage, "writing JSON: " + err.Error()}
-			}
-		case "markdown", "md":
-			render.WriteMatrixMarkdown(stdout, rep)
-		default:
-			render.WriteMatrixText(stdout, rep)
+		if err := f.Matrix(stdout, rep); err != nil {
+			return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
 		}
 		return nil
 	}
@@ -134,7 +128,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		opt.ThresholdPct = *threshold
 	}
 	opt.HistoryFrom = historyOf(fs.Arg(0), fs.Arg(1), *history)
-	if opt.HistoryFrom != "" && !runs[0].Between.Measured() && !runs[1].Between.Measured() {
+	if opt.HistoryFrom != "" && !runs[0].Derived.Between.Measured() && !runs[1].Derived.Between.Measured() {
 		// Neither run recorded a spread between runs: measure it over
 		// the runs beside them, as a run saved there would have.
 		earlier, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(fs.Arg(1)), runs[1].Alike, results.MaxEarlierRuns)
@@ -143,15 +137,8 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep := compare.DiffWith(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, opt)
-	switch *format {
-	case "json":
-		if err := render.WriteDiffJSON(stdout, rep); err != nil {
-			return exitError{exitUsage, "writing JSON: " + err.Error()}
-		}
-	case "markdown", "md":
-		render.WriteDiffMarkdown(stdout, rep)
-	default:
-		render.WriteDiffTextVerbose(stdout, rep, *verbose)
+	if err := f.Diff(stdout, rep, *verbose); err != nil {
+		return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
 	}
 	if len(rep.Gated) > 0 {
 		return exitError{exitRegressed, fmt.Sprintf("fails --gate %s --threshold %g: %s", *gate, *threshold, strings.Join(rep.Gated, "; "))}

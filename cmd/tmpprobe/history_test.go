@@ -37,8 +37,8 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 		return stdout, run
 	}
 	first, a := save("a", t.TempDir())
-	if a.Between == nil || len(a.Between.Runs) != 0 || a.Between.From != runs {
-		t.Errorf("a: between runs %+v, want none read from %s", a.Between, runs)
+	if a.Derived.Between == nil || len(a.Derived.Between.Runs) != 0 || a.Derived.Between.From != runs {
+		t.Errorf("a: between runs %+v, want none read from %s", a.Derived.Between, runs)
 	}
 	if !strings.Contains(oneLine(first), "intervals: this run's spread only: 0 earlier runs like it in "+runs) {
 		t.Errorf("a's footer does not say its intervals are its own spread:\n%s", first)
@@ -49,13 +49,13 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	save("b", work)
 	save("c", work)
 	live, d := save("d", work)
-	if !slices.Equal(d.Between.Runs, []string{"c", "b", "a"}) {
-		t.Errorf("d read %v, want [c b a], newest first", d.Between.Runs)
+	if !slices.Equal(d.Derived.Between.Runs, []string{"c", "b", "a"}) {
+		t.Errorf("d read %v, want [c b a], newest first", d.Derived.Between.Runs)
 	}
-	if len(d.Between.Cases) != 2 {
-		t.Fatalf("d's spreads %+v, want one per case", d.Between.Cases)
+	if len(d.Derived.Between.Cases) != 2 {
+		t.Fatalf("d's spreads %+v, want one per case", d.Derived.Between.Cases)
 	}
-	for _, c := range d.Between.Cases {
+	for _, c := range d.Derived.Between.Cases {
 		// a ran in another dir: its cases are not d's.
 		if c.Runs != 3 || !strings.Contains(c.Case, work) {
 			t.Errorf("case %+v: want its spread from b, c and d, in %s", c, work)
@@ -74,11 +74,11 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 		return results.EarlierRun{Name: name, Run: r}
 	}
 	alone := *d
-	alone.Between = nil
+	alone.Derived.Between = nil
 	own := results.SummarizeAll(&alone, arms.Knowledge().Baselines)
 	again := results.MeasureBetween(&alone, own, runs, []results.EarlierRun{read("b"), read("c")}, arms.Knowledge().Baselines)
-	if !slices.Equal(again.Cases, d.Between.Cases) {
-		t.Errorf("recorded %+v, measured again %+v", d.Between.Cases, again.Cases)
+	if !slices.Equal(again.Cases, d.Derived.Between.Cases) {
+		t.Errorf("recorded %+v, measured again %+v", d.Derived.Between.Cases, again.Cases)
 	}
 	for i, s := range results.SummarizeAll(d, arms.Knowledge().Baselines) {
 		o := own[i]
@@ -97,12 +97,12 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 
 	// Another protocol is another setting; --history none reads nothing.
 	_, e := save("e", work, "--rounds", "9")
-	if len(e.Between.Runs) != 0 {
-		t.Errorf("a 9-round run read %v, 8-round runs", e.Between.Runs)
+	if len(e.Derived.Between.Runs) != 0 {
+		t.Errorf("a 9-round run read %v, 8-round runs", e.Derived.Between.Runs)
 	}
 	none, f := save("f", work, "--history", "none")
-	if f.Between != nil || !strings.Contains(oneLine(none), "intervals: this run's spread only; a run here can move more than that") {
-		t.Errorf("--history none: between runs %+v; footer:\n%s", f.Between, none)
+	if f.Derived.Between != nil || !strings.Contains(oneLine(none), "intervals: this run's spread only; a run here can move more than that") {
+		t.Errorf("--history none: between runs %+v; footer:\n%s", f.Derived.Between, none)
 	}
 	code, _, stderr = inProcess("run", "TemporaryFile", "--history", filepath.Join(runs, "missing"), "-q")
 	if code != exitUsage || !strings.Contains(stderr, "--history "+filepath.Join(runs, "missing")) {

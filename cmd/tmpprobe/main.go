@@ -123,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = usagef("unknown command %q%s", cmd, didyoumean.Suggest(cmd, commands))
 	}
-	return report(err, stderr)
+	return exitFor(err, stderr)
 }
 
 // flagUsages lays out the flags as pflag does, each help wrapped to width
@@ -189,8 +189,8 @@ func wrapAt(text string, col, width int) string {
 // commands are the subcommands, for didYouMean.
 var commands = []string{"all", "run", "list", "trace", "compare", "diff", "report", "check", "version", "help"}
 
-// report prints err as one line and maps it to the exit code.
-func report(err error, stderr io.Writer) int {
+// exitFor prints err as one line and maps it to the exit code.
+func exitFor(err error, stderr io.Writer) int {
 	var ue usageError
 	var ee exitError
 	switch {

@@ -16,6 +16,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -57,35 +58,23 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if *chart != "" && chartFormat != "svg" && chartFormat != "png" {
 		return usagef("--chart %s: want a .svg or .png file name", *chart)
 	}
+	f, ok := render.FormatNamed(*format, render.AnyFormat)
+	if !ok {
+		return usagef("--format %q: want %s", *format, render.FormatNames(render.AnyFormat))
+	}
 	run, err := loadRun(fs.Arg(0))
 	if err != nil {
 		return err
 	}
 	labs := arms.Knowledge()
 	sums := results.SummarizeAll(run, labs.Baselines)
-	switch *format {
-	case "text":
-		width, _ := termWidth(stdout)
-		render.WriteTextReport(stdout, run, sums, labs, render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy})
-	case "markdown", "md":
-		render.WriteMarkdown(stdout, run, sums, labs)
-	case "json":
-		if err := render.WriteSummaryJSON(stdout, run, sums); err != nil {
-			return exitError{exitUsage, "writing JSON: " + err.Error()}
-		}
-	case "pprof":
-		if f, ok := stdout.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			return usagef("--format pprof writes a gzipped profile: redirect it to a file")
-		}
-		if err := render.WritePprof(stdout, run, sums); err != nil {
-			return exitError{exitUsage, "writing the profile: " + err.Error()}
-		}
-	case "benchfmt":
-		if err := render.WriteBenchfmt(stdout, run, sums); err != nil {
-			return exitError{exitUsage, "writing benchmark lines: " + err.Error()}
-		}
-	default:
-		return usagef("--format %q: want text, markdown, json, pprof or benchfmt", *format)
+	if out, ok := stdout.(*os.File); ok && f.Binary && term.IsTerminal(int(out.Fd())) {
+		return usagef("--format %s writes a gzipped profile: redirect it to a file", f.Name)
+	}
+	width, _ := termWidth(stdout)
+	opts := render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy}
+	if err := f.Report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, opts); err != nil {
+		return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
 	}
 	if *chart != "" {
 		if err := atomicfile.Write(*chart, func(w io.Writer) error {

@@ -26,6 +26,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -168,7 +169,7 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 	// What an earlier tmpprobe that was killed left, and its guard did
 	// not remove: said now, and in the footer.
 	swept := sayLeftovers(stderr, freshfs.Sweep())
-	var fresh []string
+	var fresh []results.Note
 	freshOf := map[string]string{} // the fresh mount → the dir it matches
 	if f.freshFS {
 		startGuard()
@@ -183,26 +184,27 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 				}
 			}()
 			plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
-			fresh = append(fresh, ffs.Describe())
+			fresh = append(fresh, results.Note{Kind: results.NoteFreshFS, What: ffs.Describe()})
 			if ctx.Err() != nil {
 				return in.before()
 			}
 		}
 	}
 
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Started: time.Now().UTC(), Args: os.Args[1:],
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindLabs, Started: time.Now().UTC(), Args: os.Args[1:],
 		Protocol: plan.Describe()}
 	var devs []uint32
 	if run.Meta, devs, err = preflight.Facts(plan.Dirs, arms.PythonVersion(runtimes)); err != nil {
 		return usagef("--dir %s", err)
 	}
+	run.Derived.Warnings = preflight.Warnings(&run.Meta)
 	run.Meta.Notes = append(append(run.Meta.Notes, swept...), fresh...)
 	for i := range run.Meta.Dirs {
 		run.Meta.Dirs[i].FreshOf = freshOf[run.Meta.Dirs[i].Dir]
 	}
-	if note != "" {
-		run.Meta.Notes = append(run.Meta.Notes, note)
-		fmt.Fprintln(stderr, "tmpprobe:", note)
+	if note != nil {
+		run.Meta.Notes = append(run.Meta.Notes, *note)
+		fmt.Fprintln(stderr, "tmpprobe:", report.NoteText(*note, run.Kind))
 	}
 
 	runner := &arms.Runner{}
@@ -248,15 +250,13 @@ func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer)
 			unread = append(unread, err.Error())
 		}
 		for _, u := range unread {
-			run.Meta.Notes = append(run.Meta.Notes, "--history: not read: "+errtext.FirstLine(u))
+			run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteHistoryUnread, Reason: errtext.FirstLine(u)})
 		}
-		run.Between = results.MeasureBetween(run, sums, history, earlier, labs.Baselines)
-		run.Between.Widen(run, sums)
+		run.Derived.Between = results.MeasureBetween(run, sums, history, earlier, labs.Baselines)
+		run.Derived.Between.Widen(run, sums)
 	}
-	run.Meta.Warnings = append(run.Meta.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
-	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
-		render.WriteTextReport(w, run, sums, labs, render.TextOptions{Width: width, Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort})
-	}); err != nil {
+	run.Derived.Warnings = append(run.Derived.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
+	if err := f.report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, render.TextOptions{Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort}); err != nil {
 		return err
 	}
 	if err := f.save(run, sums); err != nil {
@@ -449,19 +449,19 @@ func (v noControls) Set(s string) error {
 }
 
 // runtimes resolves --runtime and --python; auto takes both when Python 3
-// is there, and says so when it is not.
-func (f *runFlags) runtimes() ([]arms.Runtime, string, error) {
+// is there, and notes it when it is not.
+func (f *runFlags) runtimes() ([]arms.Runtime, *results.Note, error) {
 	switch f.runtime {
 	case "go", "python", "auto":
 	default:
-		return nil, "", usagef("--runtime %q: want python, go or auto", f.runtime)
+		return nil, nil, usagef("--runtime %q: want python, go or auto", f.runtime)
 	}
 	rts, skipped, err := arms.ResolveRuntimes(f.runtime, f.python)
 	switch {
 	case err != nil:
-		return nil, "", usagef("--python %s", err)
+		return nil, nil, usagef("--python %s", err)
 	case skipped != nil:
-		return rts, "--python " + skipped.Error() + "; running the go runtime only", nil
+		return rts, &results.Note{Kind: results.NoteRuntimeSkipped, Reason: skipped.Error()}, nil
 	}
-	return rts, "", nil
+	return rts, nil, nil
 }

@@ -116,4 +116,9 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 			t.Errorf("the report does not say %q:\n%s", want, stdout)
 		}
 	}
+	// report.md says it too, where its warning's "(see WHY)" points (#30).
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "- "+link.Sentence()+"\n") {
+		t.Errorf("report.md does not say %q (%v):\n%s", link.Sentence(), err, md)
+	}
 }

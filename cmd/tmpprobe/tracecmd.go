@@ -19,6 +19,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -117,9 +118,9 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if in.ctx.Err() != nil {
 		return in.before()
 	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Args: os.Args[1:], Meta: preflight.Host()}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindTrace, Args: os.Args[1:], Meta: preflight.Host()}
 	if len(spec.Command) > 0 {
-		run.Meta.Notes = append(run.Meta.Notes, "the command ran as "+asWho(spec.As))
+		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: asWho(spec.As)})
 		run.Meta.Notes = append(run.Meta.Notes, sayLeftovers(stderr, follow.SweepCgroups())...)
 		startGuard()
 	}
@@ -156,19 +157,16 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		return exitError{exitUsage, err.Error()}
 	}
 	if res.Uncontained != "" {
-		note := "the command ran without a cgroup of its own (" + res.Uncontained + "): what it started may have outlived the trace"
+		note := results.Note{Kind: results.NoteUncontained, Reason: res.Uncontained}
 		run.Meta.Notes = append(run.Meta.Notes, note)
-		fmt.Fprintln(stderr, "tmpprobe:", note)
+		fmt.Fprintln(stderr, "tmpprobe:", report.NoteText(note, run.Kind))
 	}
 	run.Complete, run.Finished, run.Arms = interrupted == 0, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
 	run.Escape()
 	sums := results.SummarizeAll(run, nil)
-	if err := f.report(stdout, run, sums, func(w io.Writer, width int) {
-		view.Width = width
-		render.WriteTraceReport(w, run, sums, view, render.TextOptions{Width: width, Hist: f.hist})
-	}); err != nil {
+	if err := f.report(stdout, report.Input{Run: run, Sums: sums}, render.TextOptions{Hist: f.hist, Sort: f.sort, Trace: &view}); err != nil {
 		return err
 	}
 	if err := f.save(run, sums); err != nil {
@@ -232,12 +230,14 @@ func (t *tracedFlags) runAs(set, command bool) (*follow.User, error) {
 }
 
 // sayLeftovers says what an earlier, killed tmpprobe left and this one
-// removed, and returns it for the footer's notes.
-func sayLeftovers(stderr io.Writer, removed []string) []string {
+// removed, and returns it as the footer's notes.
+func sayLeftovers(stderr io.Writer, removed []string) []results.Note {
+	var out []results.Note
 	for _, r := range removed {
 		fmt.Fprintln(stderr, "tmpprobe:", r)
+		out = append(out, results.Note{Kind: results.NoteLeftoverRemoved, What: r})
 	}
-	return removed
+	return out
 }
 
 // asWho names who a command ran as, for the report.

@@ -47,13 +47,18 @@ var rules = []rule{
 		allow:  []string{"internal/..."},
 	},
 	{
-		says:   "within results/, the writers' imports run one way: render → compare → explain → results",
+		says:   "within results/, the writers' imports run one way: render → report → compare → explain → results",
 		from:   []string{"results/explain"},
-		forbid: []string{"results/compare", "results/render"},
+		forbid: []string{"results/compare", "results/report", "results/render"},
 	},
 	{
-		says:   "within results/, the writers' imports run one way: render → compare → explain → results",
+		says:   "within results/, the writers' imports run one way: render → report → compare → explain → results",
 		from:   []string{"results/compare"},
+		forbid: []string{"results/report", "results/render"},
+	},
+	{
+		says:   "within results/, the writers' imports run one way: render → report → compare → explain → results",
+		from:   []string{"results/report"},
 		forbid: []string{"results/render"},
 	},
 	{
@@ -63,14 +68,14 @@ var rules = []rule{
 		allow:  []string{"results", "internal/..."},
 	},
 	{
-		says:   "render, compare and explain import no runfile: storage and the writers stand side by side",
-		from:   []string{"results/render", "results/compare", "results/explain"},
+		says:   "render, report, compare and explain import no runfile: storage and the writers stand side by side",
+		from:   []string{"results/render", "results/report", "results/compare", "results/explain"},
 		forbid: []string{"results/runfile"},
 	},
 	{
 		says:   "probe imports no follow, preflight, arms, cmdbench or cmd, and of results only the data model",
 		from:   []string{"probe/..."},
-		forbid: []string{"follow", "preflight", "arms", "cmdbench", "cmd/...", "results/explain", "results/compare", "results/render", "results/runfile"},
+		forbid: []string{"follow", "preflight", "arms", "cmdbench", "cmd/...", "results/explain", "results/compare", "results/report", "results/render", "results/runfile"},
 	},
 	{
 		says:   "arms never reaches the probe or BPF: cmd hands it a Tracer",

@@ -78,15 +78,21 @@ type ArmDiff struct {
 	Lab       string `json:"lab"`
 	Arm       string `json:"arm"`
 	Runtime   string `json:"runtime"`
-	Param     string `json:"param"`
+	Param     string `json:"param"` // as benchmark names spell it
 	SizeBytes int    `json:"size_bytes,omitempty"`
-	OldDir    string `json:"old_dir,omitempty"`
-	NewDir    string `json:"new_dir,omitempty"`
-	Baseline  bool   `json:"baseline,omitempty"` // the lab's baseline arm
-	Status    string `json:"status"`
-	Lost      bool   `json:"lost,omitempty"` // ran in OLD, failed in NEW
-	Unit      string `json:"unit"`
-	Rate      string `json:"rate"` // "ops/s", or "MB/s" for the buffers lab
+	// PayloadBytes is the modes lab's parameter, as SizeBytes the
+	// buffers lab's: the arm's own, which sentences compare, never Param.
+	PayloadBytes int `json:"payload_bytes,omitempty"`
+	// Kind is the kind of the runs compared: a command's arm is named by
+	// its command alone.
+	Kind     results.RunKind `json:"kind,omitempty"`
+	OldDir   string          `json:"old_dir,omitempty"`
+	NewDir   string          `json:"new_dir,omitempty"`
+	Baseline bool            `json:"baseline,omitempty"` // the lab's baseline arm
+	Status   string          `json:"status"`
+	Lost     bool            `json:"lost,omitempty"` // ran in OLD, failed in NEW
+	Unit     string          `json:"unit"`
+	Rate     string          `json:"rate"` // "ops/s", or "MB/s" for the buffers lab
 	// OpsPerS compares the headline throughput (in Rate units);
 	// Ratio the ratio to the baseline arm, paired per round in each run.
 	OpsPerS *results.Comparison `json:"ops_per_s,omitempty"`
@@ -110,21 +116,21 @@ type ArmDiff struct {
 	Sentence string                  `json:"sentence"`
 }
 
-// defaultParam is the --payload default; sentences name other payloads.
-const defaultParam = "payload=400"
+// defaultPayload is the --payload default; sentences name other payloads.
+const defaultPayload = 400
 
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
 // "NamedTemporaryFile (python, 16M)".
 func (d *ArmDiff) Label() string {
-	if d.Lab == results.LabTrace || d.Lab == results.LabCompare {
+	if d.Kind.OfCommands() {
 		return d.Arm
 	}
 	l := d.Arm + " (" + d.Runtime
 	switch {
 	case d.SizeBytes > 0:
 		l += ", " + results.Bytes(int64(d.SizeBytes))
-	case d.Param != defaultParam:
-		l += ", " + strings.Replace(d.Param, "=", " ", 1)
+	case d.PayloadBytes != defaultPayload:
+		l += ", payload " + results.Bytes(int64(d.PayloadBytes))
 	}
 	return l + ")"
 }
@@ -186,7 +192,7 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 	spread, from := spreadsOf(prev, cur, sn, baseline, opt)
 	rep.BetweenRuns = from
 	oldKey, newKey := alignKeys(prev, cur)
-	newByKey := map[string]*results.Summary{}
+	newByKey := map[results.CaseID]*results.Summary{}
 	for _, s := range sn {
 		if k := newKey(s.ArmResult); newByKey[k] == nil {
 			newByKey[k] = s
@@ -207,12 +213,12 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		if n != nil {
 			matched[n] = true
 		}
-		rep.Arms = append(rep.Arms, diffArm(o, n, baseline, minEffectPct, rep.Preflight, spread))
+		rep.Arms = append(rep.Arms, diffArm(cur.Kind, o, n, baseline, minEffectPct, rep.Preflight, spread))
 		pair(o, n)
 	}
 	for _, n := range sn {
 		if !matched[n] {
-			rep.Arms = append(rep.Arms, diffArm(nil, n, baseline, minEffectPct, rep.Preflight, spread))
+			rep.Arms = append(rep.Arms, diffArm(cur.Kind, nil, n, baseline, minEffectPct, rep.Preflight, spread))
 		}
 	}
 	for i := range rep.Arms {
@@ -391,7 +397,7 @@ func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[strin
 			run *results.Run
 			b   *results.BetweenRuns
 			s   *results.Summary
-		}{{cur, cur.Between, n}, {prev, prev.Between, o}, {cur, measured, n}} {
+		}{{cur, cur.Derived.Between, n}, {prev, prev.Derived.Between, o}, {cur, measured, n}} {
 			if side.s == nil {
 				continue
 			}
@@ -414,10 +420,10 @@ func betweenSource(prev, cur *results.Run, measured *results.BetweenRuns) string
 		return s + " like it in " + b.From
 	}
 	switch {
-	case cur.Between.Measured():
-		return "as NEW's intervals do (" + runs(cur.Between) + ")"
-	case prev.Between.Measured():
-		return "as OLD's intervals do (" + runs(prev.Between) + ")"
+	case cur.Derived.Between.Measured():
+		return "as NEW's intervals do (" + runs(cur.Derived.Between) + ")"
+	case prev.Derived.Between.Measured():
+		return "as OLD's intervals do (" + runs(prev.Derived.Between) + ")"
 	case measured.Measured():
 		return "as a run saved beside NEW's would (" + runs(measured) + ")"
 	}
@@ -456,12 +462,12 @@ func wholeRun(sums []*results.Summary) *results.Summary {
 	return &results.Summary{ArmResult: &results.ArmResult{}, Traced: pooled}
 }
 
-func diffArm(so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange, spread spreads) ArmDiff {
+func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]string, minEffectPct float64, env []FactChange, spread spreads) ArmDiff {
 	ref := so
 	if ref == nil {
 		ref = sn
 	}
-	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes,
+	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes, PayloadBytes: ref.PayloadBytes, Kind: kind,
 		Unit: ref.Unit(), Rate: "ops/s", Baseline: baseline[ref.Lab] == ref.Arm}
 	if ref.SizeBytes > 0 {
 		d.Rate = "MB/s"
@@ -597,11 +603,11 @@ func (rep *DiffReport) Groups() [][]*ArmDiff {
 // GroupTitle names the arm's group: "modes lab · go · /tmp · payload
 // 400B", with both work dirs when they differ.
 func (d *ArmDiff) GroupTitle() string {
-	if d.Lab == results.LabTrace {
+	switch d.Kind {
+	case results.KindTrace:
 		// A trace has no runtime, dir or payload: name what was traced.
 		return "trace · " + d.Arm
-	}
-	if d.Lab == results.LabCompare {
+	case results.KindCompare:
 		return "compared commands, per run"
 	}
 	dirs := d.OldDir
@@ -611,6 +617,6 @@ func (d *ArmDiff) GroupTitle() string {
 	case d.NewDir != "" && d.NewDir != d.OldDir:
 		dirs = d.OldDir + " → " + d.NewDir
 	}
-	param := strings.Replace(d.Param, "=", " ", 1) + "B"
+	param := results.CaseID{Lab: d.Lab, PayloadBytes: d.PayloadBytes, SizeBytes: d.SizeBytes}.ParamTitle()
 	return explain.GroupTitle(d.Lab, d.Runtime, dirs, param)
 }

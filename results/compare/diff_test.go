@@ -214,7 +214,7 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 // A diff of traces heads each group with what was traced, not a lab
 // header with an empty runtime, dir and payload (#21).
 func TestTraceGroupTitle(t *testing.T) {
-	d := compare.ArmDiff{Lab: results.LabTrace, Arm: "make -j2", Runtime: "-", Param: "payload=0"}
+	d := compare.ArmDiff{Kind: results.KindTrace, Lab: results.LabTrace, Arm: "make -j2", Runtime: "-", Param: "payload=0"}
 	if got := d.GroupTitle(); got != "trace · make -j2" {
 		t.Errorf("GroupTitle %q", got)
 	}
@@ -279,7 +279,7 @@ func TestDiffThresholdGatesTraces(t *testing.T) {
 				return []results.ClassRecord{resultstest.Rec("write", 10, 1_000, 0, "")}
 			})
 		}
-		run.Arms = []results.ArmResult{a}
+		run.Kind, run.Arms = results.KindTrace, []results.ArmResult{a}
 		return run
 	}
 	for _, tc := range []struct {

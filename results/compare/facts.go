@@ -324,19 +324,19 @@ func inOrder(run *results.Run, key func(*results.ArmResult) string) []string {
 // alignKeys returns the keys that pair arms across runs. Runs in the same
 // work dirs pair by dir; otherwise by the dir's position, so a run on
 // tmpfs pairs with the same run on ext4.
-func alignKeys(prev, cur *results.Run) (oldKey, newKey func(*results.ArmResult) string) {
+func alignKeys(prev, cur *results.Run) (oldKey, newKey func(*results.ArmResult) results.CaseID) {
 	od, nd := runDirs(prev), runDirs(cur)
 	if sameSet(od, nd) {
-		byName := func(a *results.ArmResult) string { return a.Key() }
+		byName := func(a *results.ArmResult) results.CaseID { return a.CaseID }
 		return byName, byName
 	}
-	byPos := func(dirs []string) func(*results.ArmResult) string {
+	byPos := func(dirs []string) func(*results.ArmResult) results.CaseID {
 		pos := map[string]string{}
 		for i, d := range dirs {
 			pos[d] = strconv.Itoa(i)
 		}
-		return func(a *results.ArmResult) string {
-			return a.KeyAt("dir#" + pos[a.Dir])
+		return func(a *results.ArmResult) results.CaseID {
+			return a.At("dir#" + pos[a.Dir])
 		}
 	}
 	return byPos(od), byPos(nd)

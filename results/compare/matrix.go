@@ -66,8 +66,8 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 	rep.Preflight = differingFacts(runs)
 	key := matrixKey(runs)
 	groups := map[string]*MatrixGroup{}
-	rows := map[string]*MatrixRow{}
-	firsts := map[string]*results.Summary{}
+	rows := map[results.CaseID]*MatrixRow{}
+	firsts := map[results.CaseID]*results.Summary{}
 	for i, run := range runs {
 		for _, s := range results.SummarizeAll(run, baseline) {
 			k := key(s.ArmResult)
@@ -118,15 +118,15 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 
 // matrixKey pairs arms across all runs: by dir when every run used the
 // same dirs, else by the dir's position (a tmpfs run beside an ext4 one).
-func matrixKey(runs []*results.Run) func(*results.ArmResult) string {
+func matrixKey(runs []*results.Run) func(*results.ArmResult) results.CaseID {
 	same := true
 	for _, r := range runs[1:] {
 		same = same && sameSet(runDirs(runs[0]), runDirs(r))
 	}
 	if same {
-		return func(a *results.ArmResult) string { return a.Key() }
+		return func(a *results.ArmResult) results.CaseID { return a.CaseID }
 	}
-	return func(a *results.ArmResult) string {
+	return func(a *results.ArmResult) results.CaseID {
 		pos := 0
 		for _, r := range runs {
 			for i, d := range runDirs(r) {
@@ -135,7 +135,7 @@ func matrixKey(runs []*results.Run) func(*results.ArmResult) string {
 				}
 			}
 		}
-		return a.KeyAt(fmt.Sprintf("dir#%d", pos))
+		return a.At(fmt.Sprintf("dir#%d", pos))
 	}
 }
 

@@ -10,14 +10,14 @@ import (
 // A compare run names its own baseline (its first command) and pairs
 // every other command with it, beside the labs' pairs.
 func TestCommandPairs(t *testing.T) {
-	run := &results.Run{Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: results.LabCompare, Arm: "old"}}, {CaseID: results.CaseID{Lab: results.LabCompare, Arm: "new"}}, {CaseID: results.CaseID{Lab: results.LabCompare, Arm: "newer"}}}}
+	run := &results.Run{Kind: results.KindCompare, Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: results.LabCompare, Arm: "old"}}, {CaseID: results.CaseID{Lab: results.LabCompare, Arm: "new"}}, {CaseID: results.CaseID{Lab: results.LabCompare, Arm: "newer"}}}}
 	labs := map[string]string{"modes": "TemporaryFile"}
 	if b := results.CommandBaseline(run, labs); b[results.LabCompare] != "old" || b["modes"] != "TemporaryFile" || len(labs) != 1 {
 		t.Errorf("baselines %v (given %v)", b, labs)
 	}
 	sums := results.SummarizeAll(run, labs)
-	want := []Pair{{results.LabCompare, "new", "old"}, {results.LabCompare, "newer", "old"}}
-	if got := commandPairs(sums); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	want := []Pair{{results.LabCompare, "new", "old", true}, {results.LabCompare, "newer", "old", true}}
+	if got := CommandPairs(sums); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("pairs %v, want %v", got, want)
 	}
 }

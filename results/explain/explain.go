@@ -19,6 +19,8 @@ type Gap struct {
 	Difference
 	A, B     *results.Summary
 	Untraced results.Estimate
+	// Headline: the pair is a question its lab exists to answer (Pair).
+	Headline bool
 }
 
 // untraced is a round's untraced ops/s, not its headline: the ratio stands
@@ -350,8 +352,12 @@ type LabKnowledge struct {
 	Spills    []Spill
 }
 
-// Pair is a gap A − B explained in every peer group of Lab that traced both.
-type Pair struct{ Lab, A, B string }
+// Pair is a gap A − B explained in every peer group of Lab that traced
+// both. Headline marks a question the lab exists to answer, said first.
+type Pair struct {
+	Lab, A, B string
+	Headline  bool
+}
 
 // Spill is an arm of Lab that keeps its bytes in memory up to a threshold
 // and rolls over to a file past it; past it, its writes are set beside
@@ -361,7 +367,6 @@ type Spill struct{ Lab, Arm, Versus string }
 // Comparisons lists, group by group, the gap of each pair whose arms both
 // were traced in that peer group, in the order of pairs.
 func Comparisons(sums []*results.Summary, pairs []Pair) []Gap {
-	pairs = append(pairs[:len(pairs):len(pairs)], commandPairs(sums)...)
 	var out []Gap
 	for _, g := range results.PeerGroups(sums) {
 		find := func(arm string) *results.Summary {
@@ -377,7 +382,9 @@ func Comparisons(sums []*results.Summary, pairs []Pair) []Gap {
 				continue
 			}
 			if sa, sb := find(p.A), find(p.B); sa != nil && sb != nil {
-				out = append(out, NewGap(sa, sb))
+				gap := NewGap(sa, sb)
+				gap.Headline = p.Headline
+				out = append(out, gap)
 			}
 		}
 	}
@@ -422,7 +429,7 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 			results.Bytes(int64(first.SizeBytes)), results.Count(fileOpens(first)),
 			results.Count(first.Class(results.ClassWrite).CallsPerOp))
 		for _, s := range sums {
-			if s.Arm == sp.Versus && s.PeerKey() == first.PeerKey() && s.Traced != nil {
+			if s.Arm == sp.Versus && s.Peer() == first.Peer() && s.Traced != nil {
 				fmt.Fprintf(&b, " (the rolled-over buffer, then a chunk each; %s makes %s)",
 					sp.Versus, results.Count(s.Class(results.ClassWrite).CallsPerOp))
 			}

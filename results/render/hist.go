@@ -6,21 +6,20 @@ import (
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
-// WriteHistograms prints each syscall class's latency distribution of the
-// traced p50 batch as log2 buckets, the way biolatency and bpftrace do.
-// The kernel keeps four sub-buckets per power of two; they are merged here.
-func WriteHistograms(w io.Writer, sums []*results.Summary) {
-	for _, s := range sums {
-		if s.Traced == nil {
+// writeHistograms prints each syscall class's latency distribution of the
+// traced batches as log2 buckets, the way biolatency and bpftrace do, for
+// the arms that have them. The kernel keeps four sub-buckets per power of
+// two; they are merged here.
+func writeHistograms(w io.Writer, d *report.Document) {
+	for _, a := range d.Arms {
+		if a.Hist == nil {
 			continue
 		}
-		fmt.Fprintf(w, "\n%s/%s · %s · %s · %s\n", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())
-		for _, r := range s.Traced.Records {
-			if r.Stage != "" || len(r.Hist) == 0 {
-				continue
-			}
+		fmt.Fprintf(w, "\n%s\n", a.Hist.Title)
+		for _, r := range a.Hist.Classes {
 			fmt.Fprintf(w, "\n  %s (%d calls)\n", r.Class, r.Calls)
 			WriteLog2(w, r.Hist)
 		}

@@ -9,87 +9,109 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
-// WriteMarkdown writes the terminal report as markdown (report.md): per
-// group the arms table, each arm's gap to the lab baseline as a sentence,
-// each arm's syscall breakdown, and how the run was observed.
+// WriteMarkdown writes the report of a run as markdown (report.md).
 func WriteMarkdown(w io.Writer, run *results.Run, sums []*results.Summary, labs explain.LabKnowledge) {
+	WriteMarkdownDocument(w, report.New(report.Input{Run: run, Sums: sums, Labs: labs}, report.Options{}))
+}
+
+// WriteMarkdownDocument writes a report as markdown: per group the arms
+// table, the group's sentences (each arm's, each compared gap's, each
+// state link's) and each arm's syscall breakdown, then where a buffer
+// rolled over, the failed arms and how it was measured.
+func WriteMarkdownDocument(w io.Writer, d *report.Document) {
 	fmt.Fprintln(w, "# tmpprobe report")
 	fmt.Fprintln(w)
-	if len(run.Args) > 0 {
-		fmt.Fprintf(w, "`tmpprobe %s`", strings.Join(run.Args, " "))
-		if !run.Started.IsZero() {
-			fmt.Fprintf(w, ", started %s", run.Started.Format("2006-01-02 15:04:05 MST"))
+	if h := d.Head; len(h.Args) > 0 {
+		fmt.Fprintf(w, "`tmpprobe %s`", strings.Join(h.Args, " "))
+		if !h.Started.IsZero() {
+			fmt.Fprintf(w, ", started %s", h.Started.Format("2006-01-02 15:04:05 MST"))
 		}
 		fmt.Fprintln(w, ".")
 	}
-	gaps := explain.Comparisons(sums, labs.Pairs)
-	if len(sums) > 0 && sums[0].Lab == results.LabCompare {
-		writeMarkdownCommands(w, sums, gaps)
-		writeMarkdownTail(w, run, sums, labs.Spills)
+	if d.Kind == results.KindCompare {
+		writeMarkdownCommands(w, d)
+		writeMarkdownTail(w, d)
 		return
 	}
-	for _, g := range results.PeerGroups(sums) {
-		first := g[0]
-		rate, unit := "ops/s", "op"
-		if first.SizeBytes > 0 {
-			rate, unit = "MB/s", "round"
-		}
-		fmt.Fprintf(w, "\n## %s\n\n", explain.GroupTitle(first.Lab, first.Runtime, mdCell(first.Dir), first.ParamTitle()))
-		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | ratio [95%% CI] | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", rate, unit)
+	for _, g := range d.Groups {
+		fmt.Fprintf(w, "\n## %s\n\n", mdCell(g.Title))
+		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | ratio [95%% CI] | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", g.Rate, g.Unit)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
-		for _, s := range g {
-			if s.Error != "" && !s.OpsPerS.Known() {
-				fmt.Fprintf(w, "| %s | FAILED: %s | | | | | | |\n", mdCell(s.Arm), mdCell(errtext.FirstLine(s.Error)))
+		for _, r := range g.Rows {
+			if r.Failed != "" {
+				fmt.Fprintf(w, "| %s | FAILED: %s | | | | | | |\n", mdCell(r.Arm), mdCell(r.Failed))
 				continue
 			}
-			head := s.OpsPerS
-			if s.SizeBytes > 0 {
-				head = s.MBPerS()
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(s.Arm), results.Rate(head.Center), intervalCell(head),
-				results.RatioText(s.Ratio), results.Micros(s.WallNsPerOp), results.Micros(s.KernelNsPerOp), results.Micros(s.UserNsPerOp), results.RatioText(s.Observer))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(r.Arm), r.Head.Long, r.Head.Bounds,
+				r.Ratio.Long, r.Wall.Long, r.Kernel.Long, r.User.Long, r.Traced.Long)
 		}
-		writeMarkdownWhy(w, g, gaps)
-		for _, s := range g {
-			writeMarkdownBreakdown(w, s, unit)
+		writeMarkdownWhy(w, g)
+		for _, a := range g.Arms {
+			writeMarkdownBreakdown(w, a, g.Unit)
 		}
 	}
-	writeMarkdownTail(w, run, sums, labs.Spills)
+	writeMarkdownTail(w, d)
 }
 
-// writeMarkdownWhy is the WHY section of the terminal report: one sentence
-// per arm and per compared pair of the group.
-func writeMarkdownWhy(w io.Writer, g []*results.Summary, gaps []explain.Gap) {
-	var lines []string
-	for _, s := range g {
-		if s.Traced != nil {
-			lines = append(lines, "- "+mdCell(explain.ArmSentence(s)))
+// writeMarkdownCommands is a compare report's table, its verdicts, its
+// sentences and each command's breakdown, in markdown.
+func writeMarkdownCommands(w io.Writer, d *report.Document) {
+	fmt.Fprintln(w, "\n## Commands compared")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| command | wall/run (median) | 95% CI | × first [95% CI] | traced ÷ untraced |")
+	fmt.Fprintln(w, "|---|--:|--:|--:|--:|")
+	var verdicts []report.Sentence
+	for _, g := range d.Groups {
+		for _, r := range g.Rows {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCell(r.Arm), r.Head.Long, r.Head.Bounds, r.Ratio.Long, r.Traced.Long)
+		}
+		verdicts = append(verdicts, g.Verdicts...)
+	}
+	if len(verdicts) > 0 {
+		fmt.Fprintln(w)
+		for _, v := range verdicts {
+			fmt.Fprintf(w, "- %s\n", mdCell(v.Text))
 		}
 	}
-	for _, gap := range gaps {
-		if gap.A.PeerKey() == g[0].PeerKey() {
-			lines = append(lines, "- "+mdCell(gap.Sentence()))
+	for _, g := range d.Groups {
+		writeMarkdownWhy(w, g)
+		for _, a := range g.Arms {
+			writeMarkdownBreakdown(w, a, g.Unit)
 		}
+	}
+}
+
+// writeMarkdownWhy is the group's sentences: one per traced arm, then
+// the group's WHY.
+func writeMarkdownWhy(w io.Writer, g *report.Group) {
+	var lines []string
+	for _, a := range g.Arms {
+		if a.Traced {
+			lines = append(lines, "- "+mdCell(a.Sentence.Text))
+		}
+	}
+	for _, s := range g.Why {
+		lines = append(lines, "- "+mdCell(s.Text))
 	}
 	if len(lines) > 0 {
 		fmt.Fprintf(w, "\nWhy:\n\n%s\n", strings.Join(lines, "\n"))
 	}
 }
 
-func writeMarkdownBreakdown(w io.Writer, s *results.Summary, unit string) {
-	if s.Traced == nil {
+func writeMarkdownBreakdown(w io.Writer, a *report.Arm, unit string) {
+	if !a.Traced {
 		return
 	}
-	fmt.Fprintf(w, "\n### %s: %s µs/%s = kernel %s + user %s\n\n", mdCell(s.Arm), results.Micros(s.WallNsPerOp), unit,
-		results.Micros(s.KernelNsPerOp), results.Micros(s.UserNsPerOp))
+	fmt.Fprintf(w, "\n### %s: %s µs/%s = kernel %s + user %s\n\n", mdCell(a.Arm), results.Micros(a.WallNs), unit,
+		results.Micros(a.KernelNs), results.Micros(a.UserNs))
 	fmt.Fprintf(w, "| syscall | calls/%s | µs/%s | off-CPU µs | p50 µs | p99 µs | off-CPU by label (µs) |\n", unit, unit)
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|---|")
-	for _, c := range s.Classes {
+	for _, c := range a.Breakdown {
 		name := c.Class
 		switch {
 		case c.Overlapped:
@@ -115,20 +137,19 @@ func offLabels(m map[string]float64) string {
 	return mdCell(strings.Join(parts, ", "))
 }
 
-// writeMarkdownTail is what the terminal prints after the groups: where
-// the spooled buffer rolled over, the failed arms with their stderr, and
-// the footer, all from the functions the terminal report uses.
-func writeMarkdownTail(w io.Writer, run *results.Run, sums []*results.Summary, spills []explain.Spill) {
-	if lines := explain.SpillSentences(sums, spills); len(lines) > 0 {
+// writeMarkdownTail is what follows the groups: where the spooled buffer
+// rolled over, the failed arms with their stderr, and the footer.
+func writeMarkdownTail(w io.Writer, d *report.Document) {
+	if len(d.Spills) > 0 {
 		fmt.Fprintln(w, "\n## Where the spooled buffer rolled over")
 		fmt.Fprintln(w)
-		for _, line := range lines {
-			fmt.Fprintf(w, "- %s\n", mdCell(line))
+		for _, s := range d.Spills {
+			fmt.Fprintf(w, "- %s\n", mdCell(s.Text))
 		}
 	}
-	if failures := Failures(run.Arms); len(failures) > 0 {
+	if len(d.Failures) > 0 {
 		fmt.Fprintln(w, "\n## Failed arms")
-		for _, f := range failures {
+		for _, f := range d.Failures {
 			fmt.Fprintf(w, "\n**FAILED** %s\n", mdCell(f.Head))
 			if len(f.Tail) > 0 {
 				// Four backticks: a stderr line may hold a fence of three.
@@ -138,11 +159,11 @@ func writeMarkdownTail(w io.Writer, run *results.Run, sums []*results.Summary, s
 	}
 	fmt.Fprintln(w, "\n## How it was measured")
 	fmt.Fprintln(w)
-	for _, l := range Footer(run) {
+	for _, l := range d.Footer {
 		switch l.Kind {
-		case FooterWarning:
+		case report.FooterWarning:
 			fmt.Fprintf(w, "- **warning:** %s\n", mdCell(l.Text))
-		case "":
+		case report.FooterFact:
 			fmt.Fprintf(w, "- %s\n", mdCell(l.Text))
 		default:
 			fmt.Fprintf(w, "- %s: %s\n", l.Kind, mdCell(l.Text))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
 // WriteMatrixJSON writes the matrix for machines.
@@ -66,7 +67,7 @@ func matrixCell(c *compare.MatrixCell, i int, rate bool) string {
 	v := f(e.Center)
 	switch {
 	case i == 0:
-		return strings.TrimSpace(v + " " + pctCell(e))
+		return strings.TrimSpace(v + " " + report.PctCell(e))
 	case cmp == nil:
 		return v
 	case cmp.Verdict == results.VerdictTooFew:

@@ -59,7 +59,7 @@ func WritePprof(w io.Writer, run *results.Run, sums []*results.Summary) error {
 		if s.Traced == nil {
 			continue
 		}
-		root := loc(caseFrame(s))
+		root := loc(caseFrame(run.Kind, s))
 		labels := map[string][]string{"dir": {s.Dir}, "kernel": {run.Meta.KernelRelease}, "backend": {run.Meta.Backend}}
 		add := func(values [3]int64, stack ...*profile.Location) *profile.Sample {
 			smp := &profile.Sample{Location: append(stack, root), Value: values[:], Label: labels}
@@ -98,8 +98,8 @@ func WritePprof(w io.Writer, run *results.Run, sums []*results.Summary) error {
 }
 
 // caseFrame names a case as its root frame.
-func caseFrame(s *results.Summary) string {
-	if s.OfCommand() {
+func caseFrame(kind results.RunKind, s *results.Summary) string {
+	if kind.OfCommands() {
 		return s.Lab + "/" + s.Arm
 	}
 	return s.Lab + "/" + s.Arm + " (" + s.Runtime + ", " + s.ParamTitle() + ")"

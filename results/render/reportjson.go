@@ -6,24 +6,41 @@ import (
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
-// SummaryReport is the per-op view of a run for machines ('tmpprobe report
-// --format json'): what the terminal report shows, integer ns per op.
+// SummaryReport is a report for machines ('tmpprobe report --format
+// json'): the per-op figures of every arm, integer ns per op, and what the
+// report says of them, sentence by sentence, as the terminal and
+// report.md say it.
 type SummaryReport struct {
 	Schema   int               `json:"schema"`
 	Started  time.Time         `json:"started"`
 	Protocol results.Protocol  `json:"protocol"`
 	Complete bool              `json:"complete"`
 	Args     []string          `json:"args"`
-	Meta     results.Meta      `json:"meta"`
+	Meta     MetaReport        `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
 	Arms     []ArmReport       `json:"arms"`
 	// Between is the spread between runs the intervals include.
 	Between *results.BetweenRuns `json:"between_runs,omitempty"`
+	// Groups are the peer groups in the report's order, with their
+	// verdicts and WHY sentences; Spills, Failures and Footer the
+	// report's after them.
+	Groups   []GroupReport       `json:"groups,omitempty"`
+	Spills   []report.Sentence   `json:"spills,omitempty"`
+	Failures []report.Failure    `json:"failures,omitempty"`
+	Footer   []report.FooterLine `json:"footer,omitempty"`
 }
 
-// ArmReport is one Summary.
+// MetaReport is the run's facts with its warnings, as run.json has them.
+type MetaReport struct {
+	results.Meta
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ArmReport is one arm's figures, and the sentence of where its time goes.
 type ArmReport struct {
 	results.CaseID
 	Ops int `json:"ops_per_batch"`
@@ -34,6 +51,7 @@ type ArmReport struct {
 	UserNsPerOp   results.NsPerOp `json:"user_ns_per_op"`
 	Classes       []ClassReport   `json:"classes,omitempty"`
 	Error         string          `json:"error,omitempty"`
+	Sentence      string          `json:"sentence,omitempty"`
 }
 
 // ClassReport is one ClassSummary.
@@ -50,29 +68,55 @@ type ClassReport struct {
 	P99        uint64                     `json:"p99_ns"`
 }
 
-// WriteSummaryJSON writes the per-op view of a run.
-func WriteSummaryJSON(w io.Writer, run *results.Run, sums []*results.Summary) error {
-	rep := SummaryReport{Schema: run.Schema, Started: run.Started, Protocol: run.Protocol, Complete: run.Complete,
-		Args: run.Args, Meta: run.Meta, Drops: run.Drops, Arms: []ArmReport{}, Between: run.Between}
-	for _, s := range sums {
-		a := ArmReport{
-			CaseID: s.CaseID, Ops: s.Ops, Figures: s.Headline(), TracedOpsPerS: results.RoundTo(s.TracedOpsPerS, 10), WallNsPerOp: results.NsPerOp(s.WallNsPerOp),
-			KernelNsPerOp: results.NsPerOp(s.KernelNsPerOp), UserNsPerOp: results.NsPerOp(s.UserNsPerOp), Error: s.Error,
+// GroupReport is one peer group: its title, its arms by name, and its
+// sentences.
+type GroupReport struct {
+	Title    string            `json:"title"`
+	Arms     []string          `json:"arms"`
+	Verdicts []report.Sentence `json:"verdicts,omitempty"`
+	Why      []report.Sentence `json:"why,omitempty"`
+}
+
+// WriteSummaryJSON writes the report of a run for machines.
+func WriteSummaryJSON(w io.Writer, run *results.Run, sums []*results.Summary, labs explain.LabKnowledge) error {
+	return WriteJSONDocument(w, report.New(report.Input{Run: run, Sums: sums, Labs: labs}, report.Options{}))
+}
+
+// WriteJSONDocument writes a report for machines: SummaryReport.
+func WriteJSONDocument(w io.Writer, d *report.Document) error {
+	h := d.Head
+	rep := SummaryReport{Schema: h.Schema, Started: h.Started, Protocol: h.Protocol, Complete: h.Complete,
+		Args: h.Args, Meta: MetaReport{h.Meta, h.Warnings}, Drops: h.Drops, Arms: []ArmReport{}, Between: h.Between,
+		Spills: d.Spills, Failures: d.Failures, Footer: d.Footer}
+	for _, a := range d.Arms {
+		rep.Arms = append(rep.Arms, armReport(a))
+	}
+	for _, g := range d.Groups {
+		gr := GroupReport{Title: g.Title, Verdicts: g.Verdicts, Why: g.Why}
+		for _, a := range g.Arms {
+			gr.Arms = append(gr.Arms, a.Arm)
 		}
-		for _, c := range s.Classes {
-			cr := ClassReport{Class: c.Class, Stage: c.Stage, Calls: c.Calls, CallsPerOp: c.CallsPerOp,
-				NsPerOp: results.NsPerOp(c.NsPerOp), OffNsPerOp: results.NsPerOp(c.OffNsPerOp), P50: c.P50, P95: c.P95, P99: c.P99}
-			if len(c.OffByLabel) > 0 {
-				cr.OffByLabel = map[string]results.NsPerOp{}
-				for k, v := range c.OffByLabel {
-					cr.OffByLabel[k] = results.NsPerOp(v)
-				}
-			}
-			a.Classes = append(a.Classes, cr)
-		}
-		rep.Arms = append(rep.Arms, a)
+		rep.Groups = append(rep.Groups, gr)
 	}
 	return WriteJSON(w, rep)
+}
+
+func armReport(a *report.Arm) ArmReport {
+	out := ArmReport{CaseID: a.CaseID, Ops: a.Ops, Figures: a.Figures, TracedOpsPerS: results.RoundTo(a.TracedOpsPerS, 10),
+		WallNsPerOp: results.NsPerOp(a.WallNs), KernelNsPerOp: results.NsPerOp(a.KernelNs), UserNsPerOp: results.NsPerOp(a.UserNs),
+		Error: a.Error, Sentence: a.Sentence.Text}
+	for _, c := range a.Classes {
+		cr := ClassReport{Class: c.Class, Stage: c.Stage, Calls: c.Calls, CallsPerOp: c.CallsPerOp,
+			NsPerOp: results.NsPerOp(c.NsPerOp), OffNsPerOp: results.NsPerOp(c.OffNsPerOp), P50: c.P50, P95: c.P95, P99: c.P99}
+		if len(c.OffByLabel) > 0 {
+			cr.OffByLabel = map[string]results.NsPerOp{}
+			for k, v := range c.OffByLabel {
+				cr.OffByLabel[k] = results.NsPerOp(v)
+			}
+		}
+		out.Classes = append(out.Classes, cr)
+	}
+	return out
 }
 
 // WriteJSON writes v as every JSON file tmpprobe writes: indented by two

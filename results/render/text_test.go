@@ -24,8 +24,9 @@ func TestWrap(t *testing.T) {
 // terminal says it with -v only (report.md and run.json keep it).
 func TestBackendSkippedNotesOnRequest(t *testing.T) {
 	run := resultstest.FixtureRun(false)
-	note := BackendSkippedNote("fentry", "permission refused", "load program: operation not permitted")
-	run.Meta.Notes = []string{note, "vfs_fsync_range: inlined, no stage row"}
+	run.Meta.Notes = []results.Note{{Kind: results.NoteBackendSkipped, Backend: "fentry", Verdict: "permission refused", Reason: "load program: operation not permitted"},
+		{Kind: results.NoteText, What: "vfs_fsync_range: inlined, no stage row"}}
+	note := "fentry backend skipped: permission refused: load program: operation not permitted"
 	sums := resultstest.Sums(run)
 	for _, verbose := range []bool{false, true} {
 		var b strings.Builder

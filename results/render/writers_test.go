@@ -18,8 +18,13 @@ func TestGoldenWriters(t *testing.T) {
 		resultstest.Golden(t, variant.Name+"/arms.csv", resultstest.Render(t, func(w io.Writer) error { return WriteArmsCSV(w, sums) }))
 		resultstest.Golden(t, variant.Name+"/syscalls.csv", resultstest.Render(t, func(w io.Writer) error { return WriteSyscallCSV(w, run, sums) }))
 		resultstest.Golden(t, variant.Name+"/report.md", resultstest.Render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums, resultstest.Labs); return nil }))
-		resultstest.Golden(t, variant.Name+"/report.json", resultstest.Render(t, func(w io.Writer) error { return WriteSummaryJSON(w, run, sums) }))
+		resultstest.Golden(t, variant.Name+"/report.json", resultstest.Render(t, func(w io.Writer) error { return WriteSummaryJSON(w, run, sums, resultstest.Labs) }))
 	}
+	// A run whose ratio moved with the state of the file system: report.md
+	// says so in its Why, as the terminal's WHY does.
+	run := resultstest.StateRun()
+	sums := resultstest.Sums(run)
+	resultstest.Golden(t, "state/report.md", resultstest.Render(t, func(w io.Writer) error { WriteMarkdown(w, run, sums, resultstest.Labs); return nil }))
 }
 
 func TestGoldenDiff(t *testing.T) {

@@ -213,3 +213,87 @@ func Scaled(run *results.Run, k float64) *results.Run {
 	run.Meta.LoadAvg = 1.5
 	return run
 }
+
+// StateRun is a modes run of twelve worker generations whose
+// NamedTemporaryFile ÷ TemporaryFile ratio steps with the cost of an ext4
+// inode allocation: half the generations allocate in 5 µs and run at
+// 0.90 of the baseline, half in 150 µs and run at 0.40 (the baseline
+// allocates nothing: it opens O_TMPFILE). Its report has a state link
+// in WHY, and the warning a live run adds for it.
+func StateRun() *results.Run {
+	const ops = 100
+	run := &results.Run{
+		Schema: results.Schema, Tool: "tmpprobe", Complete: true,
+		Protocol: results.Protocol{Name: results.ProtocolRounds, Seed: 7, Rounds: 12, MinBatchNs: 20_000_000, WorkerRounds: 1},
+		Started:  time.Date(2025, 3, 2, 12, 0, 0, 0, time.UTC),
+		Finished: time.Date(2025, 3, 2, 12, 1, 0, 0, time.UTC),
+		Args:     []string{"run", "TemporaryFile", "NamedTemporaryFile", "--runtime", "go", "--rounds", "12", "--worker-rounds", "1"},
+		Meta:     results.Meta{KernelRelease: "6.18.1-test", Machine: "x86_64", CPUs: 2, Backend: "tracepoint"},
+	}
+	base := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: "TemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}, Ops: ops}
+	named := results.ArmResult{CaseID: results.CaseID{Lab: "modes", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}, Ops: ops}
+	baseWalls, namedWalls := make([]int64, 12), make([]int64, 12)
+	inodeNs := make([]uint64, 12)
+	for i := range 12 {
+		baseWalls[i] = 8_000_000 + int64(i%3)*40_000
+		slow := i%2 == 1 // alternate, so the state is not the order of the run
+		namedWalls[i], inodeNs[i] = 8_900_000+int64(i%3)*40_000, 5_000
+		if slow {
+			namedWalls[i], inodeNs[i] = 20_000_000+int64(i%3)*100_000, 150_000+uint64(i)*1_000
+		}
+	}
+	base.Batches = Batches(ops, baseWalls, func(int) []results.ClassRecord {
+		return []results.ClassRecord{Rec(results.ClassOpenatTmpfile, ops, 50_000, 0, ""), Rec("close", ops, 10_000, 0, "")}
+	})
+	named.Batches = Batches(ops, namedWalls, func(i int) []results.ClassRecord {
+		return []results.ClassRecord{Rec(results.ClassOpenatCreate, ops, inodeNs[i]+20_000, 0, ""),
+			{Class: results.ClassOpenatCreate, Stage: results.StageExt4NewInode, Calls: ops, TotalNs: ops * inodeNs[i]},
+			Rec("unlink", ops, 15_000, 0, ""), Rec("close", ops, 5_000, 0, "")}
+	})
+	run.Arms = []results.ArmResult{base, named}
+	run.Derived.Warnings = explain.StateWarnings(Sums(run), Labs.Baselines)
+	return run
+}
+
+// CommandsRun is a compare run of two commands over six rounds: "sync"
+// calls fsync and takes twice as long as "nosync".
+func CommandsRun() *results.Run {
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindCompare, Complete: true,
+		Protocol: results.Protocol{Name: results.ProtocolRounds, Seed: 3, Rounds: 6},
+		Started:  time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC),
+		Args:     []string{"compare", "nosync", "sync"},
+		Meta: results.Meta{KernelRelease: "6.18.1-test", Machine: "x86_64", CPUs: 2, Backend: "tracepoint",
+			Notes: []results.Note{{Kind: results.NoteRanAs, What: "tester (uid 1000)"}, {Kind: results.NoteBackendSkipped,
+				Backend: "fentry", Verdict: "permission refused", Reason: "load program: operation not permitted"}}},
+	}
+	command := func(name string, wall int64, recs ...results.ClassRecord) results.ArmResult {
+		a := results.ArmResult{CaseID: results.CaseID{Lab: results.LabCompare, Arm: name, Runtime: "-"}, Ops: 1}
+		walls := []int64{wall, wall + wall/50, wall - wall/40, wall + wall/30, wall, wall - wall/60}
+		a.Batches = Batches(1, walls, func(int) []results.ClassRecord { return recs })
+		return a
+	}
+	run.Arms = []results.ArmResult{
+		command("nosync", 10_000_000, Rec("write", 100, 20_000, 0, ""), Rec("openat[create]", 10, 60_000, 0, "")),
+		command("sync", 20_000_000, Rec("write", 100, 20_000, 0, ""), Rec("openat[create]", 10, 60_000, 0, ""),
+			Rec("fsync", 10, 1_000_000, 900_000, "blocked/irq")),
+	}
+	return run
+}
+
+// TraceRun is a trace of one command and a region it marked.
+func TraceRun() *results.Run {
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindTrace, Complete: true,
+		Started: time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC), Args: []string{"trace", "--", "./app"},
+		Meta: results.Meta{KernelRelease: "6.18.1-test", Machine: "x86_64", CPUs: 2, Backend: "tracepoint",
+			Notes: []results.Note{{Kind: results.NoteUncontained, Reason: "no cgroup2 mount"}}},
+	}
+	arm := func(name string, ops int, wall int64, recs ...results.ClassRecord) results.ArmResult {
+		return results.ArmResult{CaseID: results.CaseID{Lab: results.LabTrace, Arm: name, Runtime: "-"}, Ops: ops,
+			Batches: []results.Batch{{Round: 1, Ops: ops, Traced: true, WallNs: wall, Records: recs}}}
+	}
+	run.Arms = []results.ArmResult{
+		arm("./app", 1, 50_000_000, Rec("fsync", 20, 1_500_000, 1_400_000, "blocked/jbd2"), Rec("write", 200, 30_000, 0, "")),
+		arm(results.RegionArm(1), 20, 40_000_000, Rec("fsync", 20, 1_500_000, 1_400_000, "blocked/jbd2")),
+	}
+	return run
+}

@@ -118,7 +118,7 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	run := resultstest.FixtureRun(false)
 	run.Arms[0].Arm = "x\n\x1b[31mRED\u202e\x7f\u0085"
 	run.Arms[2].Stderr = "line 1\n\tline 2 \x1b[2J"
-	run.Meta.Notes = []string{"note\r"}
+	run.Meta.Notes = []results.Note{{Kind: results.NoteText, What: "note\r"}}
 	run.Drops = map[string]uint64{"key\x1b": 1}
 	var b bytes.Buffer
 	WriteRunJSON(&b, run)
@@ -132,7 +132,7 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	if got, want := back.Arms[2].Stderr, "line 1\n\tline 2 \\x1b[2J"; got != want {
 		t.Errorf("stderr %q, want %q", got, want)
 	}
-	if back.Meta.Notes[0] != `note\r` || back.Drops[`key\x1b`] != 1 {
+	if back.Meta.Notes[0].What != `note\r` || back.Drops[`key\x1b`] != 1 {
 		t.Errorf("notes %q, drops %v", back.Meta.Notes, back.Drops)
 	}
 	sums := resultstest.Sums(back)

@@ -43,7 +43,9 @@ func TestRunJSONRoundTrip(t *testing.T) {
 			render.WriteMarkdown(w, got, s, resultstest.Labs)
 			return nil
 		},
-		func(w io.Writer, s []*results.Summary) error { return render.WriteSummaryJSON(w, got, s) },
+		func(w io.Writer, s []*results.Summary) error {
+			return render.WriteSummaryJSON(w, got, s, resultstest.Labs)
+		},
 	} {
 		a := resultstest.Render(t, func(out io.Writer) error { return w(out, want) })
 		b := resultstest.Render(t, func(out io.Writer) error { return w(out, sums) })
@@ -63,9 +65,9 @@ func TestSyscallCSVRebuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	sums := resultstest.Sums(got)
-	byKey := map[string]*results.Summary{}
+	byKey := map[results.CaseID]*results.Summary{}
 	for _, s := range sums {
-		byKey[s.Key()] = s
+		byKey[s.CaseID] = s
 	}
 	near := func(what string, a, b, tol float64) {
 		if math.Abs(a-b) > tol {
@@ -76,20 +78,20 @@ func TestSyscallCSVRebuild(t *testing.T) {
 		if w.Traced == nil {
 			continue // the CSV has rows only for traced arms
 		}
-		g := byKey[w.Key()]
+		g := byKey[w.CaseID]
 		if g == nil {
-			t.Errorf("%s: missing from the rebuilt run", w.Key())
+			t.Errorf("%s: missing from the rebuilt run", w.Name())
 			continue
 		}
-		near(w.Key()+" ops/s", g.OpsPerS.Center, w.OpsPerS.Center, 0.06)
-		near(w.Key()+" wall/op", g.WallNsPerOp, w.WallNsPerOp, 1)
-		near(w.Key()+" user/op", g.UserNsPerOp, w.UserNsPerOp, 1)
+		near(w.Name()+" ops/s", g.OpsPerS.Center, w.OpsPerS.Center, 0.06)
+		near(w.Name()+" wall/op", g.WallNsPerOp, w.WallNsPerOp, 1)
+		near(w.Name()+" user/op", g.UserNsPerOp, w.UserNsPerOp, 1)
 		for _, c := range w.Classes {
 			gc := g.Stage(c.Class, c.Stage)
-			near(w.Key()+" "+c.Class+" ns/op", gc.NsPerOp, c.NsPerOp, 1)
-			near(w.Key()+" "+c.Class+" off/op", gc.OffNsPerOp, c.OffNsPerOp, 1)
+			near(w.Name()+" "+c.Class+" ns/op", gc.NsPerOp, c.NsPerOp, 1)
+			near(w.Name()+" "+c.Class+" off/op", gc.OffNsPerOp, c.OffNsPerOp, 1)
 			if gc.Calls != c.Calls {
-				t.Errorf("%s %s: %d calls, want %d", w.Key(), c.Class, gc.Calls, c.Calls)
+				t.Errorf("%s %s: %d calls, want %d", w.Name(), c.Class, gc.Calls, c.Calls)
 			}
 		}
 	}

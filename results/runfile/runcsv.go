@@ -12,9 +12,6 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// csvNote says what a run rebuilt from a syscalls.csv lacks.
-const csvNote = "rebuilt from a syscalls.csv: one round, so no intervals and no histograms"
-
 // readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
 // untraced batch at the headline ops/s and one traced batch with the
 // records. Columns are found by name, so files with added columns read.
@@ -35,8 +32,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 		}
 	}
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Complete: true, Source: results.SourceCSV}
-	run.Meta.Notes = []string{csvNote}
-	index := map[string]int{}
+	index := map[results.CaseID]int{}
 	// Files written before the rows column read as before, unchecked: a
 	// baseline kept from an older tmpprobe must still diff.
 	_, counted := col[results.RowsColumn]
@@ -94,10 +90,10 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 		if _, ok := col["kernel_release"]; ok && run.Meta.KernelRelease == "" {
 			run.Meta.KernelRelease = row.str("kernel_release")
 		}
-		i, ok := index[a.Key()]
+		i, ok := index[a.CaseID]
 		if !ok {
 			i = len(run.Arms)
-			index[a.Key()] = i
+			index[a.CaseID] = i
 			// Files before rounds had no traced_ops: their rows were one
 			// batch of ops.
 			tracedOps := int(row.int("traced_ops", 1e12))
@@ -111,7 +107,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 			if tr := row.float("traced_ops_per_s"); tr > 0 {
 				traced = float64(tracedOps) / tr * 1e9
 			}
-			a.Figures = csvFigures(&row)
+			figures := csvFigures(&row)
 			if row.err != nil {
 				return nil, row.err
 			}
@@ -121,6 +117,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 			a.Batches = []results.Batch{{Round: 1, Ops: a.Ops, WallNs: untraced},
 				{Round: 1, Ops: tracedOps, Traced: true, WallNs: int64(math.Round(traced))}}
 			run.Arms = append(run.Arms, a)
+			run.Derived.Figures = append(run.Derived.Figures, figures)
 		}
 		if rec2.Class != "" { // "": the row of an arm that made no syscall
 			traced := &run.Arms[i].Batches[1]
@@ -130,6 +127,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	if len(run.Arms) == 0 {
 		return nil, errors.New("syscalls.csv has no rows")
 	}
+	run.Kind = results.KindOf(run.Arms) // a syscalls.csv does not say
 	return run, nil
 }
 

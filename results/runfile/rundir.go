@@ -267,13 +267,12 @@ func WriteRunDir(dir string, files []File) error {
 // is (sums are its arms' summaries, in order).
 func withFigures(run *results.Run, sums []*results.Summary) *results.Run {
 	out := *run
-	out.Arms = append([]results.ArmResult(nil), run.Arms...)
-	out.Neighbours = nil
-	for i := range out.Arms {
+	out.Derived.Figures, out.Derived.Neighbours = make([]*results.Figures, len(run.Arms)), nil
+	for i := range run.Arms {
 		if i < len(sums) && sums[i].ArmResult == &run.Arms[i] {
 			f := sums[i].Headline()
-			out.Arms[i].Figures = &f
-			out.Neighbours = results.SumNeighbours(out.Neighbours, f.Neighbours)
+			out.Derived.Figures[i] = &f
+			out.Derived.Neighbours = results.SumNeighbours(out.Derived.Neighbours, f.Neighbours)
 		}
 	}
 	return &out

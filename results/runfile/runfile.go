@@ -127,10 +127,6 @@ func decodeRunJSON(data []byte) (*results.Run, error) {
 	if err := json.Unmarshal(data, &run); err != nil {
 		return nil, jsonErr(err)
 	}
-	run.Neighbours = nil // derived for other readers, as the figures
-	for i := range run.Arms {
-		run.Arms[i].Figures = nil // derived for other readers; recomputed from the batches
-	}
 	return &run, nil
 }
 
@@ -159,7 +155,7 @@ const maxThreads = 1 << 16
 // divide by zero ops, shift by a negative slot, or draw infinite bars) and
 // values no run can have, which would otherwise print as normal numbers.
 func validate(run *results.Run) error {
-	if b := run.Between; b != nil {
+	if b := run.Derived.Between; b != nil {
 		for i, c := range b.Cases {
 			for field, v := range map[string]float64{"ratio_log_sd": c.Ratio, "ops_per_s_log_sd": c.OpsPerS} {
 				if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {

@@ -73,7 +73,7 @@ func TestLoadRunPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := LoadRun(dir)
-	if err != nil || len(run.Arms) != 3 || run.Meta.Notes[0] != csvNote {
+	if err != nil || len(run.Arms) != 3 || run.Source != results.SourceCSV {
 		t.Errorf("dir with syscalls.csv: %v", err)
 	}
 }
@@ -117,7 +117,7 @@ func checkReadRun(data []byte) (bool, error) {
 	render.WriteMarkdown(io.Discard, run, sums, resultstest.Labs)
 	render.WriteArmsCSV(io.Discard, sums)
 	render.WriteSyscallCSV(io.Discard, run, sums)
-	render.WriteSummaryJSON(io.Discard, run, sums)
+	render.WriteSummaryJSON(io.Discard, run, sums, resultstest.Labs)
 	rep := compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
 	render.WriteMatrixText(io.Discard, compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{run, resultstest.FixtureRun(false), run}, resultstest.Labs.Baselines, 5))
 	render.WriteDiffText(io.Discard, rep)

@@ -1,44 +1,25 @@
-package render
+package report
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
-// The parts of the report that the terminal and report.md both print, as
-// lines each writer only decorates, so that report.md cannot fall behind
-// what the terminal says.
-
-// FooterLine is one line of a report's footer. Kind is "" for a fact,
-// FooterWarning or FooterNote.
-type FooterLine struct {
-	Kind string
-	Text string
-	// Repeated is a note every run on this machine repeats (why a backend
-	// was skipped): the terminal shows it with -v only; check says it once.
-	Repeated bool
-}
-
-const (
-	FooterWarning = "warning"
-	FooterNote    = "note"
-)
-
-// Footer says how the numbers were taken — backend, host, protocol, the
-// filesystem of each work dir — and everything that can change what they
-// mean or was lost: preflight warnings, notes, hooks not attached, dropped
+// footer says how the numbers were taken — backend, host, protocol, the
+// file system of each work dir — and everything that can change what
+// they mean or was lost: warnings, notes, hooks not attached, dropped
 // events, an incomplete run.
-func Footer(run *results.Run) []FooterLine {
+func footer(run *results.Run) []FooterLine {
 	m := run.Meta
 	var out []FooterLine
-	add := func(kind, format string, a ...any) {
+	add := func(kind FooterKind, format string, a ...any) {
 		out = append(out, FooterLine{Kind: kind, Text: fmt.Sprintf(format, a...)})
 	}
 	backend := results.OrNone(m.Backend)
@@ -55,44 +36,35 @@ func Footer(run *results.Run) []FooterLine {
 	if m.Python != "" {
 		host = append(host, "Python "+m.Python)
 	}
-	add("", "%s", strings.Join(host, " · "))
+	add(FooterFact, "%s", strings.Join(host, " · "))
 	if m.CPU != "" {
-		add("", "CPU: %s", m.CPU)
+		add(FooterFact, "CPU: %s", m.CPU)
 	}
-	if line := run.Protocol.Line(); line != "" {
-		add("", "%s", line)
+	if line := protocolLine(run.Protocol); line != "" {
+		add(FooterFact, "%s", line)
 	}
 	if line := betweenRunsLine(run); line != "" {
-		add("", "%s", line)
+		add(FooterFact, "%s", line)
 	}
 	for _, d := range m.Dirs {
-		line := fmt.Sprintf("dir %s: %s on %s (%s)", d.Dir, d.FSType, d.Source, d.Options)
-		if d.Journal != "" {
-			line += " · journal " + d.Journal
-		}
-		if d.WriteCache != "" {
-			line += fmt.Sprintf(" · %s cache, FUA %s", d.WriteCache, d.FUA)
-		}
-		if d.Upper != "" {
-			line += " · overlay: upper layer " + d.Upper
-		}
-		for _, q := range d.Queues {
-			line += fmt.Sprintf(" · %s: %s, wbt %s µs, %s requests", q.Device, q.Scheduler, q.WbtLatUsec, q.NrRequests)
-		}
-		add("", "%s", line)
+		add(FooterFact, "%s", dirLine(d))
 	}
 	if env := envLine(m); env != "" {
-		add("", "%s", env)
+		add(FooterFact, "%s", env)
 	}
 	for _, l := range neighbourLines(run) {
-		add("", "%s", l)
+		add(FooterFact, "%s", l)
 	}
-	for _, w := range m.Warnings {
+	for _, w := range run.Derived.Warnings {
 		add(FooterWarning, "%s", w)
 	}
-	for _, n := range m.Notes {
-		add(FooterNote, "%s", n)
-		out[len(out)-1].Repeated = strings.Contains(n, backendSkipped)
+	if run.Source == results.SourceCSV {
+		add(FooterNote, "%s", csvNote)
+	}
+	for i := range m.Notes {
+		n := &m.Notes[i]
+		out = append(out, FooterLine{Kind: FooterNote, Text: NoteText(*n, run.Kind), Note: n,
+			Repeated: n.Kind == results.NoteBackendSkipped})
 	}
 	for _, h := range m.MissingHooks {
 		add(FooterNote, "hook not attached: %s", h)
@@ -117,6 +89,48 @@ func Footer(run *results.Run) []FooterLine {
 	return out
 }
 
+// csvNote says what a run rebuilt from a syscalls.csv lacks.
+const csvNote = "rebuilt from a syscalls.csv: one round, so no intervals and no histograms"
+
+// dirLine names a work dir's file system, its journal, its device's
+// write cache and queues.
+func dirLine(d results.DirFacts) string {
+	line := fmt.Sprintf("dir %s: %s on %s (%s)", d.Dir, d.FSType, d.Source, d.Options)
+	if d.Journal != "" {
+		line += " · journal " + d.Journal
+	}
+	if d.WriteCache != "" {
+		line += fmt.Sprintf(" · %s cache, FUA %s", d.WriteCache, d.FUA)
+	}
+	if d.Upper != "" {
+		line += " · overlay: upper layer " + d.Upper
+	}
+	for _, q := range d.Queues {
+		line += fmt.Sprintf(" · %s: %s, wbt %s µs, %s requests", q.Device, q.Scheduler, q.WbtLatUsec, q.NrRequests)
+	}
+	return line
+}
+
+// protocolLine says in one line which protocol made the numbers.
+func protocolLine(p results.Protocol) string {
+	switch p.Name {
+	case results.ProtocolRounds:
+		s := fmt.Sprintf("protocol rounds · %d rounds in random order, seed %d · ", p.Rounds, p.Seed)
+		if p.FixedOps > 0 {
+			s += fmt.Sprintf("%d ops a batch", p.FixedOps)
+		} else {
+			s += fmt.Sprintf("batches ≥ %s", time.Duration(p.MinBatchNs))
+		}
+		if p.WorkerRounds > 0 {
+			return s + fmt.Sprintf(" · fresh workers every %d rounds · medians over worker generations [95%% CI]", p.WorkerRounds)
+		}
+		return s + " · medians over rounds [95% CI]"
+	case results.ProtocolSeed:
+		return "protocol seed · the labs' method: arms in sequence, 1000 ops a batch × 5 (modes), one round trip × 7 (buffers), p50"
+	}
+	return ""
+}
+
 // failedRuns counts a compared command's runs that exited non-zero, with
 // the status of the last of them.
 func failedRuns(a results.ArmResult) (n, status int) {
@@ -132,10 +146,10 @@ func failedRuns(a results.ArmResult) (n, status int) {
 // generations only, or also the spread between it and earlier runs like
 // it (results.BetweenRuns), and how far that spread reached.
 func betweenRunsLine(run *results.Run) string {
-	if run.Protocol.Name != results.ProtocolRounds || len(run.Arms) == 0 || run.Arms[0].OfCommand() {
+	if run.Protocol.Name != results.ProtocolRounds || len(run.Arms) == 0 || run.Kind.OfCommands() {
 		return ""
 	}
-	b := run.Between
+	b := run.Derived.Between
 	if b == nil {
 		return "intervals: this run's spread only; a run here can move more than that: save runs side by side (--out runs/NAME) and each later one's intervals include the spread between them"
 	}
@@ -160,45 +174,8 @@ func betweenRunsLine(run *results.Run) string {
 		earlier, b.From, 100*results.NextRunCover, results.Share(ratio), results.Share(ops))
 }
 
-// BackendSkippedNote is the note a run records for a backend it did not
-// take, and why.
-func BackendSkippedNote(backend, class, reason string) string {
-	return backend + backendSkipped + class + ": " + reason
-}
-
-const backendSkipped = " backend skipped: "
-
-// WriteFooter is the terminal footer at 80 columns with every note.
-func WriteFooter(w io.Writer, run *results.Run) {
-	writeFooter(w, run, TextOptions{Verbose: true})
-}
-
-// writeFooter is the terminal footer: a blank line, then each line wrapped
-// to the width, warnings and notes prefixed "warning: " and "note: "
-// (vmtest greps them); the notes every run repeats only when verbose.
-func writeFooter(w io.Writer, run *results.Run, o TextOptions) {
-	fmt.Fprintln(w)
-	for _, l := range Footer(run) {
-		if l.Repeated && !o.Verbose {
-			continue
-		}
-		text := l.Text
-		if l.Kind != "" {
-			text = l.Kind + ": " + text
-		}
-		fmt.Fprintln(w, wrap(text, widthOr(o.Width), "  "))
-	}
-}
-
-// Failure is an arm that failed: what, where, after how much, and the tail
-// of its worker's stderr.
-type Failure struct {
-	Head string
-	Tail []string
-}
-
-// Failures lists the failed arms in run order.
-func Failures(arms []results.ArmResult) []Failure {
+// failures lists the failed arms in run order.
+func failures(arms []results.ArmResult) []Failure {
 	var out []Failure
 	for _, a := range arms {
 		if a.Error == "" {

@@ -1,0 +1,66 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// NoteKind says what a note records. A note is a fact about the run that
+// no figure shows; it is stored as data and worded when a report is
+// written (results/report), so a reader of run.json can select notes by
+// kind and a report never finds one again by its words.
+type NoteKind string
+
+const (
+	// NoteBackendSkipped: a backend the probe did not take (Backend), the
+	// class of its refusal (Verdict) and the kernel's words (Reason). The
+	// same on every run of a machine, so a terminal report shows it on
+	// request only.
+	NoteBackendSkipped NoteKind = "backend skipped"
+	// NoteHistoryUnread: an earlier run --history could not read (Reason).
+	NoteHistoryUnread NoteKind = "history not read"
+	// NoteLeftoverRemoved: what a killed tmpprobe left and this run
+	// removed (What, as the sweeper said it).
+	NoteLeftoverRemoved NoteKind = "leftover removed"
+	// NoteFreshFS: the fresh file system a work dir ran in (What, as
+	// freshfs describes it).
+	NoteFreshFS NoteKind = "fresh file system"
+	// NoteRuntimeSkipped: a runtime the labs could not run (Reason), so
+	// only the others ran.
+	NoteRuntimeSkipped NoteKind = "runtime skipped"
+	// NoteRanAs: who the traced or compared commands ran as (What).
+	NoteRanAs NoteKind = "ran as"
+	// NoteUncontained: a launched command had no cgroup of its own
+	// (Reason), so what it started may have outlived the trace.
+	NoteUncontained NoteKind = "uncontained"
+	// NoteOlderForm: a hook this kernel has in an older form (What, the
+	// hook) and what the probe reads instead (Reason). For sched_switch,
+	// which before 5.18 has no prev_state, Reason is the measured bound
+	// on how often reading the task's state instead can be wrong.
+	NoteOlderForm NoteKind = "older form"
+	// NoteText: a note saved as words, by a tmpprobe before notes were
+	// typed (What).
+	NoteText NoteKind = "text"
+)
+
+// Note is one typed note: its kind and the fields the kind names.
+type Note struct {
+	Kind    NoteKind `json:"kind"`
+	Backend string   `json:"backend,omitempty"`
+	Verdict string   `json:"verdict,omitempty"`
+	// Reason is the system's words for what went wrong.
+	Reason string `json:"reason,omitempty"`
+	// What is the thing the note is about, named by what made it.
+	What string `json:"what,omitempty"`
+}
+
+// UnmarshalJSON reads a note, or a note saved as words by an earlier
+// tmpprobe (a JSON string) as a NoteText.
+func (n *Note) UnmarshalJSON(b []byte) error {
+	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
+		*n = Note{Kind: NoteText}
+		return json.Unmarshal(s, &n.What)
+	}
+	type plain Note // without this method
+	return json.Unmarshal(b, (*plain)(n))
+}

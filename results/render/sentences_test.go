@@ -1,0 +1,163 @@
+package render_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
+	"github.com/tmpprobe/tmpprobe/results/resultstest"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+// The terminal, report.md and JSON say the same sentences, because they
+// write one report.Document: for every fixture (the golden runs, the
+// real 'all' kept as a syscalls.csv, a run whose ratio followed the state
+// of the file system, a compare and a trace), each writer as --format
+// reaches it says every sentence of the document (each arm's, each
+// verdict, each gap and state link, each rollover, each failed arm, each
+// footer line) and no other.
+func TestWritersSayTheSameSentences(t *testing.T) {
+	all, err := runfile.LoadRun(filepath.Join(resultstest.Testdata, "all", "syscalls.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range []struct {
+		name string
+		run  *results.Run
+	}{
+		{"old", resultstest.FixtureRun(false)}, {"new", resultstest.FixtureRun(true)}, {"all", all},
+		{"state", resultstest.StateRun()}, {"compare", resultstest.CommandsRun()}, {"trace", resultstest.TraceRun()},
+	} {
+		in := report.Input{Run: fx.run, Sums: results.SummarizeAll(fx.run, resultstest.Labs.Baselines), Labs: resultstest.Labs}
+		want := sentences(report.New(in, report.Options{}))
+		if len(want) < 4 {
+			t.Fatalf("%s: %d sentences: the fixture says too little to test", fx.name, len(want))
+		}
+		out := map[string]string{}
+		for _, name := range []string{"text", "markdown", "json"} {
+			f, _ := render.FormatNamed(name, render.AnyFormat)
+			var b strings.Builder
+			if err := f.Report(&b, in, render.TextOptions{Verbose: true}); err != nil {
+				t.Fatal(err)
+			}
+			out[name] = b.String()
+		}
+		// Text wraps at 80 columns and markdown escapes a table's bar:
+		// each sentence is found whole, words joined by single spaces.
+		flat := strings.Join(strings.Fields(out["text"]), " ")
+		md := strings.Join(strings.Fields(out["markdown"]), " ")
+		for _, s := range want {
+			if !strings.Contains(flat, strings.Join(strings.Fields(s), " ")) {
+				t.Errorf("%s: the terminal lacks %q", fx.name, s)
+			}
+			if !strings.Contains(md, strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")) {
+				t.Errorf("%s: report.md lacks %q", fx.name, s)
+			}
+		}
+		if got := textSentences(out["text"]); got != len(want) {
+			t.Errorf("%s: the terminal says %d sentences, the document %d:\n%s", fx.name, got, len(want), out["text"])
+		}
+		if got := markdownSentences(out["markdown"]); got != len(want) {
+			t.Errorf("%s: report.md says %d sentences, the document %d:\n%s", fx.name, got, len(want), out["markdown"])
+		}
+		if got := jsonSentences(t, out["json"]); !slices.Equal(got, sorted(want)) {
+			t.Errorf("%s: JSON says\n%q\nthe document\n%q", fx.name, got, sorted(want))
+		}
+	}
+}
+
+// sentences are what a document says, in words: each traced arm's
+// sentence, each group's verdicts and WHY, the rollovers, the failed arms
+// and the footer.
+func sentences(d *report.Document) []string {
+	var arms []string
+	for _, a := range d.Arms {
+		if a.Traced {
+			arms = append(arms, a.Sentence.Text)
+		}
+	}
+	var groups [][]report.Sentence
+	for _, g := range d.Groups {
+		groups = append(groups, append(slices.Clone(g.Verdicts), g.Why...))
+	}
+	return said(arms, groups, d.Spills, d.Failures, d.Footer)
+}
+
+// said lists the words of a report's parts, in order.
+func said(arms []string, groups [][]report.Sentence, spills []report.Sentence, failures []report.Failure, footer []report.FooterLine) []string {
+	out := slices.Clone(arms)
+	for _, s := range append(slices.Concat(groups...), spills...) {
+		out = append(out, s.Text)
+	}
+	for _, f := range failures {
+		out = append(out, f.Head)
+	}
+	for _, l := range footer {
+		out = append(out, l.Text)
+	}
+	return out
+}
+
+// textSentences counts the terminal's sentences: its bullets, its failed
+// arms and the lines of its footer (its last paragraph, a line and its
+// indented continuations).
+func textSentences(out string) int {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	n := 0
+	last := 0
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(strings.TrimLeft(l, " "), "• "), strings.HasPrefix(l, "FAILED "):
+			n++
+		case l == "":
+			last = i
+		}
+	}
+	for _, l := range lines[last+1:] {
+		if !strings.HasPrefix(l, " ") {
+			n++
+		}
+	}
+	return n
+}
+
+// markdownSentences counts report.md's: its list items and failed arms.
+func markdownSentences(out string) int {
+	n := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "**FAILED** ") {
+			n++
+		}
+	}
+	return n
+}
+
+// jsonSentences are the JSON report's, sorted.
+func jsonSentences(t *testing.T, out string) []string {
+	var rep render.SummaryReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var arms []string
+	for _, a := range rep.Arms {
+		if a.Sentence != "" {
+			arms = append(arms, a.Sentence)
+		}
+	}
+	var groups [][]report.Sentence
+	for _, g := range rep.Groups {
+		groups = append(groups, append(slices.Clone(g.Verdicts), g.Why...))
+	}
+	return sorted(said(arms, groups, rep.Spills, rep.Failures, rep.Footer))
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

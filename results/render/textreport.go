@@ -1,0 +1,240 @@
+package render
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/report"
+)
+
+// DefaultWidth is the terminal report's width where the output is not a
+// terminal (a pipe, a file): what a reader's terminal most often is.
+const DefaultWidth = 80
+
+// DefaultTop is how many syscalls the report of a saved trace shows.
+const DefaultTop = 20
+
+// TextOptions lay out the terminal report.
+type TextOptions struct {
+	Width   int    // columns prose wraps at (tables are 79 wide); 0 = DefaultWidth
+	Hist    bool   // log2 latency histograms of each syscall class
+	Verbose bool   // also the notes every run repeats (why a backend was skipped)
+	Sort    string // the breakdown's order, one of results.SortKeys; "" = time
+	// Trace is what a trace's report shows; nil: its top DefaultTop
+	// syscalls.
+	Trace *TraceView
+}
+
+// TraceView selects what a trace report shows.
+type TraceView struct {
+	Top      int      // syscall classes shown, largest time first; 0 = all
+	Syscalls []string // only these classes (a name matches its [variants])
+	Width    int      // columns the WHY sentences wrap at; 0 = DefaultWidth
+	Sort     string   // the order of the classes (results.SortKeys); "" = time
+}
+
+func widthOr(w int) int {
+	if w <= 0 {
+		return DefaultWidth
+	}
+	return w
+}
+
+// WriteTextReport is the terminal report of a run, fresh or saved: its
+// report.Document, a trace's as o.Trace shows it.
+func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, labs explain.LabKnowledge, o TextOptions) {
+	fill := report.Options{Sort: o.Sort, Hist: o.Hist}
+	if run.Kind == results.KindTrace {
+		v := TraceView{Top: DefaultTop}
+		if o.Trace != nil {
+			v = *o.Trace
+		}
+		fill.Top, fill.Syscalls = v.Top, v.Syscalls
+	}
+	WriteText(w, report.New(report.Input{Run: run, Sums: sums, Labs: labs}, fill), o)
+}
+
+// WriteTrace prints a traced target and its regions as a trace's report
+// does, without its footer: per arm its breakdown, then why. The view's
+// filter applies to both.
+func WriteTrace(w io.Writer, sums []*results.Summary, v TraceView) {
+	run := &results.Run{Kind: results.KindTrace}
+	d := report.New(report.Input{Run: run, Sums: sums}, report.Options{Sort: v.Sort, Top: v.Top, Syscalls: v.Syscalls})
+	writeTraceBody(w, d, widthOr(v.Width))
+}
+
+// WriteText writes a report as the terminal shows it. For a lab run the
+// answer comes first: per group its table and the WHY sentences of the
+// gaps the labs ask about; then each arm's sentence and syscall
+// breakdown, histograms on request, failures and the footer.
+func WriteText(w io.Writer, d *report.Document, o TextOptions) {
+	width := widthOr(o.Width)
+	switch d.Kind {
+	case results.KindTrace:
+		writeTraceBody(w, d, width)
+		writeHistograms(w, d)
+		writeFooter(w, d.Footer, width, o.Verbose)
+		return
+	case results.KindCompare:
+		// A compare report wraps at 80 columns and says every note.
+		writeCommands(w, d)
+		writeHistograms(w, d)
+		writeWhy(w, d, DefaultWidth)
+		writeFailures(w, d.Failures)
+		writeFooter(w, d.Footer, DefaultWidth, true)
+		return
+	}
+	explained := false
+	for _, g := range d.Groups {
+		writeGroupTable(w, g)
+		if g.Legend != "" {
+			fmt.Fprintln(w, wrap(g.Legend, width, ""))
+		}
+		if len(g.Why) > 0 {
+			fmt.Fprintln(w, "\nWHY")
+			for _, s := range g.Why {
+				bullet(w, "  ", s.Text, width)
+			}
+		}
+		explained = explained || g.Explained
+	}
+	if explained {
+		writeSpills(w, d, width)
+		fmt.Fprintln(w, "\nBREAKDOWN (per arm: where its time goes)")
+		forExplained(w, d, func(a *report.Arm) {
+			// The arm's sentence starts with its time split, the header
+			// a breakdown has elsewhere.
+			fmt.Fprintln(w)
+			bullet(w, "  ", a.Sentence.Text, width)
+			writeClassTable(w, a)
+		}, func(*report.Group) {})
+	}
+	writeHistograms(w, d)
+	writeFailures(w, d.Failures)
+	writeFooter(w, d.Footer, width, o.Verbose)
+}
+
+// writeTraceBody is a trace's report before its footer: per traced arm
+// (the target, its regions) its heading and breakdown, then WHY.
+func writeTraceBody(w io.Writer, d *report.Document, width int) {
+	for _, a := range d.Arms {
+		if a.Traced {
+			fmt.Fprintf(w, "\n%s\n", a.Heading)
+			writeBreakdown(w, a)
+		}
+	}
+	fmt.Fprintln(w, "\nWHY")
+	for _, a := range d.Arms {
+		if a.Traced {
+			bullet(w, "  ", a.Sentence.Text, width)
+		}
+	}
+}
+
+// writeCommands is a compare report's table: per command its untraced
+// wall time per run, its time ÷ the first command's and what tracing cost
+// it; the verdicts; each command's breakdown over its process tree.
+func writeCommands(w io.Writer, d *report.Document) {
+	fmt.Fprintf(w, "\n%s\n", d.Heading)
+	fmt.Fprintf(w, commandsRow, "COMMAND", "WALL/run ±95%", "× FIRST [95% CI]", "TRACED÷UNTR")
+	var verdicts []report.Sentence
+	for _, g := range d.Groups {
+		for _, r := range g.Rows {
+			fmt.Fprintf(w, commandsRow, trunc(r.Arm, 27), r.Head.Short, r.Ratio.Short, r.Traced.Short)
+		}
+		verdicts = append(verdicts, g.Verdicts...)
+	}
+	if len(verdicts) > 0 {
+		fmt.Fprintln(w)
+		for _, v := range verdicts {
+			bullet(w, "", v.Text, DefaultWidth)
+		}
+	}
+	for _, a := range d.Arms {
+		writeBreakdown(w, a)
+	}
+}
+
+// commandsRow is 79 columns with the widest cells.
+const commandsRow = "%-27s %15s %20s %13s\n"
+
+// writeWhy is the WHY section of a compare report: per explained group
+// one sentence per arm, per compared pair and per arm whose ratio moved
+// with the state of the run, and where a spilling arm rolled over.
+func writeWhy(w io.Writer, d *report.Document, width int) {
+	traced := false
+	for _, a := range d.Arms {
+		traced = traced || a.Traced
+	}
+	if !traced {
+		return // throughput only: nothing was attributed
+	}
+	fmt.Fprintln(w, "\nWHY")
+	forExplained(w, d, func(a *report.Arm) { bullet(w, "  ", a.Sentence.Text, width) }, func(g *report.Group) {
+		for _, s := range g.Why {
+			bullet(w, "  ", s.Text, width)
+		}
+	})
+	writeSpills(w, d, width)
+}
+
+// forExplained writes the title of each group that has breakdowns, then
+// each of its traced arms with arm, then the group with after.
+func forExplained(w io.Writer, d *report.Document, arm func(*report.Arm), after func(*report.Group)) {
+	for _, g := range d.Groups {
+		if !g.Explained {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", g.Title)
+		for _, a := range g.Arms {
+			if a.Traced {
+				arm(a)
+			}
+		}
+		after(g)
+	}
+}
+
+// writeSpills says where each spilling arm rolled over to a file.
+func writeSpills(w io.Writer, d *report.Document, width int) {
+	for _, s := range d.Spills {
+		fmt.Fprintln(w)
+		bullet(w, "  ", s.Text, width)
+	}
+}
+
+// bullet prints text as a bulleted paragraph under width columns.
+func bullet(w io.Writer, indent, text string, width int) {
+	fmt.Fprintln(w, wrap(indent+"• "+text, width-2, indent+"  "))
+}
+
+// writeFailures names each arm that failed and shows the tail of its
+// worker's stderr.
+func writeFailures(w io.Writer, fs []report.Failure) {
+	for _, f := range fs {
+		fmt.Fprintf(w, "\nFAILED %s\n", f.Head)
+		for _, l := range f.Tail {
+			fmt.Fprintf(w, "  | %s\n", trunc(l, 74))
+		}
+	}
+}
+
+// writeFooter is the terminal footer: a blank line, then each line
+// wrapped to the width, warnings and notes prefixed "warning: " and
+// "note: " (vmtest greps them); the notes every run repeats only when
+// verbose.
+func writeFooter(w io.Writer, lines []report.FooterLine, width int, verbose bool) {
+	fmt.Fprintln(w)
+	for _, l := range lines {
+		if l.Repeated && !verbose {
+			continue
+		}
+		text := l.Text
+		if l.Kind != report.FooterFact {
+			text = string(l.Kind) + ": " + text
+		}
+		fmt.Fprintln(w, wrap(text, width, "  "))
+	}
+}

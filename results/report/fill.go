@@ -1,0 +1,235 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+)
+
+// Input is what a report is made from: a run, its summaries in run order
+// (results.SummarizeAll) and what the arms catalogue says of its labs.
+type Input struct {
+	Run  *results.Run
+	Sums []*results.Summary
+	Labs explain.LabKnowledge
+}
+
+// Options choose what a report shows of the run: the order of its
+// breakdowns, a trace's syscalls, the histograms.
+type Options struct {
+	// Sort orders the breakdowns, one of results.SortKeys; "" = time.
+	Sort string
+	// Top and Syscalls pick a trace's syscalls: the first Top in the
+	// breakdown's order (0: all), among those named (a name matches its
+	// [variants]); their stages come with them.
+	Top      int
+	Syscalls []string
+	// Hist adds each arm's log2 latency histograms.
+	Hist bool
+}
+
+// New fills the report of a run.
+func New(in Input, o Options) *Document {
+	run, sums := in.Run, in.Sums
+	d := &Document{Kind: run.Kind, Head: Head{Schema: run.Schema, Started: run.Started, Protocol: run.Protocol,
+		Complete: run.Complete, Args: run.Args, Meta: run.Meta, Warnings: run.Derived.Warnings, Drops: run.Drops,
+		Between: run.Derived.Between}}
+	arms := map[*results.Summary]*Arm{}
+	for _, s := range sums {
+		a := newArm(s, run.Kind, o)
+		arms[s] = a
+		d.Arms = append(d.Arms, a)
+	}
+	pairs := in.Labs.Pairs
+	if run.Kind == results.KindCompare {
+		pairs = append(slices.Clip(pairs), explain.CommandPairs(sums)...)
+		d.Heading = fmt.Sprintf("compare · %d commands · %d rounds, each command once untraced and once traced", len(sums), run.Protocol.Rounds)
+	}
+	gaps := explain.Comparisons(sums, pairs)
+	for _, g := range results.PeerGroups(sums) {
+		d.Groups = append(d.Groups, newGroup(run.Kind, g, arms, gaps, in.Labs))
+	}
+	if len(d.Groups) > 0 && d.Groups[0].Explained && run.Kind == results.KindLabs {
+		d.Groups[0].Legend = tableLegend
+	}
+	for _, s := range explain.SpillSentences(sums, in.Labs.Spills) {
+		d.Spills = append(d.Spills, Sentence{SentenceSpill, s})
+	}
+	d.Failures = failures(run.Arms)
+	d.Footer = footer(run)
+	return d
+}
+
+// tableLegend says, once, why a row's ops/s, µs/op and TRACED do not
+// multiply out: they are different statistics of different batches.
+const tableLegend = "(ops/s and RATIO: median of the rounds' untraced batches; µs/op and KERNEL (µs/op too): " +
+	"all traced batches pooled, Σ time ÷ Σ ops, so slow rounds weigh more; " +
+	"TRACED: traced ÷ untraced ops/s, median of the rounds. 1e6 ÷ µs/op is " +
+	"ops/s × TRACED only when every round ran at the same speed.)"
+
+// newGroup fills one peer group: its table, its verdicts (commands), the
+// sentences of its gaps and state links, and its arms.
+func newGroup(kind results.RunKind, g []*results.Summary, arms map[*results.Summary]*Arm, gaps []explain.Gap, labs explain.LabKnowledge) *Group {
+	first := g[0]
+	out := &Group{Title: explain.GroupTitle(first.Lab, first.Runtime, first.Dir, first.ParamTitle()), Rate: "ops/s", Unit: "op"}
+	switch {
+	case kind == results.KindCompare:
+		// Commands have no runtime, and the dir they ran in is in the
+		// footer: "compare lab · - ·  · per run" said nothing twice.
+		out.Title, out.Rate, out.Unit = "compared commands · "+first.ParamTitle(), "wall", "run"
+	case first.SizeBytes > 0:
+		out.Rate, out.Unit = "MB/s", "round"
+	}
+	for _, s := range g {
+		out.Arms = append(out.Arms, arms[s])
+		out.Explained = out.Explained || s.Traced != nil
+		if kind == results.KindCompare {
+			out.Rows = append(out.Rows, commandRow(s))
+			if s != first {
+				out.Verdicts = append(out.Verdicts, Sentence{SentenceVerdict, explain.CommandVerdict(s, first, compare.DefaultMinEffectPct)})
+			}
+			continue
+		}
+		out.Rows = append(out.Rows, armRow(s, first.SizeBytes > 0))
+	}
+	for _, gap := range gaps {
+		if gap.A.Peer() == first.Peer() {
+			said := SentenceGap
+			if gap.Headline {
+				said = SentenceHeadline
+			}
+			out.Why = append(out.Why, Sentence{said, gap.Sentence()})
+		}
+	}
+	for _, l := range explain.StateLinks(g, labs.Baselines[first.Lab]) {
+		out.Why = append(out.Why, Sentence{SentenceStateLink, l.Sentence()})
+	}
+	return out
+}
+
+// armRow is a lab arm's (or a trace's) row: its throughput (MB/s for the
+// buffers lab), its ratio to the baseline, its time per op and what
+// tracing cost.
+func armRow(s *results.Summary, buffers bool) Row {
+	r := Row{Arm: s.Arm, Rounds: len(s.Rounds)}
+	if s.Error != "" && !s.OpsPerS.Known() {
+		r.Failed = errtext.FirstLine(s.Error)
+		return r
+	}
+	head := s.OpsPerS
+	if buffers {
+		head = s.MBPerS()
+	}
+	r.Head = Cell{Value: head, Short: RateCell(head), Long: results.Rate(head.Center), Bounds: intervalCell(head)}
+	r.Ratio = Cell{Value: s.Ratio, Short: results.RatioText(s.Ratio), Long: results.RatioText(s.Ratio)}
+	r.Wall, r.Kernel, r.User = timeCell(s.WallNsPerOp), timeCell(s.KernelNsPerOp), timeCell(s.UserNsPerOp)
+	if s.Traced == nil && s.OpsPerS.Known() {
+		// Throughput only (--attach none): wall from the median round,
+		// and no kernel time was measured.
+		r.Wall.Short, r.Kernel.Short = results.Micros(1e9/s.OpsPerS.Center), "-"
+	}
+	r.Traced = Cell{Value: s.Observer, Short: ShortRatioCell(s.Observer), Long: results.RatioText(s.Observer)}
+	if s.Error != "" {
+		r.Late = errtext.FirstLine(s.Error)
+	}
+	return r
+}
+
+// commandRow is a compared command's row: its untraced wall time per
+// run, its time ÷ the first command's (paired per round) and what
+// tracing cost it.
+func commandRow(s *results.Summary) Row {
+	wall, ratio, cost := s.WallNsPerRun(), s.TimeRatio(), s.ObserverCost()
+	return Row{Arm: s.Arm, Rounds: len(s.Rounds),
+		Head:   Cell{Value: wall, Short: durationCell(wall), Long: msCell(wall), Bounds: msBounds(wall)},
+		Ratio:  Cell{Value: ratio, Short: results.RatioText(ratio), Long: results.RatioText(ratio)},
+		Traced: Cell{Value: cost, Short: ShortRatioCell(cost), Long: results.RatioText(cost)}}
+}
+
+// newArm fills an arm: its figures, and, when it was traced, its
+// sentence and breakdown as the options show them.
+func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
+	a := &Arm{CaseID: s.CaseID, Ops: s.Ops, Error: s.Error, Figures: s.Headline(), TracedOpsPerS: s.TracedOpsPerS,
+		WallNs: s.WallNsPerOp, KernelNs: s.KernelNsPerOp, UserNs: s.UserNsPerOp, Traced: s.Traced != nil,
+		Unit: s.Unit(), Scale: s.TimeScale(), Classes: s.Classes}
+	if s.Traced == nil {
+		return a
+	}
+	// The sentence names an arm's syscalls largest first whatever order
+	// its breakdown is in; a trace's speaks of the syscalls it shows.
+	shown, said := sortedBy(s, o.Sort), s
+	if kind == results.KindTrace {
+		shown.Classes = o.filter(shown.Classes)
+		said = shown
+		if a.Unit == "entry" {
+			a.Heading = fmt.Sprintf("%s · %d entries · %s µs each", s.Arm, s.Ops, results.Micros(s.WallNsPerOp))
+		} else {
+			a.Heading = fmt.Sprintf("trace · %s · %.3f s", s.Arm, float64(s.Traced.WallNs)/1e9)
+		}
+	}
+	a.Breakdown = shown.Classes
+	a.Split = explain.TimeSplit(shown)
+	a.Sentence = Sentence{SentenceArm, explain.ArmSentence(said)}
+	if o.Hist {
+		a.Hist = &Hist{Title: fmt.Sprintf("%s/%s · %s · %s · %s", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())}
+		for _, r := range s.Traced.Records {
+			if r.Stage == "" && len(r.Hist) > 0 {
+				a.Hist.Classes = append(a.Hist.Classes, r)
+			}
+		}
+	}
+	return a
+}
+
+// sortedBy is a copy of s with its classes in the order by names ("" or
+// "time": as summarized); s itself is not changed.
+func sortedBy(s *results.Summary, by string) *results.Summary {
+	f := *s
+	f.Classes = slices.Clone(s.Classes)
+	if by != "" && by != "time" {
+		results.SortClasses(f.Classes, by)
+	}
+	return &f
+}
+
+// filter keeps the classes the options pick: the first Top syscalls in
+// the order given among those named, with their stages.
+func (o Options) filter(cs []results.ClassSummary) []results.ClassSummary {
+	keep := map[string]bool{}
+	n := 0
+	for _, c := range cs {
+		if !c.IsSyscall() || !o.named(c.Class) {
+			continue
+		}
+		if o.Top > 0 && n >= o.Top {
+			break
+		}
+		keep[c.Class] = true
+		n++
+	}
+	var out []results.ClassSummary
+	for _, c := range cs {
+		if keep[c.Class] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (o Options) named(class string) bool {
+	if len(o.Syscalls) == 0 {
+		return true
+	}
+	fam, _, _ := strings.Cut(class, "[")
+	for _, s := range o.Syscalls {
+		if s == class || s == fam {
+			return true
+		}
+	}
+	return false
+}
