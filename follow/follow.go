@@ -491,8 +491,10 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		if entries == 0 {
 			continue // a region still open at the end has no complete entry
 		}
+		region := ph &^ probe.RegionFlag
 		a := results.ArmResult{
-			CaseID:  results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(ph &^ probe.RegionFlag), Runtime: "-"},
+			CaseID:  results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(region), Runtime: "-"},
+			Region:  &region,
 			Ops:     int(entries),
 			Batches: r.regionRounds(ph),
 		}

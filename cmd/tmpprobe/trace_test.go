@@ -29,7 +29,8 @@ func realPython(t *testing.T) string {
 }
 
 // csvCalls reads a syscall CSV into arm → "syscall/stage" → calls, and
-// arm → ops.
+// arm → ops. The first arm, a trace's whole target, is also under
+// wholeTarget.
 func csvCalls(t *testing.T, path string) (map[string]map[string]uint64, map[string]int) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -46,10 +47,13 @@ func csvCalls(t *testing.T, path string) (map[string]map[string]uint64, map[stri
 		col[name] = i
 	}
 	calls, ops := map[string]map[string]uint64{}, map[string]int{}
-	for _, r := range rows[1:] {
+	for i, r := range rows[1:] {
 		arm := r[col["arm"]]
 		if calls[arm] == nil {
 			calls[arm] = map[string]uint64{}
+		}
+		if i == 0 {
+			calls[wholeTarget] = calls[arm]
 		}
 		n, _ := strconv.ParseUint(r[col["calls"]], 10, 64)
 		calls[arm][r[col["syscall"]]+"/"+r[col["stage"]]] = n
@@ -69,15 +73,13 @@ func traceCSV(t *testing.T, args ...string) (map[string]map[string]uint64, map[s
 	return csvCalls(t, out)
 }
 
-// whole returns the calls of the traced target itself (the non-region arm).
-func whole(calls map[string]map[string]uint64) map[string]uint64 {
-	for arm, c := range calls {
-		if !strings.HasPrefix(arm, "region ") {
-			return c
-		}
-	}
-	return nil
-}
+// wholeTarget is no arm's name (a CSV's arms are never empty): csvCalls
+// keeps the first arm, a trace's whole target, under it as well.
+const wholeTarget = ""
+
+// whole returns the calls of the traced target itself (the first arm; the
+// regions follow it).
+func whole(calls map[string]map[string]uint64) map[string]uint64 { return calls[wholeTarget] }
 
 const getppidLoop = "import os\nfor _ in range(%d): os.getppid()\n"
 

@@ -101,6 +101,7 @@ func ReadRun(r io.Reader) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	results.NameRegions(run)
 	escapeStrings(reflect.ValueOf(run).Elem(), false)
 	if err := validate(run); err != nil {
 		return nil, fmt.Errorf("corrupt %s: %w", kind, err)
