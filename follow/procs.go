@@ -74,8 +74,8 @@ func anyAlive(pids []int) bool {
 	return false
 }
 
-// descendants lists every process below pid, from /proc.
-func descendants(pid int) []int {
+// Descendants lists every process below pid, from /proc.
+func Descendants(pid int) []int {
 	children := map[int][]int{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {

@@ -5,17 +5,13 @@ package follow
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -115,22 +111,17 @@ func TestRunFollowsChildren(t *testing.T) {
 // every call.
 func TestRunMarkedRegion(t *testing.T) {
 	py := interpreter(t)
-	prog := `import os, time
+	prog := `import contextlib, os, time
 cookie = int(os.environ["TMPPROBE_COOKIE"])
-def mark(phase, begin):
-    try:
-        os.lseek(-1, cookie, phase << 1 | begin)
-    except OSError:
-        pass
-for i in range(3):
-    mark(5, 1)
-    for _ in range(100):
-        os.getppid()
-    mark(5, 0)
-    if i == 0:
-        time.sleep(0.6)
-for _ in range(50):
-    os.getppid()
+def mark(begin):
+    with contextlib.suppress(OSError):
+        os.lseek(-1, cookie, 5 << 1 | begin)
+for entry in range(3):
+    mark(1)
+    [os.getppid() for _ in range(100)]
+    mark(0)
+    time.sleep(0.6 if entry == 0 else 0)
+[os.getppid() for _ in range(50)]
 `
 	res, arms := traceCommand(t, &Spec{Command: []string{py, "-c", prog}}, nil)
 	if len(arms) != 2 {
@@ -172,118 +163,5 @@ func TestRunIntervalsAddUp(t *testing.T) {
 	})
 	if n := callsOf(arms[0].Batches[0].Records, "getppid"); n != 300000 || sum != n || intervals < 2 {
 		t.Errorf("getppid %d, %d over %d intervals: want 300000 in both, over two or more", n, sum, intervals)
-	}
-}
-
-// A running process traced by pid: its calls from the trace's start, and
-// the trace ends when it exits.
-func TestRunPid(t *testing.T) {
-	py := interpreter(t)
-	target := exec.Command(py, "-c", "import sys\nsys.stdin.readline()\n"+loop(777))
-	in, err := target.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := target.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer target.Wait()
-	p := openTrace(t)
-	spec := &Spec{PIDs: []int{target.Process.Pid}}
-	res, err := Run(context.Background(), p, p.Cookie, spec, func() { io.WriteString(in, "go\n") }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := callsOf(res.Arms(spec.Label())[0].Batches[0].Records, "getppid"); n != 777 {
-		t.Errorf("getppid %d, want 777", n)
-	}
-}
-
-// A duration ends the trace and stops the command with everything it
-// started, and a cancelled context does too.
-func TestRunStopsTheCommand(t *testing.T) {
-	name := "follow-test-sleeper-" + strconv.Itoa(os.Getpid())
-	argv := []string{"bash", "-c", "(exec -a " + name + " sleep 60) & wait"}
-	p := openTrace(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	for _, tc := range []struct {
-		ctx  context.Context
-		spec *Spec
-	}{
-		{context.Background(), &Spec{Command: argv, Duration: 300 * time.Millisecond}},
-		{ctx, &Spec{Command: argv}},
-	} {
-		if _, err := Run(tc.ctx, p, p.Cookie, tc.spec, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if left := running(name); len(left) > 0 {
-			for _, pid := range left {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-			t.Errorf("duration %v: %d processes of the command left running", tc.spec.Duration, len(left))
-		}
-	}
-}
-
-// running lists the processes whose argv[0] is name.
-func running(name string) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if argv, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.HasPrefix(string(argv), name+"\x00") {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// Every process of a cgroup is traced without being named: the probe
-// adopts its threads by the id CgroupID reads, and a relative path is
-// taken below the cgroup2 mount.
-func TestRunCgroup(t *testing.T) {
-	py := interpreter(t)
-	root, err := preflight.Cgroup2Root()
-	if err != nil {
-		t.Skipf("no cgroup2: %v", err)
-	}
-	name := "follow-test-" + strconv.Itoa(os.Getpid())
-	if err := os.Mkdir(filepath.Join(root, name), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(filepath.Join(root, name))
-	id, err := CgroupID(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := exec.Command(py, "-c", "import sys\nsys.stdin.readline()\n"+loop(321))
-	in, _ := target.StdinPipe()
-	if err := target.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, name, "cgroup.procs"), []byte(strconv.Itoa(target.Process.Pid)), 0); err != nil {
-		target.Process.Kill()
-		target.Wait()
-		t.Fatalf("moving the target into %s: %v", name, err)
-	}
-	p := probetest.Open(t, probe.Options{TracePhase: Phase, TargetCgroup: id, AnyDevice: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	spec := &Spec{Cgroup: name}
-	res, err := Run(ctx, p, p.Cookie, spec, func() {
-		io.WriteString(in, "go\n")
-		go func() { target.Wait(); cancel() }()
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := callsOf(res.Arms(spec.Label())[0].Batches[0].Records, "getppid"); n != 321 {
-		t.Errorf("getppid %d, want 321", n)
-	}
-	if _, err := CgroupID("/tmp"); err == nil {
-		t.Error("CgroupID took /tmp for a cgroup")
 	}
 }

@@ -26,7 +26,7 @@ func stopTree(pid int, exited <-chan exit, cg *commandCgroup) {
 		cg.kill()
 		return
 	}
-	tree := descendants(pid)
+	tree := Descendants(pid)
 	for _, p := range append(tree, pid) {
 		syscall.Kill(p, syscall.SIGTERM)
 	}
@@ -83,7 +83,7 @@ func killTree(p *os.Process) {
 	stopped := map[int]bool{}
 	for more := true; more; {
 		more = false
-		for _, c := range descendants(p.Pid) {
+		for _, c := range Descendants(p.Pid) {
 			if !stopped[c] {
 				stopped[c], more = true, true
 				syscall.Kill(c, syscall.SIGSTOP)
