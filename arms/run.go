@@ -408,7 +408,7 @@ func (l *labCases) Batch(ctx context.Context, c int, b *results.Batch) error {
 // interrupt can leave it without one).
 func (l *labCases) Live(c int) bool { return !l.runs[c].dead && l.runs[c].w != nil }
 
-func (l *labCases) Start(ctx context.Context, c int) { l.r.start(ctx, l.p, l.runs[c]) }
+func (l *labCases) Start(ctx context.Context, _, c int) { l.r.start(ctx, l.p, l.runs[c]) }
 
 // Renew ends every worker and gives every group a fresh directory: see
 // Plan.WorkerRounds.

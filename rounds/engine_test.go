@@ -67,7 +67,7 @@ func (s *script) Batch(_ context.Context, c int, b *results.Batch) error {
 
 func (s *script) Live(c int) bool { return !s.dead[c] && (!s.workers || s.worker[c]) }
 
-func (s *script) Start(_ context.Context, c int) {
+func (s *script) Start(_ context.Context, _, c int) {
 	if s.dead[c] {
 		return
 	}
@@ -148,7 +148,7 @@ func oldLabs(s *script, p labPlan) {
 		batch(c, results.Batch{Kind: results.BatchWarmup, Ops: m})
 	}
 	for c := range n {
-		s.Start(context.Background(), c)
+		s.Start(context.Background(), 1, c)
 		s.progress = append(s.progress, fmt.Sprintf("start g1 0/0 %d/%d c%d", c+1, n, c))
 	}
 	for c := range n {
@@ -165,7 +165,7 @@ func oldLabs(s *script, p labPlan) {
 		if round > 0 && p.wr > 0 && round%p.wr == 0 {
 			s.Renew(generation(round))
 			for c := range n {
-				if s.Start(context.Background(), c); s.Live(c) {
+				if s.Start(context.Background(), generation(round), c); s.Live(c) {
 					batch(c, results.Batch{Kind: results.BatchWarmup, Ops: resOps[c]})
 				}
 			}

@@ -4,6 +4,14 @@
 // order with the probe attached only for the traced one, and generations
 // of fresh workers. The workloads say what a batch is; the engine says
 // which batch runs when, so a change to the protocol is made once.
+//
+// The order is drawn a round at a time over the groups it is given, a
+// stop rule is asked before every round, a generation's workers start
+// apart from the last generation's end, and progress names the
+// generation, stage and step: what rounds that stop once the intervals
+// are narrow enough, a generation spent on the widest case, workers
+// started ahead, or an estimate of the time left from the stages to come
+// would be built on.
 package rounds
 
 import (
@@ -67,12 +75,13 @@ type Workload interface {
 // compare runs a fresh process tree every batch and needs none of it.
 type Workers interface {
 	Workload
-	// Renew ends the last generation's workers and readies what a fresh
-	// generation needs (fresh directories), before its first Start.
+	// Renew ends the last generation's workers and readies what
+	// generation gen needs (fresh directories), before its first Start.
 	Renew(gen int)
-	// Start starts case c's worker for the generation; a failure fails
-	// the case alone.
-	Start(ctx context.Context, c int)
+	// Start starts case c's worker of generation gen; a failure fails
+	// the case alone. Starting is apart from Renew so that a generation's
+	// workers could start before the last one's end.
+	Start(ctx context.Context, gen, c int)
 	// Finish ends the last generation's workers after the last round.
 	Finish()
 }
@@ -231,7 +240,7 @@ func (e *engine) first(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ErrInterrupted
 			}
-			e.workers.Start(ctx, c)
+			e.workers.Start(ctx, 1, c)
 			e.report(Progress{Stage: StageStart, Generation: 1, Done: i + 1, Total: len(e.cases), Case: c})
 		}
 	}
@@ -268,7 +277,7 @@ func (e *engine) renew(ctx context.Context, gen int) error {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		e.workers.Start(ctx, c)
+		e.workers.Start(ctx, gen, c)
 		e.report(Progress{Stage: StageStart, Generation: gen, Done: i + 1, Total: len(e.cases), Case: c})
 		if err := e.warmup(ctx, c); err != nil {
 			return err
