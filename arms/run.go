@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/rounds"
 )
 
 // Tracer is the probe as the runner sees it: attach for traced batches,
@@ -48,10 +49,6 @@ const (
 	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
 	SeedRoundsBuffers = 7    // lab 87: 7 rounds a size, p50
 )
-
-// maxBatchOps bounds calibration: a batch of more ops than this is never
-// needed (an op that fails at once still takes ~100 ns).
-const maxBatchOps = 100_000_000
 
 // Plan is what to run: every arm × runtime × dir × parameter is one case,
 // run by its own worker process.
@@ -162,7 +159,6 @@ type Runner struct {
 	Cookie   uint64
 	Progress func(Progress)
 	phase    uint32
-	attached bool
 
 	mu      sync.Mutex
 	work    []*workDir          // private work dirs, removed by Run or Abort
@@ -201,7 +197,7 @@ func (r *Runner) Abort() {
 }
 
 // ErrInterrupted marks a run cut short by its context.
-var ErrInterrupted = errors.New("interrupted")
+var ErrInterrupted = rounds.ErrInterrupted
 
 // caseRun is a case while it runs: its worker and what it measured.
 type caseRun struct {
@@ -360,140 +356,78 @@ func (cr *caseRun) finish() {
 	}
 }
 
-// runRounds starts every worker, calibrates every case, then runs the
-// measured rounds in the seeded order.
+// runRounds runs the plan in the rounds engine: every worker started,
+// every case calibrated and warmed up, then the measured rounds in the
+// seeded order, with fresh workers every --worker-rounds.
 func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error {
-	for i, cr := range runs {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		r.start(ctx, p, cr)
-		r.report(Progress{Stage: StageStart, Done: i + 1, Total: len(runs), Case: cr.Case})
+	engine := &rounds.Runner{
+		Plan: rounds.Plan{Groups: p.Groups(), Seed: p.Seed, Rounds: p.RoundsFor(""),
+			Untraced: p.Baseline || r.Tracer == nil, Traced: r.Tracer != nil,
+			GenerationRounds: p.WorkerRounds, Warmups: 1, Ops: p.Ops, MinBatch: p.MinBatch},
+		Tracer:   r.Tracer,
+		Progress: func(pr rounds.Progress) { r.reportRound(pr, runs) },
 	}
-	if err := r.setTraced(false); err != nil {
-		return err
+	out, err := engine.Run(ctx, &labCases{r: r, p: p, runs: runs})
+	for i, n := range out.Ops {
+		runs[i].res.Ops = n
 	}
-	for i, cr := range runs {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		if err := r.calibrate(ctx, p, cr); err != nil {
-			return err
-		}
-		r.report(Progress{Stage: StageCalibrate, Done: i + 1, Total: len(runs), Case: cr.Case})
+	return err
+}
+
+// reportRound says where the engine is as the progress line shows it:
+// the first generation's starts and calibration, then the rounds; a later
+// generation's start counts as part of its first round.
+func (r *Runner) reportRound(pr rounds.Progress, runs []*caseRun) {
+	out := Progress{Done: pr.Done, Total: pr.Total, Case: runs[pr.Case].Case}
+	switch {
+	case pr.Stage == rounds.StageRound:
+		out.Stage, out.Round, out.Rounds = StageRound, pr.Round, pr.Rounds
+	case pr.Generation > 1:
+		return
+	case pr.Stage == rounds.StageStart:
+		out.Stage = StageStart
+	default:
+		out.Stage = StageCalibrate
 	}
-	rounds := p.RoundsFor("")
-	order := Order(p.Seed, p.Groups(), rounds, p.Baseline || r.Tracer == nil, r.Tracer != nil)
-	for round, slots := range order {
-		if round > 0 && p.WorkerRounds > 0 && round%p.WorkerRounds == 0 {
-			if err := r.refresh(ctx, p, runs); err != nil {
-				return err
-			}
-		}
-		for i, s := range slots {
-			if ctx.Err() != nil {
-				return ErrInterrupted
-			}
-			cr := runs[s.Case]
-			if cr.dead {
-				continue
-			}
-			b := results.Batch{Round: round + 1, Generation: generation(round, p.WorkerRounds), Ops: cr.res.Ops, Traced: s.Traced}
-			if err := r.batch(ctx, p, cr, b); err != nil {
-				return err
-			}
-			r.report(Progress{Stage: StageRound, Round: round + 1, Rounds: rounds, Done: i + 1, Total: len(slots), Case: cr.Case})
-		}
-	}
-	for _, cr := range runs {
+	r.report(out)
+}
+
+// labCases are the plan's cases as the rounds engine runs them: each a
+// worker process, renewed with its group's directory every generation.
+type labCases struct {
+	r    *Runner
+	p    *Plan
+	runs []*caseRun
+}
+
+func (l *labCases) Batch(ctx context.Context, c int, b *results.Batch) error {
+	return l.r.batch(ctx, l.p, l.runs[c], b)
+}
+
+// Live: a case runs batches while it has a worker and has not failed (an
+// interrupt can leave it without one).
+func (l *labCases) Live(c int) bool { return !l.runs[c].dead && l.runs[c].w != nil }
+
+func (l *labCases) Start(ctx context.Context, _, c int) { l.r.start(ctx, l.p, l.runs[c]) }
+
+// Renew ends every worker and gives every group a fresh directory: see
+// Plan.WorkerRounds.
+func (l *labCases) Renew(int) {
+	l.Finish()
+	l.r.groupDirs(l.p, l.runs)
+}
+
+func (l *labCases) Finish() {
+	for _, cr := range l.runs {
 		cr.finish()
 	}
-	return nil
-}
-
-// generation is the 1-based worker generation of the 0-based round.
-func generation(round, workerRounds int) int {
-	if workerRounds <= 0 {
-		return 1
-	}
-	return round/workerRounds + 1
-}
-
-// refresh replaces every case's worker and its group's directory, and runs
-// one warm-up batch of each: see Plan.WorkerRounds.
-func (r *Runner) refresh(ctx context.Context, p *Plan, runs []*caseRun) error {
-	for _, cr := range runs {
-		cr.finish()
-	}
-	r.groupDirs(p, runs)
-	if err := r.setTraced(false); err != nil {
-		return err
-	}
-	for _, cr := range runs {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		r.start(ctx, p, cr)
-		if cr.dead {
-			continue
-		}
-		if err := r.batch(ctx, p, cr, results.Batch{Kind: results.BatchWarmup, Ops: cr.res.Ops}); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// calibrate sizes the case's batch the way testing.B sizes b.N: untraced
-// batches, each predicted from the last with 20% to spare and at most
-// ×100, until one lasts at least --min-batch; then one warm-up batch of
-// that size. Both kinds are kept in the run and left out of the figures.
-// With --ops the size is given and only the warm-up runs.
-//
-// Unlike testing.B, the first batch never ends calibration, however long
-// it took: a case's first ops can be cold. A BytesIO round trip of 16 MiB
-// took 10.0 ms as the first batch and 2.4 ms after; sized by that first
-// batch, the case ran one op a batch, each paying what a batch of one
-// pays, and its ratio came out twice another run's.
-func (r *Runner) calibrate(ctx context.Context, p *Plan, cr *caseRun) error {
-	if cr.dead {
-		return nil
-	}
-	n := p.Ops
-	for n == 0 {
-		try := 1
-		if k := len(cr.res.Batches); k > 0 {
-			last := cr.res.Batches[k-1]
-			if k > 1 && time.Duration(last.WallNs) >= p.MinBatch || last.Ops >= maxBatchOps {
-				n = last.Ops
-				break
-			}
-			try = NextOps(last.Ops, last.WallNs, p.MinBatch)
-		}
-		if err := r.batch(ctx, p, cr, results.Batch{Kind: results.BatchCalibrate, Ops: try}); err != nil || cr.dead {
-			return err
-		}
-	}
-	cr.res.Ops = n
-	return r.batch(ctx, p, cr, results.Batch{Kind: results.BatchWarmup, Ops: n})
-}
-
-// NextOps predicts the ops of a batch lasting goal from one of prev ops
-// that took prevNs, as testing.B does: 20% to spare, at most ×100, at
-// least one more than before.
-func NextOps(prev int, prevNs int64, goal time.Duration) int {
-	n := float64(maxBatchOps)
-	if prevNs > 0 {
-		n = float64(goal) / float64(prevNs) * float64(prev)
-	}
-	n = min(n*1.2, 100*float64(prev), maxBatchOps)
-	return max(int(n), prev+1)
 }
 
 // runSeed runs the labs' published method: one case after another, each
 // with its fixed batch (1000 ops; one round trip in the buffers lab) run
 // untraced and traced in turn, as many times as the lab repeats it.
 func (r *Runner) runSeed(ctx context.Context, p *Plan, runs []*caseRun) error {
+	sw := rounds.Switch{Tracer: r.Tracer}
 	for i, cr := range runs {
 		if ctx.Err() != nil {
 			return ErrInterrupted
@@ -506,8 +440,8 @@ func (r *Runner) runSeed(ctx context.Context, p *Plan, runs []*caseRun) error {
 				cr.res.Ops = 1
 			}
 		}
-		rounds := p.RoundsFor(cr.Arm.Lab)
-		for round := 1; round <= rounds && !cr.dead; round++ {
+		repeats := p.RoundsFor(cr.Arm.Lab)
+		for round := 1; round <= repeats && !cr.dead; round++ {
 			for _, traced := range []bool{false, true} {
 				if traced && r.Tracer == nil || !traced && !p.Baseline && r.Tracer != nil {
 					continue
@@ -515,7 +449,10 @@ func (r *Runner) runSeed(ctx context.Context, p *Plan, runs []*caseRun) error {
 				if ctx.Err() != nil {
 					return ErrInterrupted
 				}
-				if err := r.batch(ctx, p, cr, results.Batch{Round: round, Ops: cr.res.Ops, Traced: traced}); err != nil {
+				if err := sw.Set(traced); err != nil {
+					return err
+				}
+				if err := r.batch(ctx, p, cr, &results.Batch{Round: round, Ops: cr.res.Ops, Traced: traced}); err != nil {
 					return err
 				}
 			}
@@ -534,29 +471,10 @@ func (r *Runner) report(p Progress) {
 
 var errTracer = errors.New("tracer")
 
-// setTraced attaches the probe for traced batches and detaches it for
-// untraced ones, so those run with no hook enabled at all.
-func (r *Runner) setTraced(traced bool) error {
-	if r.Tracer == nil || r.attached == traced {
-		return nil
-	}
-	if traced {
-		if err := r.Tracer.Attach(); err != nil {
-			return fmt.Errorf("%w: %v", errTracer, err)
-		}
-	} else {
-		r.Tracer.Detach()
-	}
-	r.attached = traced
-	return nil
-}
-
-// batch runs one batch of the case and appends it to its result. A worker
-// failure fails the case; only a tracer failure is returned.
-func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batch) error {
-	if err := r.setTraced(b.Traced); err != nil {
-		return err
-	}
+// batch runs one batch of the case, with the probe attached for it or
+// not, fills in b and appends it to the case's result. A worker failure
+// fails the case; only a tracer failure is returned.
+func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Batch) error {
 	if b.Traced {
 		r.phase++
 		b.Phase = r.phase
@@ -588,7 +506,7 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b results.Batc
 			b.Neighbours = results.MarkObserver(nbs[b.Phase], r.observes)
 		}
 	}
-	cr.res.Batches = append(cr.res.Batches, b)
+	cr.res.Batches = append(cr.res.Batches, *b)
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/rounds"
 )
 
 func TestMain(m *testing.M) {
@@ -51,7 +52,7 @@ func BenchmarkObserverEffect(b *testing.B) {
 	}
 	sel, _ := arms.Select(nil, []string{arms.LabModes})
 	plan := &arms.Plan{Arms: sel, Runtimes: rts, Dirs: []string{b.TempDir()}, Payloads: []int{400},
-		MinBatch: arms.DefaultMinBatch, Seed: arms.NewSeed(), Baseline: true, BatchTimeout: 5 * time.Minute}
+		MinBatch: arms.DefaultMinBatch, Seed: rounds.NewSeed(), Baseline: true, BatchTimeout: 5 * time.Minute}
 	r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
 	res, err := r.Run(context.Background(), plan)
 	if err != nil {
@@ -172,7 +173,7 @@ func BenchmarkNeighbourCost(b *testing.B) {
 		p := probetest.Open(b, probe.Options{NoNeighbours: no})
 		defer p.Close()
 		plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{{Name: "go"}}, Dirs: []string{b.TempDir()}, Payloads: []int{400},
-			Rounds: arms.DefaultRounds, WorkerRounds: arms.DefaultWorkerRounds, MinBatch: arms.DefaultMinBatch, Seed: arms.NewSeed(), Baseline: true,
+			Rounds: arms.DefaultRounds, WorkerRounds: arms.DefaultWorkerRounds, MinBatch: arms.DefaultMinBatch, Seed: rounds.NewSeed(), Baseline: true,
 			BatchTimeout: 5 * time.Minute}
 		r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
 		res, err := r.Run(context.Background(), plan)

@@ -11,14 +11,13 @@ package cmdbench
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/rounds"
 )
 
 // Command is one command to compare: its name in the tables, and the argv
@@ -85,7 +84,7 @@ type Options struct {
 	Warmup   int      // untraced runs of each command before round 1
 	Rounds   int      // measured rounds; with MinTime, the fewest
 	MinTime  time.Duration
-	Seed     uint64 // of the rounds' order (arms.Order)
+	Seed     uint64 // of the rounds' order (rounds.Orderer)
 	// IgnoreFailure keeps going past a command that exits non-zero; its
 	// runs count as any other.
 	IgnoreFailure bool
@@ -133,7 +132,7 @@ func (f *Failure) Error() string {
 
 // ErrInterrupted is returned when ctx ended the comparison; the arms hold
 // the rounds that finished.
-var ErrInterrupted = errors.New("interrupted")
+var ErrInterrupted = rounds.ErrInterrupted
 
 // Run compares the commands and returns one arm each, with every run as a
 // batch of one op, and the protocol that ordered them. On a failure or an
@@ -141,99 +140,55 @@ var ErrInterrupted = errors.New("interrupted")
 // set as the failing arm's Error and Stderr), ErrInterrupted, or a
 // tracer's error.
 func Run(ctx context.Context, o Options) ([]results.ArmResult, results.Protocol, error) {
-	r := &runner{o: o, attached: true, arms: make([]results.ArmResult, len(o.Commands))}
+	r := &runner{o: o, arms: make([]results.ArmResult, len(o.Commands))}
+	all := make([]int, len(o.Commands))
 	for i, c := range o.Commands {
 		r.arms[i] = results.ArmResult{CaseID: results.CaseID{Lab: results.LabCompare, Arm: c.Name, Runtime: "-"}, Ops: 1}
+		all[i] = i
 	}
-	proto := results.Protocol{Name: results.ProtocolRounds, Seed: o.Seed, FixedOps: 1}
-	err := r.run(ctx, &proto)
+	// One group: every command is compared with every other, so all of
+	// them run back to back in each half of a round. Every run is a fresh
+	// process tree: no state of a worker carries from one round to the
+	// next, so each round is its own generation, the unit results'
+	// intervals count.
+	plan := rounds.Plan{Groups: [][]int{all}, Seed: o.Seed, Rounds: o.Rounds, Untraced: true, Traced: true,
+		GenerationRounds: 1, Warmups: o.Warmup, Ops: 1}
+	if o.MinTime > 0 {
+		plan.Rounds = MaxRounds
+		plan.Continue = func(s rounds.Status) bool { return s.Rounds < o.Rounds || s.Measuring < o.MinTime }
+	}
+	engine := &rounds.Runner{Plan: plan, Tracer: o.Tracer, Progress: r.progress}
+	out, err := engine.Run(ctx, r)
 	if ctx.Err() != nil && err == nil {
 		err = ErrInterrupted
 	}
-	return r.arms, proto, err
+	return r.arms, results.Protocol{Name: results.ProtocolRounds, Seed: o.Seed, FixedOps: 1, Rounds: out.Rounds}, err
 }
 
+// runner is the commands as the rounds engine runs them.
 type runner struct {
-	o        Options
-	attached bool
-	arms     []results.ArmResult
+	o    Options
+	arms []results.ArmResult
 }
 
-func (r *runner) run(ctx context.Context, proto *results.Protocol) error {
-	if err := r.setTraced(false); err != nil {
-		return err
-	}
-	all := make([]int, len(r.o.Commands))
-	for i := range all {
-		all[i] = i
-	}
-	for w := 0; w < r.o.Warmup; w++ {
-		for i := range r.o.Commands {
-			b := results.Batch{Kind: results.BatchWarmup, Ops: 1}
-			if err := r.once(ctx, i, &b); err != nil {
-				return err
-			}
-			r.progress(Progress{Warmup: true, Round: w + 1, Rounds: r.o.Warmup, Done: i + 1, Total: len(all), Command: r.o.Commands[i].Name})
-		}
-	}
-	rounds := r.o.Rounds
-	if r.o.MinTime > 0 {
-		rounds = MaxRounds
-	}
-	// One group: every command is compared with every other, so all of
-	// them run back to back in each half of a round. Order's rounds are
-	// drawn one after another, so the first k of a longer order are the
-	// order of k rounds: --seed with --rounds replays a --min-time run.
-	order := arms.Order(r.o.Seed, [][]int{all}, rounds, true, true)
-	start := time.Now()
-	for ri, round := range order {
-		if r.o.MinTime > 0 && ri >= r.o.Rounds && time.Since(start) >= r.o.MinTime {
-			break
-		}
-		for si, slot := range round {
-			if err := r.setTraced(slot.Traced); err != nil {
-				return err
-			}
-			// Every run is a fresh process tree: no state of a worker
-			// carries from one round to the next, so each round is its
-			// own generation, the unit results' intervals count.
-			b := results.Batch{Round: ri + 1, Generation: ri + 1, Ops: 1, Traced: slot.Traced}
-			if err := r.once(ctx, slot.Case, &b); err != nil {
-				return err
-			}
-			shown := 0
-			if r.o.MinTime == 0 {
-				shown = rounds
-			}
-			r.progress(Progress{Round: ri + 1, Rounds: shown, Done: si + 1, Total: len(round),
-				Command: r.o.Commands[slot.Case].Name, Traced: slot.Traced})
-		}
-		proto.Rounds = ri + 1
-	}
-	return nil
-}
+func (r *runner) Batch(ctx context.Context, c int, b *results.Batch) error { return r.once(ctx, c, b) }
 
-func (r *runner) progress(p Progress) {
-	if r.o.Progress != nil {
-		r.o.Progress(p)
-	}
-}
+// Live: a command's failure stops the comparison (unless --ignore-failure
+// counts it as any other run), so every command runs every batch.
+func (r *runner) Live(int) bool { return true }
 
-// setTraced attaches the probe for the traced half of a round and
-// detaches it for the untraced half, as the labs' runner does.
-func (r *runner) setTraced(traced bool) error {
-	if r.o.Tracer == nil || r.attached == traced {
-		return nil
+// progress says where the comparison is: the warm-up's runs, then each
+// round's (of how many, unless --min-time decides).
+func (r *runner) progress(p rounds.Progress) {
+	if r.o.Progress == nil {
+		return
 	}
-	if traced {
-		if err := r.o.Tracer.Attach(); err != nil {
-			return fmt.Errorf("attaching the probe: %w", err)
-		}
-	} else {
-		r.o.Tracer.Detach()
+	shown := p.Rounds
+	if p.Stage == rounds.StageRound && r.o.MinTime > 0 {
+		shown = 0
 	}
-	r.attached = traced
-	return nil
+	r.o.Progress(Progress{Warmup: p.Stage == rounds.StageWarmup, Round: p.Round, Rounds: shown, Done: p.Done, Total: p.Total,
+		Command: r.o.Commands[p.Case].Name, Traced: p.Traced})
 }
 
 // once runs --prepare, then command i once, fills b and appends it to the

@@ -38,7 +38,7 @@ func TestResultArms(t *testing.T) {
 	if whole.Lab != results.LabTrace || whole.IsRegion() || whole.Unit() != "run" || whole.Class("fsync").Calls != 3 || whole.Class("write").Calls != 10 {
 		t.Errorf("whole target %+v (unit %s): want every call of every phase, one op the run", arms[0], whole.Unit())
 	}
-	if reg.Arm != results.RegionArm(7) || !reg.IsRegion() || reg.Unit() != "entry" || reg.Ops != 3 || reg.Class("write").Calls != 0 {
+	if reg.Arm != results.RegionArm(7) || !reg.IsRegion() || *reg.Region != 7 || reg.Unit() != "entry" || reg.Ops != 3 || reg.Class("write").Calls != 0 {
 		t.Errorf("region %+v (unit %s): want region 7, three entries, its own calls", arms[1], reg.Unit())
 	}
 }

@@ -3,7 +3,6 @@
 package follow
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -20,119 +18,6 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 )
-
-// stopTree ends a launched command that is still running, and whatever it
-// started: SIGTERM to its cgroup (or, without one, its process tree), then
-// SIGKILL to what is left after a grace.
-func stopTree(pid int, exited <-chan exit, cg *commandCgroup) {
-	if cg != nil {
-		cg.signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(2 * time.Second):
-			cg.kill()
-			<-exited
-		}
-		cg.kill()
-		return
-	}
-	tree := descendants(pid)
-	for _, p := range append(tree, pid) {
-		syscall.Kill(p, syscall.SIGTERM)
-	}
-	select {
-	case <-exited:
-	case <-time.After(2 * time.Second):
-		syscall.Kill(pid, syscall.SIGKILL)
-		<-exited
-	}
-	for _, p := range tree {
-		syscall.Kill(p, syscall.SIGKILL)
-	}
-}
-
-// launched are the commands Run started, for Abort.
-var launched struct {
-	sync.Mutex
-	procs   map[*os.Process]*commandCgroup // nil: none
-	aborted bool
-}
-
-func forget(p *os.Process) {
-	launched.Lock()
-	delete(launched.procs, p)
-	launched.Unlock()
-}
-
-// Abort kills every command Run launched, and every process below it or in
-// a process group one of them leads, at once and with SIGKILL: it is for a
-// second interrupt, when tmpprobe exits without waiting out stopTree's
-// grace period, and a command that ignores SIGINT and SIGTERM would
-// otherwise outlive tmpprobe. The command shares tmpprobe's process group
-// (so a terminal's Ctrl-C and job control reach it as they would without
-// tmpprobe), so the group to kill is the one below it, not tmpprobe's own.
-// It keeps the lock: nothing is launched after it.
-func Abort() {
-	launched.Lock()
-	launched.aborted = true
-	for p, cg := range launched.procs {
-		if cg != nil {
-			cg.remove()
-		}
-		killTree(p)
-	}
-}
-
-// killTree stops the tree first, so nothing in it forks or reaps while it
-// is listed, then kills it. os.Process signals through a pidfd, so a
-// command already reaped (and its pid perhaps reused) is left alone.
-func killTree(p *os.Process) {
-	if p.Signal(syscall.SIGSTOP) != nil {
-		return
-	}
-	stopped := map[int]bool{}
-	for more := true; more; {
-		more = false
-		for _, c := range descendants(p.Pid) {
-			if !stopped[c] {
-				stopped[c], more = true, true
-				syscall.Kill(c, syscall.SIGSTOP)
-			}
-		}
-	}
-	own := syscall.Getpgrp()
-	for c := range stopped {
-		if pg, err := syscall.Getpgid(c); err == nil && pg == c && pg != own {
-			syscall.Kill(-pg, syscall.SIGKILL)
-		}
-		syscall.Kill(c, syscall.SIGKILL)
-	}
-	if pg, err := syscall.Getpgid(p.Pid); err == nil && pg == p.Pid && pg != own {
-		syscall.Kill(-pg, syscall.SIGKILL)
-	}
-	p.Kill()
-}
-
-// descendants lists every process below pid, from /proc.
-func descendants(pid int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if p, err := ReadProc(n); err == nil && p.PPID > 0 {
-			children[p.PPID] = append(children[p.PPID], n)
-		}
-	}
-	var out []int
-	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
-		out = append(out, queue[0])
-		queue = append(queue, children[queue[0]]...)
-	}
-	return out
-}
 
 // launch starts "tmpprobe __launch CMD…", which blocks until release is
 // written, so the probe tracks its pid before the command's first syscall.
@@ -237,6 +122,96 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 	return cmd, gateW, startedR, cg, uncontained, nil
 }
 
+// exit is a launched command's end: what Wait returned, and when.
+type exit struct {
+	err error
+	at  time.Time
+}
+
+// waitExec blocks until the launcher execs the command, which closes the
+// launcher's end of the execed pipe (close-on-exec), and returns that
+// moment; or until the launcher exits without exec'ing.
+//
+// A launched command's wall time starts here, not when the launcher is
+// released: the launcher is a Go process, and its exec first stops its
+// other threads and tears down its address space, 1–4 ms that are
+// tmpprobe's, not the command's. The kernel closes close-on-exec files
+// after both, in the command's execve, and compare's untraced runs start
+// their clock at the same event (os/exec's Start returns when the child's
+// exec closes its close-on-exec pipe), so that the traced and untraced
+// wall times are the same span, exec to exit, and their ratio, the
+// observer effect, is the probe's alone. The read is a blocking read(2),
+// as os/exec's is, so both clocks are read after the same kind of wake-up.
+func waitExec(execed int) time.Time {
+	var b [1]byte
+	for {
+		n, err := syscall.Read(execed, b[:])
+		if err == syscall.EINTR || n > 0 && err == nil {
+			continue
+		}
+		return time.Now()
+	}
+}
+
+// command is a command Run launched, while the trace runs.
+type command struct {
+	cmd     *exec.Cmd
+	release *os.File // written once the probe tracks the launcher: it then execs the command
+	execed  int      // closed by the command's exec (waitExec)
+	cg      *commandCgroup
+	execAt  chan time.Time
+	exited  chan exit
+	done    bool // its exit was seen
+}
+
+// launchCommand launches spec's command, held by the launcher until run;
+// uncontained says why it has no cgroup of its own.
+func launchCommand(spec *Spec, cookie uint64) (c *command, uncontained string, err error) {
+	c = &command{execAt: make(chan time.Time, 1), exited: make(chan exit, 1)}
+	if c.cmd, c.release, c.execed, c.cg, uncontained, err = launch(spec, cookie); err != nil {
+		return nil, "", err
+	}
+	// The exec's time and the exit's are read one after the other by
+	// one goroutine, as an untraced run's are (RunUntraced): read by
+	// two, a late wake-up of the exec's reader on a loaded machine put
+	// it after the exit of a command that ran 100 µs, and the wall time
+	// came out negative.
+	go func() {
+		c.execAt <- waitExec(c.execed)
+		err := c.cmd.Wait()
+		c.exited <- exit{err, time.Now()}
+	}()
+	return c, uncontained, nil
+}
+
+// run lets the launcher exec the command and returns when it did.
+func (c *command) run() time.Time {
+	c.release.Write([]byte{1})
+	return <-c.execAt
+}
+
+// exits is where the command's end comes; nil (never) without a command.
+func (c *command) exits() <-chan exit {
+	if c == nil {
+		return nil
+	}
+	return c.exited
+}
+
+// close stops the command if it still runs, with every process it
+// started, and removes its cgroup with whatever it left running there.
+func (c *command) close() {
+	c.release.Close()
+	if !c.done {
+		stopTree(c.cmd.Process.Pid, c.exited, c.cg)
+	}
+	if c.cg != nil {
+		c.cg.remove()
+	}
+	forget(c.cmd.Process)
+	syscall.Close(c.execed)
+}
+
 // commandEnv is a command's environment: tmpprobe's (under sudo, what
 // sudo kept), the marker cookie, and the identity of the user it runs as,
 // as login would set it.
@@ -255,81 +230,6 @@ func commandEnv(spec *Spec, cookie uint64) []string {
 // a process group of its own.
 func (s *Spec) procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: s.OwnGroup}
-}
-
-var errAborted = errors.New("interrupted")
-
-// RunUntraced runs spec's command as Run launches one (as spec.As, with
-// the same environment and process attributes, in a cgroup of its own)
-// but untraced, and times it from its exec to its exit: Start returns once
-// the child's exec has closed os/exec's close-on-exec pipe, the event a
-// traced run's clock starts at too (waitExec). It returns the command's
-// status as a shell reports it. When ctx ends first the command is
-// stopped, with everything it started, and ctx's error returned.
-func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Duration, status int, err error) {
-	newCmd := func() *exec.Cmd {
-		cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
-		cmd.Env = commandEnv(spec, cookie)
-		cmd.SysProcAttr = spec.procAttr()
-		if as := spec.As; as != nil {
-			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: as.UID, Gid: as.GID, Groups: as.Groups}
-		}
-		return cmd
-	}
-	cmd := newCmd()
-	cg, _ := newCommandCgroup()
-	if cg != nil {
-		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.dir.Fd())
-	}
-	err = startLaunched(cmd, cg)
-	if err != nil && cg != nil && !errors.Is(err, errAborted) {
-		cg.remove() // see launch
-		cg, cmd = nil, newCmd()
-		err = startLaunched(cmd, nil)
-	}
-	if err != nil {
-		if cg != nil {
-			cg.remove()
-		}
-		return 0, 0, err
-	}
-	start := time.Now()
-	defer forget(cmd.Process)
-	exited := make(chan exit, 1)
-	go func() {
-		err := cmd.Wait()
-		exited <- exit{err, time.Now()}
-	}()
-	select {
-	case e := <-exited:
-		wall, status = e.at.Sub(start), exitCode(e.err, cmd)
-	case <-ctx.Done():
-		stopTree(cmd.Process.Pid, exited, cg)
-		err = ctx.Err()
-	}
-	if cg != nil {
-		cg.remove()
-	}
-	return wall, status, err
-}
-
-// startLaunched starts cmd and records it, with its cgroup, for Abort,
-// unless Abort came first.
-func startLaunched(cmd *exec.Cmd, cg *commandCgroup) error {
-	launched.Lock()
-	defer launched.Unlock()
-	if launched.aborted {
-		return errAborted
-	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	if launched.procs == nil {
-		launched.procs = map[*os.Process]*commandCgroup{}
-	}
-	launched.procs[cmd.Process] = cg
-	return nil
 }
 
 // Runnable says why a command cannot be run, in one line, or nil.

@@ -1,9 +1,6 @@
 package results
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // ArmResult is everything measured for one case: every batch, traced or
 // not, calibration and warm-up included, with the kernel records of the
@@ -14,6 +11,11 @@ type ArmResult struct {
 	Batches []Batch `json:"batches"`
 	Error   string  `json:"error,omitempty"`
 	Stderr  string  `json:"stderr,omitempty"`
+	// Region is the number of the region a traced program marked that
+	// the arm measured (its name is RegionArm's); nil for the whole
+	// target of a trace and for every other arm. A program may mark
+	// region 0.
+	Region *uint32 `json:"region,omitempty"`
 }
 
 // Batch kinds. Only measured batches (kind "") enter the figures.
@@ -69,8 +71,24 @@ func (a CaseID) OfCommand() bool { return a.Lab == LabTrace || a.Lab == LabCompa
 // target passed, without the probe's region flag).
 func RegionArm(region uint32) string { return fmt.Sprintf("region %d", region) }
 
-// IsRegion reports whether an arm of LabTrace is a marked region rather
-// than the whole target.
-func (a CaseID) IsRegion() bool {
-	return a.Lab == LabTrace && strings.HasPrefix(a.Arm, "region ")
+// IsRegion reports whether the arm is a region a traced program marked
+// rather than a whole target or a lab's case.
+func (a *ArmResult) IsRegion() bool { return a.Region != nil }
+
+// NameRegions sets the Region of a trace's region arms from their names,
+// for a run.json written before the field and for a syscalls.csv, which
+// has no column for it: in a trace the first arm is the whole target
+// (whatever its command's name) and every other one is a region, named
+// by RegionArm.
+func NameRegions(run *Run) {
+	for i := range run.Arms {
+		a := &run.Arms[i]
+		var n uint32
+		if i == 0 || a.Lab != LabTrace || a.Region != nil {
+			continue
+		}
+		if _, err := fmt.Sscanf(a.Arm, "region %d", &n); err == nil && RegionArm(n) == a.Arm {
+			a.Region = &n
+		}
+	}
 }

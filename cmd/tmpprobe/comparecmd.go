@@ -20,6 +20,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/report"
+	"github.com/tmpprobe/tmpprobe/rounds"
 )
 
 const compareUsage = `Usage: tmpprobe compare [flags] 'COMMAND A' 'COMMAND B' [...]
@@ -108,7 +109,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if !fs.Changed("seed") {
-		opts.Seed = arms.NewSeed()
+		opts.Seed = rounds.NewSeed()
 	}
 	if opts.As, err = f.runAs(fs.Changed("user"), true); err != nil {
 		return err

@@ -367,29 +367,10 @@ func TestGroupSignalIsNotTheCommands(t *testing.T) {
 // descendantsNamed lists the processes below pid whose comm is name.
 func descendantsNamed(pid int, name string) []int {
 	var out []int
-	for _, p := range allDescendants(pid) {
+	for _, p := range follow.Descendants(pid) {
 		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/comm"); strings.TrimSpace(string(b)) == name {
 			out = append(out, p)
 		}
-	}
-	return out
-}
-
-// allDescendants lists every process below pid.
-func allDescendants(pid int) []int {
-	children := map[int][]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if n, err := strconv.Atoi(e.Name()); err == nil {
-			if p, err := follow.ReadProc(n); err == nil {
-				children[p.PPID] = append(children[p.PPID], n)
-			}
-		}
-	}
-	var out []int
-	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
-		out = append(out, queue[0])
-		queue = append(queue, children[queue[0]]...)
 	}
 	return out
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/rounds"
 )
 
 var errHelp = errors.New("help shown")
@@ -334,7 +335,7 @@ func (f *runFlags) plan(names []string, fs *pflag.FlagSet) (*arms.Plan, error) {
 		return nil, usagef("--seed orders rounds; the seed protocol runs arms in sequence")
 	}
 	if !seedSet {
-		p.Seed = arms.NewSeed()
+		p.Seed = rounds.NewSeed()
 	}
 	if p.Payloads, err = sizeList("--payload", f.payloads, 0, 1<<30); err != nil {
 		return nil, err

@@ -32,6 +32,22 @@ func realPython(t *testing.T) string {
 // arm → ops.
 func csvCalls(t *testing.T, path string) (map[string]map[string]uint64, map[string]int) {
 	t.Helper()
+	calls, ops, _ := readCalls(t, path)
+	return calls, ops
+}
+
+// traceCalls is csvCalls of a trace's CSV, its first arm, the whole
+// target (its regions follow it), also under wholeTarget.
+func traceCalls(t *testing.T, path string) (map[string]map[string]uint64, map[string]int) {
+	t.Helper()
+	calls, ops, first := readCalls(t, path)
+	calls[wholeTarget] = calls[first]
+	return calls, ops
+}
+
+// readCalls is csvCalls and the CSV's first arm.
+func readCalls(t *testing.T, path string) (calls map[string]map[string]uint64, ops map[string]int, first string) {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -45,17 +61,20 @@ func csvCalls(t *testing.T, path string) (map[string]map[string]uint64, map[stri
 	for i, name := range rows[0] {
 		col[name] = i
 	}
-	calls, ops := map[string]map[string]uint64{}, map[string]int{}
-	for _, r := range rows[1:] {
+	calls, ops = map[string]map[string]uint64{}, map[string]int{}
+	for i, r := range rows[1:] {
 		arm := r[col["arm"]]
 		if calls[arm] == nil {
 			calls[arm] = map[string]uint64{}
+		}
+		if i == 0 {
+			first = arm
 		}
 		n, _ := strconv.ParseUint(r[col["calls"]], 10, 64)
 		calls[arm][r[col["syscall"]]+"/"+r[col["stage"]]] = n
 		ops[arm], _ = strconv.Atoi(r[col["ops"]])
 	}
-	return calls, ops
+	return calls, ops, first
 }
 
 // traceCSV runs tmpprobe trace with a CSV and returns its rows.
@@ -66,18 +85,16 @@ func traceCSV(t *testing.T, args ...string) (map[string]map[string]uint64, map[s
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%v: %v\n%s", args, err, b)
 	}
-	return csvCalls(t, out)
+	return traceCalls(t, out)
 }
 
-// whole returns the calls of the traced target itself (the non-region arm).
-func whole(calls map[string]map[string]uint64) map[string]uint64 {
-	for arm, c := range calls {
-		if !strings.HasPrefix(arm, "region ") {
-			return c
-		}
-	}
-	return nil
-}
+// wholeTarget is no arm's name (a CSV's arms are never empty): traceCalls
+// keeps the first arm, a trace's whole target, under it as well.
+const wholeTarget = ""
+
+// whole returns the calls of the traced target itself (the first arm; the
+// regions follow it).
+func whole(calls map[string]map[string]uint64) map[string]uint64 { return calls[wholeTarget] }
 
 const getppidLoop = "import os\nfor _ in range(%d): os.getppid()\n"
 
@@ -170,7 +187,7 @@ func TestTracePid(t *testing.T) {
 	if err := tr.Wait(); err != nil {
 		t.Fatalf("trace: %v\n%s", err, rest)
 	}
-	calls, _ := csvCalls(t, out)
+	calls, _ := traceCalls(t, out)
 	if n := whole(calls)["getppid/"]; n != 777 {
 		t.Errorf("getppid = %d, want 777", n)
 	}
@@ -271,7 +288,7 @@ func TestTraceCgroup(t *testing.T) {
 	if err := tr.Wait(); err != nil {
 		t.Fatalf("trace: %v\n%s", err, rest)
 	}
-	calls, _ := csvCalls(t, out)
+	calls, _ := traceCalls(t, out)
 	if n := whole(calls)["getppid/"]; n != 321 {
 		t.Errorf("getppid = %d, want 321", n)
 	}

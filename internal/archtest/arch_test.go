@@ -93,6 +93,16 @@ var rules = []rule{
 		forbid: []string{"arms", "cmdbench", "cmd/..."},
 	},
 	{
+		says:   "rounds runs any workload: it imports no probe, follow, arms, cmdbench, preflight or cmd, and of results only the data model",
+		from:   []string{"rounds"},
+		forbid: []string{"probe/...", "follow", "arms", "cmdbench", "preflight", "cmd/...", "results/explain", "results/compare", "results/render", "results/runfile", "github.com/cilium/ebpf/..."},
+	},
+	{
+		says:   "cmdbench imports no arms: the labs' catalogue is not compare's",
+		from:   []string{"cmdbench"},
+		forbid: []string{"arms"},
+	},
+	{
 		says:       "only cmd imports cmdbench",
 		from:       []string{"..."},
 		exceptFrom: []string{"cmd/...", "cmdbench"},

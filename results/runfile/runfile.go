@@ -100,6 +100,7 @@ func ReadRun(r io.Reader) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	results.NameRegions(run)
 	run.Escape()
 	if err := validate(run); err != nil {
 		return nil, fmt.Errorf("corrupt %s: %w", kind, err)

@@ -1,7 +1,9 @@
-package arms
+package rounds
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -105,5 +107,41 @@ func TestNextOps(t *testing.T) {
 		if got := NextOps(tc.prev, tc.prevNs, 20*time.Millisecond); got != tc.want {
 			t.Errorf("NextOps(%d, %d ns) = %d, want %d", tc.prev, tc.prevNs, got, tc.want)
 		}
+	}
+}
+
+// The orders of these seeds, as tmpprobe drew them before the engine was
+// shared: a saved run's --seed replays the same batches.
+func TestOrderPinned(t *testing.T) {
+	for _, tc := range []struct {
+		seed     uint64
+		groups   [][]int
+		rounds   int
+		untraced bool
+		want     []string
+	}{
+		{7, [][]int{{0, 1, 2}, {3, 4}, {5}}, 3, true, []string{
+			"3u 4u 5u 0u 1u 2u 5t 1t 0t 2t 4t 3t",
+			"0t 1t 2t 5t 4t 3t 1u 0u 2u 3u 4u 5u",
+			"2t 0t 1t 4t 3t 5t 0u 2u 1u 4u 3u 5u"}},
+		{42, [][]int{{0, 1, 2}}, 4, true, []string{
+			"0u 1u 2u 2t 0t 1t", "2u 1u 0u 1t 2t 0t", "0u 1u 2u 2t 0t 1t", "2u 0u 1u 2t 0t 1t"}},
+	} {
+		for r, slots := range Order(tc.seed, tc.groups, tc.rounds, tc.untraced, true) {
+			var got []string
+			for _, s := range slots {
+				got = append(got, fmt.Sprintf("%d%s", s.Case, map[bool]string{false: "u", true: "t"}[s.Traced]))
+			}
+			if g := strings.Join(got, " "); g != tc.want[r] {
+				t.Errorf("seed %d round %d: %s, want %s", tc.seed, r+1, g, tc.want[r])
+			}
+		}
+	}
+	var got []string
+	for _, slots := range Order(5, [][]int{{0, 1}, {2, 3}}, 2, true, false) {
+		got = append(got, fmt.Sprint(slots))
+	}
+	if g := strings.Join(got, " "); g != "[{2 false} {3 false} {1 false} {0 false}] [{3 false} {2 false} {1 false} {0 false}]" {
+		t.Errorf("seed 5 untraced only: %s", g)
 	}
 }

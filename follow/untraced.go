@@ -1,0 +1,66 @@
+//go:build linux
+
+package follow
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// RunUntraced runs spec's command as Run launches one (as spec.As, with
+// the same environment and process attributes, in a cgroup of its own)
+// but untraced, and times it from its exec to its exit: Start returns once
+// the child's exec has closed os/exec's close-on-exec pipe, the event a
+// traced run's clock starts at too (waitExec). It returns the command's
+// status as a shell reports it. When ctx ends first the command is
+// stopped, with everything it started, and ctx's error returned.
+func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Duration, status int, err error) {
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = spec.Stdin, spec.Stdout, spec.Stderr
+		cmd.Env = commandEnv(spec, cookie)
+		cmd.SysProcAttr = spec.procAttr()
+		if as := spec.As; as != nil {
+			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: as.UID, Gid: as.GID, Groups: as.Groups}
+		}
+		return cmd
+	}
+	cmd := newCmd()
+	cg, _ := newCommandCgroup()
+	if cg != nil {
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.dir.Fd())
+	}
+	err = startLaunched(cmd, cg)
+	if err != nil && cg != nil && !errors.Is(err, errAborted) {
+		cg.remove() // see launch
+		cg, cmd = nil, newCmd()
+		err = startLaunched(cmd, nil)
+	}
+	if err != nil {
+		if cg != nil {
+			cg.remove()
+		}
+		return 0, 0, err
+	}
+	start := time.Now()
+	defer forget(cmd.Process)
+	exited := make(chan exit, 1)
+	go func() {
+		err := cmd.Wait()
+		exited <- exit{err, time.Now()}
+	}()
+	select {
+	case e := <-exited:
+		wall, status = e.at.Sub(start), exitCode(e.err, cmd)
+	case <-ctx.Done():
+		stopTree(cmd.Process.Pid, exited, cg)
+		err = ctx.Err()
+	}
+	if cg != nil {
+		cg.remove()
+	}
+	return wall, status, err
+}

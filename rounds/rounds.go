@@ -1,0 +1,330 @@
+// Package rounds is the one engine of the rounds protocol, for the labs'
+// workers (arms) and compare's commands (cmdbench): batches sized by
+// time, warm-ups, rounds of an untraced and a traced half in a seeded
+// order with the probe attached only for the traced one, and generations
+// of fresh workers. The workloads say what a batch is; the engine says
+// which batch runs when, so a change to the protocol is made once.
+//
+// The order is drawn a round at a time over the groups it is given, a
+// stop rule is asked before every round, a generation's workers start
+// apart from the last generation's end, and progress names the
+// generation, stage and step: what rounds that stop once the intervals
+// are narrow enough, a generation spent on the widest case, workers
+// started ahead, or an estimate of the time left from the stages to come
+// would be built on.
+package rounds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Tracer is the probe as the rounds see it: attached for traced halves,
+// detached for untraced ones.
+type Tracer interface {
+	Attach() error
+	Detach()
+}
+
+// Switch attaches the tracer for traced batches and detaches it for
+// untraced ones, so those run with no hook enabled at all. Its first Set
+// acts whatever it is asked: the probe comes attached from whoever opened
+// it, and an untraced batch believed detached would pay for every hook.
+type Switch struct {
+	Tracer   Tracer // nil: every batch untraced, nothing to switch
+	known    bool
+	attached bool
+}
+
+// Set attaches (traced) or detaches the tracer, if it is not already so.
+func (s *Switch) Set(traced bool) error {
+	if s.Tracer == nil || s.known && s.attached == traced {
+		return nil
+	}
+	if traced {
+		if err := s.Tracer.Attach(); err != nil {
+			return fmt.Errorf("attaching the probe: %w", err)
+		}
+	} else {
+		s.Tracer.Detach()
+	}
+	s.known, s.attached = true, traced
+	return nil
+}
+
+// Workload is what runs in rounds: cases, numbered as in Plan.Groups, each
+// run a batch at a time.
+type Workload interface {
+	// Batch runs one batch of case c as b says (kind, round, generation,
+	// ops, traced), with the probe already attached or detached for it,
+	// fills in what it measured and keeps it. A failure of the case alone
+	// is kept with the case (Live then says so) and nil returned; an
+	// error stops the run.
+	Batch(ctx context.Context, c int, b *results.Batch) error
+	// Live reports whether case c still runs batches.
+	Live(c int) bool
+}
+
+// Workers is a Workload whose cases run in processes that live from one
+// batch to the next (the labs' workers, with their imports, caches and
+// directories): each generation starts fresh ones and warms them up.
+// compare runs a fresh process tree every batch and needs none of it.
+type Workers interface {
+	Workload
+	// Renew ends the last generation's workers and readies what
+	// generation gen needs (fresh directories), before its first Start.
+	Renew(gen int)
+	// Start starts case c's worker of generation gen; a failure fails
+	// the case alone. Starting is apart from Renew so that a generation's
+	// workers could start before the last one's end.
+	Start(ctx context.Context, gen, c int)
+	// Finish ends the last generation's workers after the last round.
+	Finish()
+}
+
+// Plan is how a workload's cases run in rounds.
+type Plan struct {
+	// Groups are the cases a ratio compares, the cases numbered 0…n−1
+	// and each in one group: each round runs a group's cases back to back
+	// (see Orderer). Starts, warm-ups and calibration go through the cases
+	// in their numbers' order.
+	Groups [][]int
+	Seed   uint64
+	Rounds int // measured rounds, at most
+	// Untraced and Traced say which halves a round has.
+	Untraced, Traced bool
+	// GenerationRounds is how many rounds a generation serves (0: the
+	// whole run). Each measured batch records its generation, the unit of
+	// every interval (results.UnitSummaries); a Workers workload starts
+	// fresh workers for each.
+	GenerationRounds int
+	// Warmups are untraced passes over every case before the first
+	// round; a Workers workload's later generations warm each fresh
+	// worker with one batch.
+	Warmups int
+	// Ops > 0 is every batch's size. With 0 each case is calibrated in
+	// the first warm-up pass until a batch lasts MinBatch (see calibrate).
+	Ops      int
+	MinBatch time.Duration
+	// Continue, when set, is asked before each round whether to run it,
+	// with what ran so far (compare's --min-time). The rounds stop at the
+	// first no, or at Rounds.
+	Continue func(Status) bool
+}
+
+// Status is where the rounds are, for Plan.Continue.
+type Status struct {
+	Rounds     int           // measured rounds finished
+	Generation int           // the generation of the last of them (0: none yet)
+	Measuring  time.Duration // since the first round began
+}
+
+// Stages the engine goes through, as Progress reports them.
+const (
+	StageStart  = "start"  // a generation's workers starting (Workers only)
+	StageWarmup = "warmup" // a warm-up pass, with calibration in the first
+	StageRound  = "round"  // a measured round
+)
+
+// Progress is reported after each step: a worker started, a case warmed
+// up (and calibrated), a batch of a round run.
+type Progress struct {
+	Stage      string
+	Generation int
+	// Round and Rounds: StageRound, this round (1-based) of Plan.Rounds;
+	// StageWarmup, this pass of Plan.Warmups.
+	Round, Rounds int
+	Done, Total   int // steps of this stage (of this round or pass) done, of how many
+	Case          int
+	Traced        bool
+}
+
+// Outcome is what the engine decided while it ran.
+type Outcome struct {
+	Rounds int   // measured rounds finished
+	Ops    []int // each case's batch size (0: the case failed before it was sized)
+}
+
+// ErrInterrupted marks rounds cut short by their context.
+var ErrInterrupted = errors.New("interrupted")
+
+// Runner runs a plan's rounds over a workload.
+type Runner struct {
+	Plan
+	Tracer   Tracer // nil: untraced halves only
+	Progress func(Progress)
+}
+
+// engine is a Runner's state while it runs.
+type engine struct {
+	*Runner
+	w       Workload
+	workers Workers // w, when its cases have workers; else nil
+	sw      Switch
+	out     Outcome
+	cases   []int // 0…n−1
+}
+
+// Run runs the plan: the first generation's start and warm-ups, then the
+// measured rounds in the seed's order, each later generation starting
+// before its first round. It returns what it decided with the error that
+// stopped it, if any; the batches are the workload's.
+func (r *Runner) Run(ctx context.Context, w Workload) (Outcome, error) {
+	e := &engine{Runner: r, w: w, sw: Switch{Tracer: r.Tracer}}
+	e.workers, _ = w.(Workers)
+	for _, g := range r.Groups {
+		for range g {
+			e.cases = append(e.cases, len(e.cases))
+		}
+	}
+	e.out.Ops = make([]int, len(e.cases))
+	err := e.run(ctx)
+	if ctx.Err() != nil {
+		err = ErrInterrupted
+	}
+	return e.out, err
+}
+
+func (e *engine) run(ctx context.Context) error {
+	if err := e.first(ctx); err != nil {
+		return err
+	}
+	order := NewOrderer(e.Seed, e.Untraced, e.Traced)
+	start := time.Now()
+	for round := 0; round < e.Rounds; round++ {
+		if e.Continue != nil && !e.Continue(Status{Rounds: round, Generation: e.generation(round - 1), Measuring: time.Since(start)}) {
+			break
+		}
+		gen := e.generation(round)
+		if round > 0 && gen != e.generation(round-1) && e.workers != nil {
+			if err := e.renew(ctx, gen); err != nil {
+				return err
+			}
+		}
+		if err := e.round(ctx, round, gen, order.Round(e.Groups)); err != nil {
+			return err
+		}
+		e.out.Rounds = round + 1
+	}
+	if e.workers != nil {
+		e.workers.Finish()
+	}
+	return nil
+}
+
+// generation is the 1-based generation of the 0-based round (0 before
+// the first).
+func (e *engine) generation(round int) int {
+	switch {
+	case round < 0:
+		return 0
+	case e.GenerationRounds <= 0:
+		return 1
+	}
+	return round/e.GenerationRounds + 1
+}
+
+// first readies the first generation: every worker started, then each
+// case sized (calibrated, or given Plan.Ops) and warmed up in the first
+// warm-up pass, then the other passes.
+func (e *engine) first(ctx context.Context) error {
+	if err := e.sw.Set(false); err != nil {
+		return err
+	}
+	if e.workers != nil {
+		for i, c := range e.cases {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			e.workers.Start(ctx, 1, c)
+			e.report(Progress{Stage: StageStart, Generation: 1, Done: i + 1, Total: len(e.cases), Case: c})
+		}
+	}
+	for pass := 0; pass < max(e.Warmups, 1); pass++ {
+		for i, c := range e.cases {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			if pass == 0 {
+				if err := e.calibrate(ctx, c); err != nil {
+					return err
+				}
+			}
+			if pass == e.Warmups {
+				continue // no warm-up: sizing only
+			}
+			if err := e.warmup(ctx, c); err != nil {
+				return err
+			}
+			e.report(Progress{Stage: StageWarmup, Generation: 1, Round: pass + 1, Rounds: e.Warmups, Done: i + 1, Total: len(e.cases), Case: c})
+		}
+	}
+	return nil
+}
+
+// renew starts generation gen: the last one's workers end, and each case
+// gets a fresh one, warmed up by one batch before the next case's starts.
+func (e *engine) renew(ctx context.Context, gen int) error {
+	e.workers.Renew(gen)
+	if err := e.sw.Set(false); err != nil {
+		return err
+	}
+	for i, c := range e.cases {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		e.workers.Start(ctx, gen, c)
+		e.report(Progress{Stage: StageStart, Generation: gen, Done: i + 1, Total: len(e.cases), Case: c})
+		if err := e.warmup(ctx, c); err != nil {
+			return err
+		}
+		e.report(Progress{Stage: StageWarmup, Generation: gen, Round: 1, Rounds: 1, Done: i + 1, Total: len(e.cases), Case: c})
+	}
+	return nil
+}
+
+// warmup runs one untraced batch of the case's size, kept in the run and
+// left out of the figures.
+func (e *engine) warmup(ctx context.Context, c int) error {
+	if !e.w.Live(c) {
+		return nil
+	}
+	return e.batch(ctx, c, &results.Batch{Kind: results.BatchWarmup, Ops: e.out.Ops[c]})
+}
+
+// round runs one measured round's slots, skipping the cases that failed.
+func (e *engine) round(ctx context.Context, round, gen int, slots []Slot) error {
+	for i, s := range slots {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if !e.w.Live(s.Case) {
+			continue
+		}
+		b := results.Batch{Round: round + 1, Generation: gen, Ops: e.out.Ops[s.Case], Traced: s.Traced}
+		if err := e.batch(ctx, s.Case, &b); err != nil {
+			return err
+		}
+		e.report(Progress{Stage: StageRound, Generation: gen, Round: round + 1, Rounds: e.Rounds, Done: i + 1, Total: len(slots),
+			Case: s.Case, Traced: s.Traced})
+	}
+	return nil
+}
+
+// batch attaches or detaches the probe for b and has the workload run it.
+func (e *engine) batch(ctx context.Context, c int, b *results.Batch) error {
+	if err := e.sw.Set(b.Traced); err != nil {
+		return err
+	}
+	return e.w.Batch(ctx, c, b)
+}
+
+func (e *engine) report(p Progress) {
+	if e.Progress != nil {
+		e.Progress(p)
+	}
+}
