@@ -3,24 +3,16 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/cmdbench"
-	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/escape"
-	"github.com/tmpprobe/tmpprobe/preflight"
-	"github.com/tmpprobe/tmpprobe/probe"
-	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/rounds"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 const compareUsage = `Usage: tmpprobe compare [flags] 'COMMAND A' 'COMMAND B' [...]
@@ -69,7 +61,7 @@ type compareFlags struct {
 	tracedFlags
 }
 
-func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
+func cmdCompare(in *session.Interrupts, args []string, stdout, stderr io.Writer) error {
 	f := &compareFlags{}
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
 	fs.IntVar(&f.rounds, "rounds", 10, "measured rounds (with --min-time: the fewest)")
@@ -86,101 +78,51 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if err := parseCommand(fs, args, compareUsage, stdout); err != nil {
 		return err
 	}
+	c, err := f.session(fs)
+	if err != nil {
+		return err
+	}
+	c.Stderr = stderr
+	if !f.quiet {
+		c.Options.Progress = compareProgress(stderr)
+		c.Measured = func() { c.Options.Progress(cmdbench.Progress{}) } // clears the line
+	}
+	_, err = session.RunCompare(in, c, stdout)
+	return err
+}
+
+// session checks compare's flags and makes its session.
+func (f *compareFlags) session(fs *pflag.FlagSet) (session.Compare, error) {
+	c := session.Compare{Outputs: f.Outputs}
 	switch {
 	case fs.NArg() < 2:
-		return usagef("compare takes two or more commands, each one quoted argument")
+		return c, usagef("compare takes two or more commands, each one quoted argument")
 	case f.rounds < 1 || f.rounds > cmdbench.MaxRounds:
-		return usagef("--rounds %d: want 1..%d", f.rounds, cmdbench.MaxRounds)
+		return c, usagef("--rounds %d: want 1..%d", f.rounds, cmdbench.MaxRounds)
 	case f.minTime < 0 || f.minTime > maxMinTime:
-		return usagef("--min-time %s: want 0..%s", f.minTime, maxMinTime)
+		return c, usagef("--min-time %s: want 0..%s", f.minTime, maxMinTime)
 	case f.warmup < 0 || f.warmup > cmdbench.MaxRounds:
-		return usagef("--warmup %d: want 0..%d", f.warmup, cmdbench.MaxRounds)
+		return c, usagef("--warmup %d: want 0..%d", f.warmup, cmdbench.MaxRounds)
 	}
 	cmds, err := cmdbench.Commands(fs.Args(), f.names, !f.noShell)
 	if err != nil {
-		return usageError{err.Error()}
+		return c, usageError{err.Error()}
 	}
-	opts := cmdbench.Options{Commands: cmds, Warmup: f.warmup, Rounds: f.rounds, MinTime: f.minTime,
+	c.Options = cmdbench.Options{Commands: cmds, Warmup: f.warmup, Rounds: f.rounds, MinTime: f.minTime,
 		Seed: f.seed, IgnoreFailure: f.ignoreFailure}
 	if f.prepare != "" {
-		opts.Prepare = cmdbench.Argv(f.prepare, !f.noShell)
-		if len(opts.Prepare) == 0 {
-			return usagef("--prepare is empty")
+		if c.Options.Prepare = cmdbench.Argv(f.prepare, !f.noShell); len(c.Options.Prepare) == 0 {
+			return c, usagef("--prepare is empty")
 		}
 	}
 	if !fs.Changed("seed") {
-		opts.Seed = rounds.NewSeed()
+		c.Options.Seed = rounds.NewSeed()
 	}
-	if opts.As, err = f.runAs(fs.Changed("user"), true); err != nil {
-		return err
+	if c.Options.As, err = f.runAs(fs.Changed("user"), true); err != nil {
+		return c, err
 	}
-	backend, err := f.backend("compare explains from the traced runs and needs the probe")
-	if err != nil {
-		return err
-	}
-
-	in.onSecond(follow.Abort)
-	if in.ctx.Err() != nil {
-		return in.before()
-	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindCompare, Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
-	// The file system the commands start in, as a lab run records its
-	// work dirs: whether it journals decides what a sync costs. Its
-	// devices are the ones others' requests on count as disk neighbours;
-	// the commands' own I/O is matched on any device.
-	var devs []uint32
-	if cwd, err := os.Getwd(); err == nil {
-		if m, d, err := preflight.Facts([]string{cwd}, ""); err == nil {
-			run.Meta, devs = m, d
-			run.Derived.Warnings = preflight.Warnings(&run.Meta)
-		}
-	}
-	p, err := openProbe(probe.Options{Attach: backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true},
-		devs, &run.Meta, false)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: asWho(opts.As)})
-	run.Meta.Notes = append(run.Meta.Notes, sayLeftovers(stderr, follow.SweepCgroups())...)
-	startGuard()
-	opts.Tracer, opts.Cookie = p, p.Cookie
-	if !f.quiet {
-		opts.Progress = compareProgress(stderr)
-	}
-	ran, proto, runErr := cmdbench.Run(in.ctx, opts)
-	interrupted := in.decide()
-	if !f.quiet {
-		opts.Progress(cmdbench.Progress{}) // clears the line
-	}
-	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
-	run.Complete = runErr == nil && interrupted == 0
-	run.Drops, _ = p.Drops()
-	// A command is its name unless --names says otherwise, and a Python
-	// snippet's newline would split the table's row: escaped as a saved
-	// run is when read back, so both print alike.
-	run.Escape()
-	labs := arms.Knowledge()
-	sums := results.SummarizeAll(run, labs.Baselines)
-	if err := f.report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, render.TextOptions{Hist: f.hist, Sort: f.sort}); err != nil {
-		return err
-	}
-	if err := f.save(run, sums); err != nil {
-		return err
-	}
-	var failed *cmdbench.Failure
-	switch {
-	case errors.Is(runErr, cmdbench.ErrInterrupted) || interrupted != 0:
-		if interrupted == 0 {
-			interrupted = exitSIGINT
-		}
-		return exitError{interrupted, "interrupted: the figures above cover the rounds that finished"}
-	case errors.As(runErr, &failed):
-		return exitError{failed.Status, escape.Line(failed.Error()) + " (see FAILED above; --ignore-failure goes on)"}
-	case runErr != nil:
-		return exitError{exitUsage, runErr.Error()}
-	}
-	return nil
+	c.Backend, err = f.backend("compare explains from the traced runs and needs the probe")
+	return c, err
 }
 
 // compareProgress shows the round and the command running: on a terminal
@@ -188,7 +130,7 @@ func cmdCompare(in *interrupts, args []string, stdout, stderr io.Writer) error {
 // fields as the labs' progress line is (fitFields); elsewhere a line per
 // finished round. A zero Progress ends it.
 func compareProgress(w io.Writer) func(cmdbench.Progress) {
-	width, tty := termWidth(w)
+	width, tty := session.Width(w)
 	start, since := time.Now(), time.Now()
 	return func(p cmdbench.Progress) {
 		switch {

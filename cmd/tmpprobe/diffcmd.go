@@ -3,24 +3,17 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 // exitRegressed is diff's answer when an arm regressed beyond --threshold,
 // as diff(1) exits 1 when files differ.
-const exitRegressed = 1
 
 const diffUsage = `Usage: tmpprobe diff OLD NEW [MORE...] [flags]
 
@@ -76,9 +69,9 @@ Flags:
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := pflag.NewFlagSet("diff", pflag.ContinueOnError)
 	threshold := fs.Float64("threshold", 0, "exit 1 if an arm regressed by `PCT` percent or more (two runs; --gate work: its work changed)")
-	minEffect := fs.Float64("min-effect", compare.DefaultMinEffectPct, "the smallest change in `PCT` percent that counts, besides p < 0.05")
+	minEffect := fs.Float64("min-effect", session.DefaultMinEffectPct, "the smallest change in `PCT` percent that counts, besides p < 0.05")
 	format := fs.String("format", "text", "text, markdown or json")
-	gate := fs.String("gate", compare.GateTime, "what --threshold fails on, `KIND` time or work (see above)")
+	gate := fs.String("gate", session.GateTime, "what --threshold fails on, `KIND` time or work (see above)")
 	history := fs.String("history", "", "saved runs in `DIR` for the spread between runs (default: OLD's and NEW's dir; none)")
 	verbose := fs.BoolP("verbose", "v", false, "every fact a work dir's move stands for")
 	if err := parseCommand(fs, args, diffUsage, stdout); err != nil {
@@ -96,7 +89,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 2 && (fs.Changed("threshold") || fs.Changed("gate")) {
 		return usagef("--threshold and --gate gate two runs, OLD and NEW")
 	}
-	if g := *gate; g != compare.GateTime && g != compare.GateWork {
+	if g := *gate; g != session.GateTime && g != session.GateWork {
 		return usagef("--gate %q: want time or work", g)
 	}
 	if *history != "" && *history != "none" {
@@ -108,68 +101,6 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("--format %q: want %s", *format, render.FormatNames(render.DiffFormat))
 	}
-	var runs []*results.Run
-	for _, path := range fs.Args() {
-		run, err := loadRun(path)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, run)
-	}
-	if len(runs) > 2 {
-		rep := compare.DiffMany(fs.Args(), runs, arms.Knowledge().Baselines, *minEffect)
-		if err := f.Matrix(stdout, rep); err != nil {
-			return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
-		}
-		return nil
-	}
-	opt := compare.Options{MinEffectPct: *minEffect, ThresholdPct: compare.NoGate, Gate: *gate}
-	if fs.Changed("threshold") {
-		opt.ThresholdPct = *threshold
-	}
-	opt.HistoryFrom = historyOf(fs.Arg(0), fs.Arg(1), *history)
-	if opt.HistoryFrom != "" && !runs[0].Derived.Between.Measured() && !runs[1].Derived.Between.Measured() {
-		// Neither run recorded a spread between runs: measure it over
-		// the runs beside them, as a run saved there would have.
-		earlier, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(fs.Arg(1)), runs[1].Alike, results.MaxEarlierRuns)
-		if err == nil {
-			opt.History = earlier
-		}
-	}
-	rep := compare.DiffWith(fs.Arg(0), runs[0], fs.Arg(1), runs[1], arms.Knowledge().Baselines, opt)
-	if err := f.Diff(stdout, rep, *verbose); err != nil {
-		return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
-	}
-	if len(rep.Gated) > 0 {
-		return exitError{exitRegressed, fmt.Sprintf("fails --gate %s --threshold %g: %s", *gate, *threshold, strings.Join(rep.Gated, "; "))}
-	}
-	return nil
-}
-
-// runDirOf is the run directory a diff argument names: itself, or the
-// directory of a run.json; "" for a syscalls.csv, which has no history.
-func runDirOf(path string) string {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return filepath.Clean(path)
-	}
-	if filepath.Base(path) == "run.json" {
-		return filepath.Dir(filepath.Clean(path))
-	}
-	return ""
-}
-
-// historyOf is where a diff reads earlier runs from: --history, else
-// the directory OLD's and NEW's run dirs are both in; "" for none.
-func historyOf(old, cur, flag string) string {
-	switch flag {
-	case "none":
-		return ""
-	case "":
-		o, n := runDirOf(old), runDirOf(cur)
-		if o == "" || n == "" || filepath.Dir(o) != filepath.Dir(n) {
-			return ""
-		}
-		return filepath.Dir(n)
-	}
-	return flag
+	return session.RunDiff(session.Diff{Paths: fs.Args(), MinEffectPct: *minEffect, Gate: *gate, ThresholdPct: *threshold,
+		Gated: fs.Changed("threshold"), History: *history, Format: f, Verbose: *verbose}, stdout)
 }

@@ -18,33 +18,8 @@ import (
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/didyoumean"
-	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/session"
 )
-
-// Exit codes.
-const (
-	exitOK        = 0
-	exitArmFailed = 1 // a worker failed; the other arms still ran
-	exitUsage     = 2 // bad input, or the kernel/privileges refused the probe
-	exitSIGINT    = 130
-	exitSIGTERM   = 143
-)
-
-// usageError is bad input: one line, a hint, exit 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
-
-// exitError carries an exit code chosen deeper down (an interrupt, a failed
-// arm) with an optional message.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e exitError) Error() string { return e.msg }
 
 const topUsage = `tmpprobe — where does the time of a temp-file operation go?
 
@@ -76,8 +51,8 @@ Run 'tmpprobe COMMAND --help' for a command's flags.
 
 func main() {
 	arms.ServeIfWorker()
-	if len(os.Args) > 2 && os.Args[1] == guardArg {
-		runGuard(os.Args[2:])
+	if len(os.Args) > 2 && os.Args[1] == session.GuardArg {
+		session.RunGuard(os.Args[2:])
 		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == follow.LaunchArg {
@@ -96,8 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "all", "run", "trace", "compare":
-		// Before anything else: see interrupts.
-		in, stop := watchInterrupts()
+		// Before anything else: see session.Interrupts.
+		in, stop := session.Watch()
 		defer stop()
 		switch cmd {
 		case "trace":
@@ -189,28 +164,6 @@ func wrapAt(text string, col, width int) string {
 // commands are the subcommands, for didYouMean.
 var commands = []string{"all", "run", "list", "trace", "compare", "diff", "report", "check", "version", "help"}
 
-// exitFor prints err as one line and maps it to the exit code.
-func exitFor(err error, stderr io.Writer) int {
-	var ue usageError
-	var ee exitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, errHelp):
-		return exitOK
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "tmpprobe: %s\nTry 'tmpprobe --help'.\n", ue.msg)
-		return exitUsage
-	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintf(stderr, "tmpprobe: %s\n", ee.msg)
-		}
-		return ee.code
-	}
-	fmt.Fprintf(stderr, "tmpprobe: %s\n", errtext.FirstLine(err.Error()))
-	return exitUsage
-}
-
 // listUsage has no flags to show: %.0s takes parseCommand's empty list.
 const listUsage = `Usage: tmpprobe list
 
@@ -225,7 +178,7 @@ func cmdList(args []string, stdout io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("list takes no arguments")
 	}
-	width, _ := termWidth(stdout)
+	width, _ := session.Width(stdout)
 	for _, lab := range arms.Labs {
 		fmt.Fprintf(stdout, "%s lab (baseline %s)\n", lab, arms.Baseline(lab))
 		for _, a := range arms.Catalog {
@@ -243,7 +196,7 @@ func parseCommand(fs *pflag.FlagSet, args []string, usage string, stdout io.Writ
 	fs.SortFlags = false
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		width, _ := termWidth(stdout)
+		width, _ := session.Width(stdout)
 		fmt.Fprintf(stdout, usage, flagUsages(fs, width))
 	}
 	if err := fs.Parse(args); err != nil {

@@ -11,12 +11,13 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 // The test binary doubles as tmpprobe (and, through main, as its Go
 // worker) so the end-to-end tests run the real command.
 func TestMain(m *testing.M) {
-	isWorker := len(os.Args) > 1 && (os.Args[1] == arms.WorkerArg || os.Args[1] == follow.LaunchArg || os.Args[1] == guardArg)
+	isWorker := len(os.Args) > 1 && (os.Args[1] == arms.WorkerArg || os.Args[1] == follow.LaunchArg || os.Args[1] == session.GuardArg)
 	if os.Getenv("TMPPROBE_TEST_MAIN") == "1" || isWorker {
 		main()
 		return

@@ -5,15 +5,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 // progressMeter shows where a run is: on a terminal one line, rewritten
@@ -21,37 +18,25 @@ import (
 // batch, the case running, elapsed time and an estimate from the rounds
 // so far); elsewhere one line per finished stage or round.
 type progressMeter struct {
-	w     io.Writer
-	tty   bool
-	width int
-	mu    sync.Mutex
-	cur   arms.Progress
-	start time.Time       // of the run
-	since time.Time       // of the current stage or round
-	took  []time.Duration // of each round finished
-	stop  chan struct{}
+	w      io.Writer
+	tty    bool
+	width  int
+	mu     sync.Mutex
+	cur    arms.Progress
+	start  time.Time       // of the run
+	since  time.Time       // of the current stage or round
+	took   []time.Duration // of each round finished
+	stop   chan struct{}
+	closed bool
 }
 
 func newProgress(w io.Writer) *progressMeter {
 	m := &progressMeter{w: w, start: time.Now(), since: time.Now(), stop: make(chan struct{})}
-	if width, tty := termWidth(w); tty {
+	if width, tty := session.Width(w); tty {
 		m.tty, m.width = true, width
 		go m.tick()
 	}
 	return m
-}
-
-// termWidth is the width of w when it is a terminal, else the report's
-// default width.
-func termWidth(w io.Writer) (width int, tty bool) {
-	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return render.DefaultWidth, false
-	}
-	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
-		return cols, true
-	}
-	return render.DefaultWidth, true
 }
 
 func (m *progressMeter) update(p arms.Progress) {
@@ -159,10 +144,16 @@ func (m *progressMeter) tick() {
 	}
 }
 
+// close ends the line once the measuring ends; closing again (when the
+// command returns) does nothing.
 func (m *progressMeter) close() {
-	close(m.stop)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	m.closed = true
+	close(m.stop)
 	if m.tty {
 		fmt.Fprint(m.w, "\r\033[K")
 	} else if m.cur.Stage == arms.StageCase {

@@ -16,11 +16,10 @@ import (
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
-	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 // needBPF skips only when the kernel or privileges rule BPF out.
@@ -113,12 +112,12 @@ func TestDiffRealAddedFsync(t *testing.T) {
 	before, after := filepath.Join(out, "before"), filepath.Join(out, "after")
 	saveRun(t, disk, before, "mkstemp-close-unlink")
 	saveRun(t, disk, after, "mkstemp-fsync")
-	run, err := runfile.LoadRun(before)
+	saved, err := session.Load(before)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run.Arms[0].Arm = "mkstemp-fsync"
-	if err := runfile.WriteRunDir(before, runDirFiles(run, results.SummarizeAll(run, arms.Knowledge().Baselines))); err != nil {
+	saved.Run.Arms[0].Arm = "mkstemp-fsync"
+	if err := saved.SaveRunDir(before); err != nil {
 		t.Fatal(err)
 	}
 	_, d := diffJSON(t, before, after, "mkstemp-fsync", exitRegressed)

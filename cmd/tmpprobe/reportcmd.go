@@ -6,18 +6,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/report"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 const reportUsage = `Usage: tmpprobe report RUN [flags]
@@ -48,8 +46,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if fs.NArg() != 1 {
 		return usagef("report takes one run (a directory, run.json or syscalls.csv)")
 	}
-	if err := sortFlag(*sortBy); err != nil {
-		return err
+	if !slices.Contains(results.SortKeys, *sortBy) {
+		return usagef("--sort %q: want %s", *sortBy, strings.Join(results.SortKeys, ", "))
 	}
 	chartFormat := strings.TrimPrefix(filepath.Ext(*chart), ".")
 	if *hist && *format != "text" {
@@ -62,24 +60,19 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if !ok {
 		return usagef("--format %q: want %s", *format, render.FormatNames(render.AnyFormat))
 	}
-	run, err := loadRun(fs.Arg(0))
+	out, err := session.Load(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	labs := arms.Knowledge()
-	sums := results.SummarizeAll(run, labs.Baselines)
-	if out, ok := stdout.(*os.File); ok && f.Binary && term.IsTerminal(int(out.Fd())) {
+	if w, ok := stdout.(*os.File); ok && f.Binary && term.IsTerminal(int(w.Fd())) {
 		return usagef("--format %s writes a gzipped profile: redirect it to a file", f.Name)
 	}
-	width, _ := termWidth(stdout)
-	opts := render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy}
-	if err := f.Report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, opts); err != nil {
-		return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
+	width, _ := session.Width(stdout)
+	if err := out.Write(stdout, f, render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy}); err != nil {
+		return err
 	}
 	if *chart != "" {
-		if err := atomicfile.Write(*chart, func(w io.Writer) error {
-			return render.WriteChart(w, sums, chartFormat)
-		}); err != nil {
+		if err := out.Chart(*chart, chartFormat); err != nil {
 			return exitError{exitUsage, "--chart: " + errtext.FirstLine(err.Error())}
 		}
 	}
@@ -87,10 +80,3 @@ func cmdReport(args []string, stdout io.Writer) error {
 }
 
 // loadRun reads a saved run; anything wrong with it is one line, exit 2.
-func loadRun(path string) (*results.Run, error) {
-	run, err := runfile.LoadRun(path)
-	if err != nil {
-		return nil, exitError{exitUsage, errtext.FirstLine(err.Error())}
-	}
-	return run, nil
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 // inBackground starts tmpprobe as a shell's background job ("tmpprobe … &"
@@ -269,8 +270,8 @@ func TestKilledTraceLeavesNothingRunning(t *testing.T) {
 
 // guardOf is the pid of the guard tmpprobe pid started, 0 for none.
 func guardOf(pid int) int {
-	for _, g := range marked(guardArg) {
-		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(g) + "/cmdline"); strings.HasSuffix(string(b), "\x00"+guardArg+"\x00"+strconv.Itoa(pid)+"\x00") {
+	for _, g := range marked(session.GuardArg) {
+		if b, _ := os.ReadFile("/proc/" + strconv.Itoa(g) + "/cmdline"); strings.HasSuffix(string(b), "\x00"+session.GuardArg+"\x00"+strconv.Itoa(pid)+"\x00") {
 			return g
 		}
 	}

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,20 +17,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/freshfs"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/internal/safefs"
-	"github.com/tmpprobe/tmpprobe/preflight"
-	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/explain"
-	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/report"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
 	"github.com/tmpprobe/tmpprobe/rounds"
+	"github.com/tmpprobe/tmpprobe/session"
 )
-
-var errHelp = errors.New("help shown")
 
 // runFlags are the flags of 'all' and 'run'.
 type runFlags struct {
@@ -51,14 +42,13 @@ type runFlags struct {
 	runtime      string
 	python       string
 	attach       string
-	outputs
+	session.Outputs
 	noBaseline bool
 	freshFS    bool
 	history    string
 	armTimeout time.Duration
 	quiet      bool
 	verbose    bool
-	hist       bool
 }
 
 // runUsage is formatted with the command, its arm argument and its
@@ -99,189 +89,87 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.StringVar(&f.runtime, "runtime", "auto", "python, go, or auto (both when python3 is found)")
 	fs.StringVar(&f.python, "python", "python3", "Python 3 interpreter for the python runtime")
 	fs.StringVar(&f.attach, "attach", "auto", "auto, fentry, kprobe, tracepoint, or none (throughput only)")
-	f.outputs.flags(fs)
-	fs.StringVar(&f.out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
+	outputFlags(fs, &f.Outputs)
+	fs.StringVar(&f.Out, "out", "", "save the run to `DIR`: run.json, arms.csv, syscalls.csv, report.md, chart.svg/.png")
 	fs.BoolVar(&f.freshFS, "fresh-fs", false, "run each --dir in a fresh file system made to match it (ext4: its features and mount options, on a loop device backed by a file in it), removed after the run")
 	fs.StringVar(&f.history, "history", "", "earlier saved runs (run dirs in `DIR`) whose spread between runs the intervals include (default: the dir --out is in; none: this run's spread only)")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
-	fs.BoolVar(&f.hist, "hist", false, "print log2 latency histograms of each syscall class")
+	fs.BoolVar(&f.Text.Hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also the notes every run repeats (why a backend was skipped)")
 	return fs, f
 }
 
-func cmdRun(in *interrupts, cmd string, args []string, stdout, stderr io.Writer) error {
+func cmdRun(in *session.Interrupts, cmd string, args []string, stdout, stderr io.Writer) error {
 	fs, f := newRunFlags(cmd)
-	usage := fmt.Sprintf(runUsage, cmd, "", `  sudo tmpprobe all
-  sudo tmpprobe all --csv syscalls.csv --out runs/today
-  sudo tmpprobe all --out runs/$(date +%%H%%M)   # then: the spread between runs
-  sudo tmpprobe all --lab buffers --sizes 256K,4M --spool-max 1M
-  sudo tmpprobe all --payload 64,400,65536 --dir /tmp,/dev/shm
-`)
+	if err := parseCommand(fs, args, runUsageOf(cmd), stdout); err != nil {
+		return err
+	}
+	labs, err := f.session(cmd, fs)
+	if err != nil {
+		return err
+	}
+	labs.Stderr = stderr
+	if !f.quiet {
+		meter := newProgress(stderr)
+		defer meter.close()
+		labs.Progress, labs.Measured = meter.update, meter.close
+	}
+	_, err = session.RunLabs(in, labs, stdout)
+	return err
+}
+
+// runUsageOf is the usage of all or run.
+func runUsageOf(cmd string) string {
 	if cmd == "run" {
-		usage = fmt.Sprintf(runUsage, cmd, "ARM... ", `  sudo tmpprobe run mkstemp-fsync TemporaryFile
+		return fmt.Sprintf(runUsage, cmd, "ARM... ", `  sudo tmpprobe run mkstemp-fsync TemporaryFile
   sudo tmpprobe run NamedTemporaryFile --lab modes --payload 64,400,64K --hist
   sudo tmpprobe run buffers --runtime go --sizes 256K,4M
   sudo tmpprobe run TemporaryFile --attach none --ops 1000000
 `)
 	}
-	if err := parseCommand(fs, args, usage, stdout); err != nil {
-		return err
-	}
+	return fmt.Sprintf(runUsage, cmd, "", `  sudo tmpprobe all
+  sudo tmpprobe all --csv syscalls.csv --out runs/today
+  sudo tmpprobe all --out runs/$(date +%%H%%M)   # then: the spread between runs
+  sudo tmpprobe all --lab buffers --sizes 256K,4M --spool-max 1M
+  sudo tmpprobe all --payload 64,400,65536 --dir /tmp,/dev/shm
+`)
+}
+
+// session checks the flags of all or run and makes the labs' session:
+// every mistake a flag can make is found here, before anything runs.
+func (f *runFlags) session(cmd string, fs *pflag.FlagSet) (session.Labs, error) {
 	names := fs.Args()
 	if cmd == "all" && len(names) > 0 {
-		return usagef("'all' takes no arms (did you mean 'tmpprobe run %s'?)", strings.Join(names, " "))
+		return session.Labs{}, usagef("'all' takes no arms (did you mean 'tmpprobe run %s'?)", strings.Join(names, " "))
 	}
 	if cmd == "run" && len(names) == 0 {
 		if _, err := arms.Select(nil, f.labs); err != nil {
-			return usageError{err.Error()} // an unknown --lab is the mistake to name
+			return session.Labs{}, usageError{err.Error()} // an unknown --lab is the mistake to name
 		}
-		return usagef("'run' needs at least one arm (see 'tmpprobe list')")
+		return session.Labs{}, usagef("'run' needs at least one arm (see 'tmpprobe list')")
 	}
-	backend, err := attachFlag(f.attach)
-	if err != nil {
-		return err
+	l := session.Labs{FreshFS: f.freshFS, Outputs: f.Outputs}
+	var err error
+	if l.Backend, err = attachFlag(f.attach); err != nil {
+		return l, err
 	}
 	if fs.Changed("repeats") && !fs.Changed("rounds") {
 		f.rounds = f.repeats // the flag's name before rounds
 	}
-	plan, err := f.plan(names, fs)
-	if err != nil {
-		return err
+	if l.Plan, err = f.plan(names, fs); err != nil {
+		return l, err
 	}
-	runtimes, note, err := f.runtimes()
-	if err != nil {
-		return err
+	if l.Plan.Runtimes, l.Skipped, err = f.runtimes(); err != nil {
+		return l, err
 	}
-	plan.Runtimes = runtimes
-	if err := f.check(); err != nil {
-		return err
+	if err := f.Check(); err != nil {
+		return l, err
 	}
-	history, err := f.historyDir()
-	if err != nil {
-		return err
-	}
-	ctx := in.ctx
-	if ctx.Err() != nil {
-		return in.before()
-	}
-
-	// What an earlier tmpprobe that was killed left, and its guard did
-	// not remove: said now, and in the footer.
-	swept := sayLeftovers(stderr, freshfs.Sweep())
-	var fresh []results.Note
-	freshOf := map[string]string{} // the fresh mount → the dir it matches
-	if f.freshFS {
-		startGuard()
-		for i, d := range plan.Dirs {
-			ffs, err := freshfs.Make(d, freshfs.DefaultSize)
-			if err != nil {
-				return usagef("--fresh-fs: %v", err)
-			}
-			defer func() {
-				if err := ffs.Remove(); err != nil {
-					fmt.Fprintln(stderr, "tmpprobe: --fresh-fs:", err)
-				}
-			}()
-			plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
-			fresh = append(fresh, results.Note{Kind: results.NoteFreshFS, What: ffs.Describe()})
-			if ctx.Err() != nil {
-				return in.before()
-			}
-		}
-	}
-
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindLabs, Started: time.Now().UTC(), Args: os.Args[1:],
-		Protocol: plan.Describe()}
-	var devs []uint32
-	if run.Meta, devs, err = preflight.Facts(plan.Dirs, arms.PythonVersion(runtimes)); err != nil {
-		return usagef("--dir %s", err)
-	}
-	run.Derived.Warnings = preflight.Warnings(&run.Meta)
-	run.Meta.Notes = append(append(run.Meta.Notes, swept...), fresh...)
-	for i := range run.Meta.Dirs {
-		run.Meta.Dirs[i].FreshOf = freshOf[run.Meta.Dirs[i].Dir]
-	}
-	if note != nil {
-		run.Meta.Notes = append(run.Meta.Notes, *note)
-		fmt.Fprintln(stderr, "tmpprobe:", report.NoteText(*note, run.Kind))
-	}
-
-	runner := &arms.Runner{}
-	in.onSecond(runner.Abort)
-	var p *probe.Probe
-	if backend != "" {
-		if p, err = openProbe(probe.Options{Attach: backend}, devs, &run.Meta, true); err != nil {
-			return err
-		}
-		defer p.Close()
-		runner.Tracer, runner.Cookie = p, p.Cookie
-	} else {
-		run.Meta.Backend = "none"
-		plan.Baseline = false
-	}
-	var meter *progressMeter
-	if !f.quiet {
-		meter = newProgress(stderr)
-		runner.Progress = meter.update
-	}
-	if ctx.Err() != nil {
-		return in.before()
-	}
-	pressure := preflight.PressureOver()
-	res, runErr := runner.Run(ctx, plan)
-	interrupted := in.decide()
-	run.Meta.Pressure = pressure()
-	if meter != nil {
-		meter.close()
-	}
-	run.Arms = res
-	run.Finished = time.Now().UTC()
-	run.Complete = runErr == nil && interrupted == 0
-	if p != nil {
-		run.Drops, _ = p.Drops()
-	}
-	run.Escape()
-	labs := arms.Knowledge()
-	sums := results.SummarizeAll(run, labs.Baselines)
-	if history != "" {
-		earlier, unread, err := runfile.LoadEarlier(history, f.out, run.Alike, results.MaxEarlierRuns)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			unread = append(unread, err.Error())
-		}
-		for _, u := range unread {
-			run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteHistoryUnread, Reason: errtext.FirstLine(u)})
-		}
-		run.Derived.Between = results.MeasureBetween(run, sums, history, earlier, labs.Baselines)
-		run.Derived.Between.Widen(run, sums)
-	}
-	run.Derived.Warnings = append(run.Derived.Warnings, explain.StateWarnings(sums, labs.Baselines)...)
-	if err := f.report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, render.TextOptions{Hist: f.hist, Verbose: f.verbose && !f.quiet, Sort: f.sort}); err != nil {
-		return err
-	}
-	if err := f.save(run, sums); err != nil {
-		return err
-	}
-	switch {
-	case errors.Is(runErr, arms.ErrInterrupted) || interrupted != 0:
-		if interrupted == 0 {
-			interrupted = exitSIGINT
-		}
-		return exitError{interrupted, "interrupted: the results above cover the arms that finished"}
-	case in.late():
-		fmt.Fprintln(stderr, "tmpprobe: interrupted after the last batch: the run is complete, and so are its report and files")
-	}
-	switch {
-	case runErr != nil:
-		return exitError{exitUsage, runErr.Error()}
-	}
-	for _, a := range run.Arms {
-		if a.Error != "" {
-			return exitError{exitArmFailed, "some arms failed (see FAILED above)"}
-		}
-	}
-	return nil
+	l.Outputs.Text.Verbose = f.verbose && !f.quiet
+	l.History, err = f.historyDir()
+	return l, err
 }
 
 // historyDir is where the earlier runs are read from: --history, else
@@ -293,10 +181,10 @@ func (f *runFlags) historyDir() (string, error) {
 	case "none":
 		return "", nil
 	case "":
-		if f.out == "" {
+		if f.Out == "" {
 			return "", nil
 		}
-		return filepath.Dir(filepath.Clean(f.out)), nil
+		return filepath.Dir(filepath.Clean(f.Out)), nil
 	}
 	st, err := os.Stat(f.history)
 	if err != nil {

@@ -15,11 +15,10 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/safefs"
-	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
-	"github.com/tmpprobe/tmpprobe/results/report"
+	"github.com/tmpprobe/tmpprobe/session"
 )
 
 const traceUsage = `Usage: tmpprobe trace [flags] -- COMMAND [ARGS...]
@@ -65,7 +64,7 @@ type traceFlags struct {
 	tracedFlags
 }
 
-func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
+func cmdTrace(in *session.Interrupts, args []string, stdout, stderr io.Writer) error {
 	f := &traceFlags{}
 	fs := pflag.NewFlagSet("trace", pflag.ContinueOnError)
 	fs.SortFlags = false
@@ -84,101 +83,33 @@ func cmdTrace(in *interrupts, args []string, stdout, stderr io.Writer) error {
 	if err := parseCommand(fs, args, traceUsage, stdout); err != nil {
 		return err
 	}
-	spec, err := f.spec(fs.Args(), fs.ArgsLenAtDash())
+	t, err := f.session(fs)
 	if err != nil {
 		return err
 	}
-	if spec.As, err = f.runAs(fs.Changed("user"), len(spec.Command) > 0); err != nil {
-		return err
+	t.Stderr = stderr
+	_, err = session.RunTrace(in, t, stdout)
+	return err
+}
+
+// session checks trace's flags and makes its session.
+func (f *traceFlags) session(fs *pflag.FlagSet) (session.Trace, error) {
+	t := session.Trace{Errors: f.errors, Quiet: f.quiet, Outputs: f.Outputs,
+		View: render.TraceView{Top: f.top, Syscalls: f.syscalls, Sort: f.Sort}}
+	var err error
+	if t.Spec, err = f.spec(fs.Args(), fs.ArgsLenAtDash()); err != nil {
+		return t, err
+	}
+	if t.Spec.As, err = f.runAs(fs.Changed("user"), len(t.Spec.Command) > 0); err != nil {
+		return t, err
 	}
 	for _, name := range f.syscalls {
 		if !probe.KnownClass(name) {
-			return usagef("--syscall %s: not a syscall name (e.g. openat, fsync, %s)", name, results.ClassOpenatCreate)
+			return t, usagef("--syscall %s: not a syscall name (e.g. openat, fsync, %s)", name, results.ClassOpenatCreate)
 		}
 	}
-	backend, err := f.backend("trace has nothing to show without a probe")
-	if err != nil {
-		return err
-	}
-	// Neighbours come with follow.Run, as compare's traced runs have them:
-	// who took the CPU from the target's threads. A trace watches no
-	// devices (it has no work dir: a pid, a cgroup or a command may write
-	// anywhere), so no disk neighbours are counted.
-	opts := probe.Options{Attach: backend, TracePhase: follow.Phase, CountErrnos: f.errors, AnyDevice: true}
-	if len(spec.Command) > 0 {
-		opts.LaunchPhase = follow.LaunchPhase
-	}
-	if spec.Cgroup != "" {
-		if opts.TargetCgroup, err = follow.CgroupID(spec.Cgroup); err != nil {
-			return usageError{err.Error()}
-		}
-	}
-
-	in.onSecond(follow.Abort)
-	if in.ctx.Err() != nil {
-		return in.before()
-	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindTrace, Args: os.Args[1:], Meta: preflight.Host()}
-	if len(spec.Command) > 0 {
-		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: asWho(spec.As)})
-		run.Meta.Notes = append(run.Meta.Notes, sayLeftovers(stderr, follow.SweepCgroups())...)
-		startGuard()
-	}
-	p, err := openProbe(opts, nil, &run.Meta, false)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	view := render.TraceView{Top: f.top, Syscalls: f.syscalls, Sort: f.sort}
-	ready := func() {
-		if f.quiet {
-			return
-		}
-		as := ""
-		if len(spec.Command) > 0 {
-			as = " as " + asWho(spec.As)
-		}
-		fmt.Fprintf(stderr, "tmpprobe: tracing %s%s (markers: %s=%d)\n", spec.Label(), as, follow.CookieEnv, p.Cookie)
-	}
-	// Interval summaries are text: beside a report that goes elsewhere or
-	// is JSON, they go to stderr.
-	intervals := stdout
-	if f.output != "" || f.format != "text" {
-		intervals = stderr
-	}
-	every := func(iv follow.Interval) {
-		a := follow.Result{Wall: iv.Length, Records: iv.Records}
-		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", spec.Label(), iv.Elapsed.Seconds()))
-		render.WriteTrace(intervals, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), view)
-	}
-	res, err := follow.Run(in.ctx, p, p.Cookie, spec, ready, every)
-	interrupted := in.decide()
-	if err != nil {
-		return exitError{exitUsage, err.Error()}
-	}
-	if res.Uncontained != "" {
-		note := results.Note{Kind: results.NoteUncontained, Reason: res.Uncontained}
-		run.Meta.Notes = append(run.Meta.Notes, note)
-		fmt.Fprintln(stderr, "tmpprobe:", report.NoteText(note, run.Kind))
-	}
-	run.Complete, run.Finished, run.Arms = interrupted == 0, time.Now().UTC(), res.Arms(spec.Label())
-	run.Started = run.Finished.Add(-res.Wall)
-	run.Drops, _ = p.Drops()
-	run.Escape()
-	sums := results.SummarizeAll(run, nil)
-	if err := f.report(stdout, report.Input{Run: run, Sums: sums}, render.TextOptions{Hist: f.hist, Sort: f.sort, Trace: &view}); err != nil {
-		return err
-	}
-	if err := f.save(run, sums); err != nil {
-		return err
-	}
-	if interrupted != 0 {
-		return exitError{interrupted, ""}
-	}
-	if res.ExitCode != 0 {
-		return exitError{res.ExitCode, ""}
-	}
-	return nil
+	t.Backend, err = f.backend("trace has nothing to show without a probe")
+	return t, err
 }
 
 // userFlag declares --user; what names the commands it runs as.
@@ -227,29 +158,6 @@ func (t *tracedFlags) runAs(set, command bool) (*follow.User, error) {
 		}
 	}
 	return as, nil
-}
-
-// sayLeftovers says what an earlier, killed tmpprobe left and this one
-// removed, and returns it as the footer's notes.
-func sayLeftovers(stderr io.Writer, removed []string) []results.Note {
-	var out []results.Note
-	for _, r := range removed {
-		fmt.Fprintln(stderr, "tmpprobe:", r)
-		out = append(out, results.Note{Kind: results.NoteLeftoverRemoved, What: r})
-	}
-	return out
-}
-
-// asWho names who a command ran as, for the report.
-func asWho(as *follow.User) string {
-	if as == nil {
-		name := strconv.Itoa(os.Geteuid())
-		if u, err := user.LookupId(name); err == nil {
-			name = u.Username
-		}
-		return fmt.Sprintf("%s (uid %d)", name, os.Geteuid())
-	}
-	return fmt.Sprintf("%s (uid %d, gid %d)", as.Name, as.UID, as.GID)
 }
 
 // spec checks that exactly one target was named.

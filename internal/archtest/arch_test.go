@@ -103,10 +103,22 @@ var rules = []rule{
 		forbid: []string{"arms"},
 	},
 	{
-		says:       "only cmd imports cmdbench",
+		says:       "only cmd and session import cmdbench",
 		from:       []string{"..."},
-		exceptFrom: []string{"cmd/...", "cmdbench"},
+		exceptFrom: []string{"cmd/...", "session", "cmdbench"},
 		forbid:     []string{"cmdbench"},
+	},
+	{
+		says:       "only cmd imports session",
+		from:       []string{"..."},
+		exceptFrom: []string{"cmd/...", "session"},
+		forbid:     []string{"session"},
+	},
+	{
+		says:   "cmd imports no sentence or comparison: results/explain and results/compare are session's",
+		from:   []string{"cmd/..."},
+		forbid: []string{"results/explain", "results/compare"},
+		direct: true,
 	},
 	{
 		says:   "nothing imports cmd, not even a test",

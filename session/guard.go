@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package session
 
 import (
 	"os"
@@ -14,13 +14,13 @@ import (
 	"github.com/tmpprobe/tmpprobe/freshfs"
 )
 
-// guardArg is the hidden subcommand of the process that cleans up after a
+// GuardArg is the hidden subcommand of the process that cleans up after a
 // tmpprobe that was killed with SIGKILL, which no process can catch: the
 // cgroup of a traced or compared command with whatever the command
 // started (its parent-death signal ends only the command itself), and the
 // mounts and loop devices of --fresh-fs. The next run would find and remove them too,
 // and say so; the guard removes them at once.
-const guardArg = "__guard"
+const GuardArg = "__guard"
 
 // startGuard starts the guard. It runs in a session of its own, so a
 // signal to tmpprobe's process group does not end it with tmpprobe, and
@@ -31,18 +31,18 @@ func startGuard() {
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(exe, guardArg, strconv.Itoa(os.Getpid()))
+	cmd := exec.Command(exe, GuardArg, strconv.Itoa(os.Getpid()))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if cmd.Start() == nil {
 		cmd.Process.Release()
 	}
 }
 
-// runGuard waits until the tmpprobe that started it (pid, its parent)
+// RunGuard waits until the tmpprobe that started it (pid, its parent)
 // has exited, then removes what it left. Its exit, not the close of its
 // files, is waited for: a process leaves its cgroup after its files are
 // closed, and until it has, its cgroups are still its own.
-func runGuard(args []string) {
+func RunGuard(args []string) {
 	pid, err := strconv.Atoi(args[0])
 	if err != nil {
 		return

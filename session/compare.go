@@ -1,0 +1,81 @@
+//go:build linux
+
+package session
+
+import (
+	"errors"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/cmdbench"
+	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
+	"github.com/tmpprobe/tmpprobe/preflight"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Compare is a comparison of commands in rounds (cmdbench).
+type Compare struct {
+	Options cmdbench.Options // the commands and the rounds; Tracer and Cookie are the session's
+	Backend probe.Backend
+	Outputs Outputs
+	Stderr  io.Writer
+	// Measured is told that the rounds have ended (the progress line is
+	// cleared before the report).
+	Measured func()
+}
+
+// RunCompare runs the commands in rounds, untraced and traced, then
+// reports and saves the comparison. A command that exits non-zero (without
+// IgnoreFailure) ends it as a CommandExit with the command's status.
+func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
+	in.onSecond(follow.Abort)
+	if in.ctx.Err() != nil {
+		return nil, in.before()
+	}
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindCompare, Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
+	// The file system the commands start in, as a lab run records its
+	// work dirs: whether it journals decides what a sync costs. Its
+	// devices are the ones others' requests on count as disk neighbours;
+	// the commands' own I/O is matched on any device.
+	var devs []uint32
+	if cwd, err := os.Getwd(); err == nil {
+		if m, d, err := preflight.Facts([]string{cwd}, ""); err == nil {
+			run.Meta, devs = m, d
+			run.Derived.Warnings = preflight.Warnings(&run.Meta)
+		}
+	}
+	p, err := openProbe(probe.Options{Attach: c.Backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true},
+		devs, &run.Meta, false)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: AsWho(c.Options.As)})
+	run.Meta.Notes = append(run.Meta.Notes, say(c.Stderr, run.Kind, leftovers(follow.SweepCgroups())...)...)
+	startGuard()
+	opts := c.Options
+	opts.Tracer, opts.Cookie = p, p.Cookie
+	ran, proto, runErr := cmdbench.Run(in.ctx, opts)
+	interrupted := in.decide()
+	if c.Measured != nil {
+		c.Measured()
+	}
+	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
+	run.Complete = runErr == nil && interrupted == nil
+	run.Drops, _ = p.Drops()
+	out := derive(run, knowledge())
+	if err := c.Outputs.finish(stdout, out); err != nil {
+		return out, err
+	}
+	var failed *cmdbench.Failure
+	switch {
+	case errors.Is(runErr, cmdbench.ErrInterrupted) || interrupted != nil:
+		return out, &Interrupted{Signal: interrupted, Finished: "the figures above cover the rounds that finished"}
+	case errors.As(runErr, &failed):
+		return out, &CommandExit{Status: failed.Status, Msg: escape.Line(failed.Error()) + " (see FAILED above; --ignore-failure goes on)"}
+	}
+	return out, runErr
+}

@@ -1,0 +1,129 @@
+//go:build linux
+
+package session
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
+)
+
+// Interrupts turns SIGINT/SIGTERM into a cancelled context: a session
+// stops between batches, kills its worker, detaches, cleans up and still
+// reports what finished. A second signal exits at once: it runs the abort
+// the session set (which ends whatever it started and removes its work
+// dirs) and removes the temp files being written, since the writer's
+// defers never run. BPF links and programs go with the process's fds.
+//
+// It is watched before a command reads its flags: a shell starts a
+// background job with SIGINT ignored, and a signal that comes while it is
+// still ignored is lost, so a Ctrl-C sent in the first 0.3 s (while the
+// run probed Python and the work dirs) let the whole run go on and exit 0.
+// Notify un-ignores it; the steps before the measuring check the context.
+type Interrupts struct {
+	mu    sync.Mutex
+	first os.Signal
+	// decided is set when the measuring ends; decidedBy is the signal it
+	// settled on (nil: not interrupted by then).
+	decided   bool
+	decidedBy os.Signal
+	abort     func()
+	ch        chan os.Signal
+	ctx       context.Context
+}
+
+// Watch starts watching for SIGINT and SIGTERM; stop ends it.
+func Watch() (in *Interrupts, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in = &Interrupts{ch: make(chan os.Signal, 2), ctx: ctx}
+	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-in.ch:
+				in.mu.Lock()
+				first := in.first == nil
+				if first {
+					in.first = s
+				}
+				abort := in.abort
+				in.mu.Unlock()
+				if first {
+					cancel()
+					continue
+				}
+				if abort != nil {
+					abort()
+				}
+				atomicfile.RemoveTemps()
+				os.Exit(ExitCode(s))
+			case <-done:
+				return
+			}
+		}
+	}()
+	return in, func() {
+		signal.Stop(in.ch)
+		close(done)
+		cancel()
+	}
+}
+
+// onSecond sets what a second signal runs before tmpprobe exits.
+func (in *Interrupts) onSecond(abort func()) {
+	in.mu.Lock()
+	in.abort = abort
+	in.mu.Unlock()
+}
+
+// signal is the first signal seen, nil for none; once decide has run,
+// the one it settled on.
+func (in *Interrupts) signal() os.Signal {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.decided {
+		return in.decidedBy
+	}
+	return in.first
+}
+
+// decide settles the outcome when the measuring ends and returns the
+// signal that interrupted it (nil: none). A first signal after it, while
+// the report and the files are written, changes neither what run.json
+// says nor the exit status: the run they describe had finished, and the
+// first signal lets the saving finish (a second one still exits at once,
+// leaving the previous files). Before, a SIGINT just after the last batch
+// exited 130 beside a run.json that said the run was complete.
+func (in *Interrupts) decide() os.Signal {
+	s := in.signal()
+	in.mu.Lock()
+	in.decided, in.decidedBy = true, s
+	in.mu.Unlock()
+	return s
+}
+
+// late reports a first signal that came after decide: said, not obeyed.
+func (in *Interrupts) late() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.decided && in.decidedBy == nil && in.first != nil
+}
+
+// before is the error of a session stopped before it measured anything.
+func (in *Interrupts) before() error {
+	return &Interrupted{Signal: in.signal(), Before: true}
+}
+
+// ExitCode is the status a shell gives a process the signal ended:
+// 128 + its number, 130 for SIGINT, 143 for SIGTERM.
+func ExitCode(s os.Signal) int {
+	if s == syscall.SIGTERM {
+		return 128 + int(syscall.SIGTERM)
+	}
+	return 128 + int(syscall.SIGINT)
+}

@@ -1,0 +1,172 @@
+//go:build linux
+
+package session
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/freshfs"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/preflight"
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+// Labs is a run of the lab arms.
+type Labs struct {
+	Plan    *arms.Plan
+	Backend probe.Backend // "": none, throughput only
+	// FreshFS runs each of Plan.Dirs in a fresh file system made to match
+	// it (freshfs), removed after the run.
+	FreshFS bool
+	// History is the directory of the earlier runs whose spread between
+	// runs the intervals include ("": none).
+	History string
+	// Skipped is the note of a runtime that cannot run here (nil: none).
+	Skipped *results.Note
+	Outputs Outputs
+	// Progress is told where the run is; Measured, that the measuring
+	// has ended (the progress line is cleared before the report).
+	Progress func(arms.Progress)
+	Measured func()
+	Stderr   io.Writer
+}
+
+// RunLabs runs the labs, then reports and saves the run. On an error or
+// a signal what finished is still reported and saved.
+func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error) {
+	ctx := in.ctx
+	if ctx.Err() != nil {
+		return nil, in.before()
+	}
+	// What an earlier tmpprobe that was killed left, and its guard did
+	// not remove: said now, and in the footer.
+	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindLabs, Args: os.Args[1:]}
+	swept := say(l.Stderr, run.Kind, leftovers(freshfs.Sweep())...)
+	var freshOf map[string]string
+	var fresh []results.Note
+	if l.FreshFS {
+		var remove func(io.Writer)
+		freshOf, fresh, remove, err = freshDirs(in, l.Plan)
+		defer remove(l.Stderr)
+		if err != nil {
+			return nil, err
+		}
+	}
+	run.Started, run.Protocol = time.Now().UTC(), l.Plan.Describe()
+	var devs []uint32
+	if run.Meta, devs, err = preflight.Facts(l.Plan.Dirs, arms.PythonVersion(l.Plan.Runtimes)); err != nil {
+		return nil, usagef("--dir %s", err)
+	}
+	run.Meta.Notes = append(append(run.Meta.Notes, swept...), fresh...)
+	for i := range run.Meta.Dirs {
+		run.Meta.Dirs[i].FreshOf = freshOf[run.Meta.Dirs[i].Dir]
+	}
+	run.Derived.Warnings = preflight.Warnings(&run.Meta)
+	if l.Skipped != nil {
+		run.Meta.Notes = append(run.Meta.Notes, say(l.Stderr, run.Kind, *l.Skipped)...)
+	}
+	runner := &arms.Runner{Progress: l.Progress}
+	in.onSecond(runner.Abort)
+	var p *probe.Probe
+	if l.Backend == "" {
+		run.Meta.Backend = "none"
+		l.Plan.Baseline = false
+	} else {
+		if p, err = openProbe(probe.Options{Attach: l.Backend}, devs, &run.Meta, true); err != nil {
+			return nil, err
+		}
+		defer p.Close()
+		runner.Tracer, runner.Cookie = p, p.Cookie
+	}
+	if ctx.Err() != nil {
+		return nil, in.before()
+	}
+	pressure := preflight.PressureOver()
+	res, runErr := runner.Run(ctx, l.Plan)
+	interrupted := in.decide()
+	run.Meta.Pressure = pressure()
+	if l.Measured != nil {
+		l.Measured()
+	}
+	run.Arms, run.Finished = res, time.Now().UTC()
+	run.Complete = runErr == nil && interrupted == nil
+	if p != nil {
+		run.Drops, _ = p.Drops()
+	}
+	out = derive(run, knowledge())
+	widen(out, l.History, l.Outputs.Out)
+	run.Derived.Warnings = append(run.Derived.Warnings, explain.StateWarnings(out.Sums, out.Labs.Baselines)...)
+	if err := l.Outputs.finish(stdout, out); err != nil {
+		return out, err
+	}
+	switch {
+	case errors.Is(runErr, arms.ErrInterrupted) || interrupted != nil:
+		return out, &Interrupted{Signal: interrupted, Finished: "the results above cover the arms that finished"}
+	case in.late():
+		fmt.Fprintln(l.Stderr, "tmpprobe: interrupted after the last batch: the run is complete, and so are its report and files")
+	}
+	if runErr != nil {
+		return out, runErr
+	}
+	for _, a := range run.Arms {
+		if a.Error != "" {
+			return out, ArmsFailed{}
+		}
+	}
+	return out, nil
+}
+
+// freshDirs makes the plan's dirs fresh file systems: freshOf maps each
+// mount to the dir it matches, notes describe them, remove removes them.
+func freshDirs(in *Interrupts, plan *arms.Plan) (freshOf map[string]string, notes []results.Note, remove func(io.Writer), err error) {
+	startGuard()
+	var made []*freshfs.FS
+	remove = func(stderr io.Writer) {
+		for _, f := range made {
+			if err := f.Remove(); err != nil {
+				fmt.Fprintln(stderr, "tmpprobe: --fresh-fs:", err)
+			}
+		}
+	}
+	freshOf = map[string]string{}
+	for i, d := range plan.Dirs {
+		ffs, err := freshfs.Make(d, freshfs.DefaultSize)
+		if err != nil {
+			return nil, nil, remove, usagef("--fresh-fs: %v", err)
+		}
+		made = append(made, ffs)
+		plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
+		notes = append(notes, results.Note{Kind: results.NoteFreshFS, What: ffs.Describe()})
+		if in.ctx.Err() != nil {
+			return nil, nil, remove, in.before()
+		}
+	}
+	return freshOf, notes, remove, nil
+}
+
+// widen reads the earlier runs like this one in history (skipping the
+// run directory out, which this run replaces), measures each case's
+// spread between runs and widens the intervals by it.
+func widen(out *Outcome, history, skip string) {
+	if history == "" {
+		return
+	}
+	run := out.Run
+	earlier, unread, err := runfile.LoadEarlier(history, skip, run.Alike, results.MaxEarlierRuns)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		unread = append(unread, err.Error())
+	}
+	for _, u := range unread {
+		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteHistoryUnread, Reason: errtext.FirstLine(u)})
+	}
+	run.Derived.Between = results.MeasureBetween(run, out.Sums, history, earlier, out.Labs.Baselines)
+	run.Derived.Between.Widen(run, out.Sums)
+}

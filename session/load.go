@@ -1,0 +1,150 @@
+//go:build linux
+
+package session
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+// Load reads a saved run (a run directory, its run.json, or a
+// syscalls.csv) and summarizes it as the run did. Its error is one line
+// naming the input.
+func Load(path string) (*Outcome, error) {
+	run, err := runfile.LoadRun(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s", errtext.FirstLine(err.Error()))
+	}
+	labs := knowledge()
+	return &Outcome{Run: run, Sums: results.SummarizeAll(run, labs.Baselines), Labs: labs}, nil
+}
+
+// What a diff gates on (--gate) and its defaults, as compare has them.
+const (
+	GateTime            = compare.GateTime
+	GateWork            = compare.GateWork
+	DefaultMinEffectPct = compare.DefaultMinEffectPct
+)
+
+// Diff compares saved runs: two as OLD and NEW, more side by side.
+type Diff struct {
+	Paths        []string
+	MinEffectPct float64
+	// Gate and ThresholdPct fail a diff of two runs (Regressed) when, by
+	// Gate, an arm changed by ThresholdPct or more; Gated says whether
+	// they were asked for at all.
+	Gate         string
+	ThresholdPct float64
+	Gated        bool
+	// History is where the earlier runs for the spread between runs are
+	// read ("": the directory OLD and NEW share; "none": nowhere).
+	History string
+	Format  render.Format
+	Verbose bool
+}
+
+// Regressed is a diff that fails its gate; Why lists what failed it.
+type Regressed struct {
+	Gate         string
+	ThresholdPct float64
+	Why          []string
+}
+
+func (e *Regressed) Error() string {
+	return fmt.Sprintf("fails --gate %s --threshold %g: %s", e.Gate, e.ThresholdPct, strings.Join(e.Why, "; "))
+}
+
+// RunDiff reads the runs, compares them and writes the diff (or, for
+// three runs or more, the matrix) to w.
+func RunDiff(d Diff, w io.Writer) error {
+	var runs []*results.Run
+	for _, path := range d.Paths {
+		out, err := Load(path)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, out.Run)
+	}
+	baselines := knowledge().Baselines
+	if len(runs) > 2 {
+		return writing(d.Format, d.Format.Matrix(w, compare.DiffMany(d.Paths, runs, baselines, d.MinEffectPct)))
+	}
+	opt := compare.Options{MinEffectPct: d.MinEffectPct, ThresholdPct: compare.NoGate, Gate: d.Gate}
+	if d.Gated {
+		opt.ThresholdPct = d.ThresholdPct
+	}
+	opt.HistoryFrom = historyOf(d.Paths[0], d.Paths[1], d.History)
+	if opt.HistoryFrom != "" && !runs[0].Derived.Between.Measured() && !runs[1].Derived.Between.Measured() {
+		if earlier, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(d.Paths[1]), runs[1].Alike, results.MaxEarlierRuns); err == nil {
+			opt.History = earlier
+		}
+	}
+	rep := compare.DiffWith(d.Paths[0], runs[0], d.Paths[1], runs[1], baselines, opt)
+	if err := writing(d.Format, d.Format.Diff(w, rep, d.Verbose)); err != nil {
+		return err
+	}
+	if len(rep.Gated) > 0 {
+		return &Regressed{Gate: d.Gate, ThresholdPct: d.ThresholdPct, Why: rep.Gated}
+	}
+	return nil
+}
+
+// writing names the format a writer failed in.
+func writing(f render.Format, err error) error {
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", f.What, err)
+	}
+	return nil
+}
+
+// runDirOf is the run directory a diff's argument names: itself, or the
+// directory of a run.json; "" for a syscalls.csv, which has no history.
+func runDirOf(path string) string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return filepath.Clean(path)
+	}
+	if filepath.Base(path) == "run.json" {
+		return filepath.Dir(filepath.Clean(path))
+	}
+	return ""
+}
+
+// historyOf is where a diff reads earlier runs from: --history, else
+// the directory OLD's and NEW's run dirs are both in; "" for none.
+func historyOf(old, cur, flag string) string {
+	switch flag {
+	case "none":
+		return ""
+	case "":
+		o, n := runDirOf(old), runDirOf(cur)
+		if o == "" || n == "" || filepath.Dir(o) != filepath.Dir(n) {
+			return ""
+		}
+		return filepath.Dir(n)
+	}
+	return flag
+}
+
+// Write writes the outcome's report in f.
+func (o *Outcome) Write(w io.Writer, f render.Format, opts render.TextOptions) error {
+	return writing(f, f.Report(w, report.Input{Run: o.Run, Sums: o.Sums, Labs: o.Labs}, opts))
+}
+
+// Chart draws the outcome's chart to path, as format (svg or png).
+func (o *Outcome) Chart(path, format string) error {
+	return atomicfile.Write(path, func(w io.Writer) error { return render.WriteChart(w, o.Sums, format) })
+}
+
+// SaveRunDir saves the outcome as a run directory, as --out does.
+func (o *Outcome) SaveRunDir(dir string) error { return runfile.WriteRunDir(dir, runDirFiles(o)) }

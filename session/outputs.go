@@ -1,0 +1,174 @@
+//go:build linux
+
+package session
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/internal/safefs"
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+)
+
+// Outputs are what a session writes besides its progress: the report
+// (to Output, or stdout when it is "", in Format, its breakdowns in the
+// order of Sort), the files --csv, --pprof and --benchfmt name, and the
+// run directory --out names.
+type Outputs struct {
+	Output, Format, Sort string
+	CSV, Pprof, Benchfmt string
+	Out                  string
+	Text                 render.TextOptions // Hist, Verbose, …: Width is set where the report goes
+}
+
+// outputFile is one file output: its flag, path and writer.
+type outputFile struct {
+	flag, path string
+	write      func(io.Writer) error
+}
+
+func (o *Outputs) files(run *results.Run, sums []*results.Summary) []outputFile {
+	return []outputFile{
+		{"--csv", o.CSV, func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) }},
+		{"--pprof", o.Pprof, func(w io.Writer) error { return render.WritePprof(w, run, sums) }},
+		{"--benchfmt", o.Benchfmt, func(w io.Writer) error { return render.WriteBenchfmt(w, run, sums) }},
+	}
+}
+
+// Check refuses, before the run, outputs it could not write: found after
+// the run they would cost its results (exit 1); found now they are bad
+// input. Two outputs that would replace the same file, or a file inside
+// --out (which is replaced as a whole), are refused by their real paths,
+// every symlink followed.
+func (o *Outputs) Check() error {
+	if !slices.Contains(results.SortKeys, o.Sort) {
+		return usagef("--sort %q: want %s", o.Sort, strings.Join(results.SortKeys, ", "))
+	}
+	if _, ok := render.FormatNamed(o.Format, render.LiveFormat); !ok {
+		return usagef("--format %q: want %s", o.Format, render.FormatNames(render.LiveFormat))
+	}
+	var outReal string
+	if o.Out != "" {
+		if err := runfile.CheckRunDir(o.Out); err != nil {
+			return usagef("--out %s: %s", o.Out, errtext.FirstLine(err.Error()))
+		}
+		abs, _ := filepath.Abs(o.Out)
+		outReal, _ = safefs.Resolve(abs, false)
+	}
+	taken := map[string]string{}
+	// The report's -o is a file output too: -o F --csv F wrote the report,
+	// then replaced it with the CSV, and exited 0.
+	for _, f := range append([]outputFile{{flag: "-o", path: o.Output}}, o.files(nil, nil)...) {
+		if f.path == "" {
+			continue
+		}
+		if err := atomicfile.Check(f.path); err != nil {
+			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
+		}
+		real, err := atomicfile.ReplacedFile(f.path)
+		switch {
+		case err != nil:
+			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
+		case real == "":
+			continue // a stream or tmpprobe's own fd: nothing is replaced
+		case outReal != "" && (real == outReal || strings.HasPrefix(real, outReal+"/")):
+			return usagef("%s %s is --out %s or inside it, which is replaced as a whole", f.flag, f.path, o.Out)
+		case taken[real] != "":
+			return usagef("%s %s is the file %s writes too: give each output its own file", f.flag, f.path, taken[real])
+		}
+		taken[real] = f.flag
+	}
+	return nil
+}
+
+// report writes the report in Format (text at the width of where it
+// goes) to stdout or -o FILE.
+func (o *Outputs) report(stdout io.Writer, out *Outcome) error {
+	f, _ := render.FormatNamed(o.Format, render.LiveFormat) // Check took it
+	opts := o.Text
+	opts.Sort = o.Sort
+	write := func(w io.Writer) error {
+		opts.Width, _ = Width(w)
+		return f.Report(w, report.Input{Run: out.Run, Sums: out.Sums, Labs: out.Labs}, opts)
+	}
+	if o.Output == "" {
+		return write(stdout)
+	}
+	if err := atomicfile.Write(o.Output, write); err != nil {
+		return &OutputError{"writing -o " + o.Output + ": " + errtext.FirstLine(err.Error())}
+	}
+	return nil
+}
+
+// save writes the files the user asked for, the run directory first: it
+// holds everything, and everything else can be rebuilt from it, so an
+// output that fails after the run never costs it.
+func (o *Outputs) save(out *Outcome) error {
+	var errs []string
+	if o.Out != "" {
+		if err := runfile.WriteRunDir(o.Out, runDirFiles(out)); err != nil {
+			errs = append(errs, "--out "+o.Out+": "+errtext.FirstLine(err.Error()))
+		}
+	}
+	for _, f := range o.files(out.Run, out.Sums) {
+		if f.path == "" {
+			continue
+		}
+		if err := atomicfile.Write(f.path, f.write); err != nil {
+			errs = append(errs, "writing "+f.flag+" "+f.path+": "+errtext.FirstLine(err.Error()))
+		}
+	}
+	if len(errs) > 0 {
+		return &OutputError{strings.Join(errs, "; ")}
+	}
+	return nil
+}
+
+// finish reports and saves a measured outcome.
+func (o *Outputs) finish(stdout io.Writer, out *Outcome) error {
+	if err := o.report(stdout, out); err != nil {
+		return err
+	}
+	return o.save(out)
+}
+
+// runDirFiles are what --out saves: run.json first, the CSVs, report.md
+// and, when something ran long enough to draw, the chart.
+func runDirFiles(out *Outcome) []runfile.File {
+	run, sums := out.Run, out.Sums
+	files := []runfile.File{
+		runfile.RunJSON(run, sums),
+		{Name: "arms.csv", Write: func(w io.Writer) error { return render.WriteArmsCSV(w, sums) }},
+		{Name: "syscalls.csv", Write: func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) }},
+		{Name: "report.md", Write: func(w io.Writer) error { render.WriteMarkdown(w, run, sums, out.Labs); return nil }},
+	}
+	if render.Chartable(sums) {
+		for _, format := range []string{"svg", "png"} {
+			files = append(files, runfile.File{Name: "chart." + format, Write: func(w io.Writer) error { return render.WriteChart(w, sums, format) }})
+		}
+	}
+	return files
+}
+
+// Width is the width of w when it is a terminal, else the report's
+// default width.
+func Width(w io.Writer) (width int, tty bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return render.DefaultWidth, false
+	}
+	if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+		return cols, true
+	}
+	return render.DefaultWidth, true
+}

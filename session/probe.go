@@ -1,0 +1,34 @@
+//go:build linux
+
+package session
+
+import (
+	"github.com/tmpprobe/tmpprobe/probe"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// openProbe opens and attaches the probe and records in meta which backend
+// runs, how, which hooks run in an older form, and why the other backends
+// were skipped. attachNone says whether the session could do without it.
+func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone bool) (*probe.Probe, error) {
+	p, err := probe.Open(opts)
+	if err != nil {
+		return nil, &ProbeError{err, attachNone}
+	}
+	if err := p.WatchDevices(devs); err != nil {
+		p.Close()
+		return nil, err
+	}
+	if err := p.Attach(); err != nil {
+		p.Close()
+		return nil, &ProbeError{err, attachNone}
+	}
+	meta.Backend = string(p.Backend)
+	meta.BackendDetail = p.Describe()
+	meta.MissingHooks = append([]string(nil), p.Missing...)
+	meta.Notes = append(meta.Notes, p.OlderForms()...)
+	for _, s := range p.Skipped {
+		meta.Notes = append(meta.Notes, results.Note{Kind: results.NoteBackendSkipped, Backend: string(s.Backend), Verdict: string(s.Verdict), Reason: s.Reason})
+	}
+	return p, nil
+}
