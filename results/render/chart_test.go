@@ -53,38 +53,7 @@ func TestChartRasterizedWithoutLiberation(t *testing.T) {
 		t.Skip("no rsvg-convert (Debian: apt-get install -y librsvg2-bin); CI fails here instead")
 	}
 	dir := t.TempDir()
-	// A fontconfig that refuses the fonts the chart is measured in and
-	// their metric-compatible twins, as on a box that never had them.
-	conf := filepath.Join(dir, "fonts.conf")
-	rejected := []string{"Liberation Sans", "Liberation Serif", "Arimo", "Arial", "Helvetica"}
-	var rules strings.Builder
-	for _, f := range rejected {
-		rules.WriteString("<pattern><patelt name=\"family\"><string>" + f + "</string></patelt></pattern>\n")
-	}
-	os.WriteFile(conf, []byte(`<?xml version="1.0"?>
-<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
-<fontconfig>
-<include ignore_missing="yes">/etc/fonts/fonts.conf</include>
-<cachedir>`+filepath.Join(dir, "cache")+`</cachedir>
-<selectfont><rejectfont>
-<glob>*Liberation*</glob>
-`+rules.String()+`</rejectfont></selectfont>
-</fontconfig>
-`), 0o644)
-	env := append(os.Environ(), "FONTCONFIG_FILE="+conf)
-	if fcMatch, err := exec.LookPath("fc-match"); err == nil {
-		for _, f := range []string{"Liberation Sans", "sans-serif"} {
-			cmd := exec.Command(fcMatch, f)
-			cmd.Env = env
-			out, _ := cmd.Output()
-			t.Logf("fc-match %q: %s", f, bytes.TrimSpace(out))
-			for _, r := range rejected {
-				if bytes.Contains(out, []byte(r)) {
-					t.Fatalf("fontconfig still gives %s for %q: the test would not show a fallback", r, f)
-				}
-			}
-		}
-	}
+	env := withoutLiberation(t, dir)
 
 	sums := chartFixture()
 	svgPath := filepath.Join(dir, "chart.svg")
@@ -149,34 +118,7 @@ func TestChartRasterizedWithoutLiberation(t *testing.T) {
 		t.Errorf("longest label %q: the fixture lost its runtime suffixes", longest)
 	}
 
-	// The fsync segment of mkstemp-fsync: mostly off the CPU, so mostly
-	// stripes of the class colour on its tint.
-	var fsync *segmentLayout
-	var bar barLayout
-	for _, b := range l.Panels[0].Bars {
-		for i, s := range b.Segments {
-			if s.Name == "fsync" && strings.HasPrefix(b.Label, "mkstemp-fsync") {
-				fsync, bar = &b.Segments[i], b
-			}
-		}
-	}
-	if fsync == nil || fsync.X1-fsync.XOff < (fsync.X1-fsync.X0)/2 {
-		t.Fatalf("fsync segment %+v: want one, mostly off the CPU", fsync)
-	}
-	clr := classColors(chartPanels(sums))["fsync"]
-	stripes, tinted := 0, 0
-	y := px((bar.Top + bar.Bottom) / 2)
-	for x := px(fsync.XOff) + 2; x < px(fsync.X1)-2; x++ {
-		switch c := img.At(x, y).(interface{ RGBA() (r, g, b, a uint32) }); {
-		case near(c, clr):
-			stripes++
-		case near(c, tint(clr, 0.6)):
-			tinted++
-		}
-	}
-	if n := px(fsync.X1) - px(fsync.XOff) - 4; stripes < n/10 || tinted < n/4 {
-		t.Errorf("off-CPU part of fsync: %d stripe and %d tint pixels of %d: want hatching", stripes, tinted, n)
-	}
+	checkFsyncHatched(t, img, l, sums, px)
 }
 
 type chartPixels struct {
@@ -225,5 +167,76 @@ func TestChartClassColoursStable(t *testing.T) {
 	}
 	if classColor("some_syscall") != classColor("some_syscall") {
 		t.Error("a class outside the labs' changes colour")
+	}
+}
+
+// withoutLiberation is an environment whose fontconfig refuses the fonts
+// the chart is measured in and their metric-compatible twins, as on a box
+// that never had them.
+func withoutLiberation(t *testing.T, dir string) []string {
+	t.Helper()
+	conf := filepath.Join(dir, "fonts.conf")
+	rejected := []string{"Liberation Sans", "Liberation Serif", "Arimo", "Arial", "Helvetica"}
+	var rules strings.Builder
+	for _, f := range rejected {
+		rules.WriteString("<pattern><patelt name=\"family\"><string>" + f + "</string></patelt></pattern>\n")
+	}
+	os.WriteFile(conf, []byte(`<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+<include ignore_missing="yes">/etc/fonts/fonts.conf</include>
+<cachedir>`+filepath.Join(dir, "cache")+`</cachedir>
+<selectfont><rejectfont>
+<glob>*Liberation*</glob>
+`+rules.String()+`</rejectfont></selectfont>
+</fontconfig>
+`), 0o644)
+	env := append(os.Environ(), "FONTCONFIG_FILE="+conf)
+	if fcMatch, err := exec.LookPath("fc-match"); err == nil {
+		for _, f := range []string{"Liberation Sans", "sans-serif"} {
+			cmd := exec.Command(fcMatch, f)
+			cmd.Env = env
+			out, _ := cmd.Output()
+			t.Logf("fc-match %q: %s", f, bytes.TrimSpace(out))
+			for _, r := range rejected {
+				if bytes.Contains(out, []byte(r)) {
+					t.Fatalf("fontconfig still gives %s for %q: the test would not show a fallback", r, f)
+				}
+			}
+		}
+	}
+
+	return env
+}
+
+// checkFsyncHatched wants the off-CPU part of mkstemp-fsync's fsync
+// segment drawn as stripes of the class colour on its tint.
+func checkFsyncHatched(t *testing.T, img image.Image, l *chartLayout, sums []*results.Summary, px func(vg.Length) int) {
+	t.Helper()
+	var fsync *segmentLayout
+	var bar barLayout
+	for _, b := range l.Panels[0].Bars {
+		for i, s := range b.Segments {
+			if s.Name == "fsync" && strings.HasPrefix(b.Label, "mkstemp-fsync") {
+				fsync, bar = &b.Segments[i], b
+			}
+		}
+	}
+	if fsync == nil || fsync.X1-fsync.XOff < (fsync.X1-fsync.X0)/2 {
+		t.Fatalf("fsync segment %+v: want one, mostly off the CPU", fsync)
+	}
+	clr := classColors(chartPanels(sums))["fsync"]
+	stripes, tinted := 0, 0
+	y := px((bar.Top + bar.Bottom) / 2)
+	for x := px(fsync.XOff) + 2; x < px(fsync.X1)-2; x++ {
+		switch c := img.At(x, y).(interface{ RGBA() (r, g, b, a uint32) }); {
+		case near(c, clr):
+			stripes++
+		case near(c, tint(clr, 0.6)):
+			tinted++
+		}
+	}
+	if n := px(fsync.X1) - px(fsync.XOff) - 4; stripes < n/10 || tinted < n/4 {
+		t.Errorf("off-CPU part of fsync: %d stripe and %d tint pixels of %d: want hatching", stripes, tinted, n)
 	}
 }

@@ -15,6 +15,55 @@ import (
 // readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
 // untraced batch at the headline ops/s and one traced batch with the
 // records. Columns are found by name, so files with added columns read.
+// record is the class record a syscalls.csv row holds.
+func (row *csvRow) record() results.ClassRecord {
+	rec := results.ClassRecord{
+		Class: row.str("syscall"), Stage: row.str("stage"),
+		Calls: uint64(row.int("calls", math.MaxInt64)), Errors: uint64(row.int("errors", math.MaxInt64)),
+		TotalNs: uint64(row.int("kernel_ns", math.MaxInt64)), OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64)),
+		Bytes:     uint64(row.int("bytes", math.MaxInt64)),
+		Quantiles: []uint64{uint64(row.int("p50_ns", math.MaxInt64)), uint64(row.int("p95_ns", math.MaxInt64)), uint64(row.int("p99_ns", math.MaxInt64))},
+	}
+	for _, l := range results.OffLabels {
+		if v := uint64(row.int(results.OffLabelColumn(l), math.MaxInt64)); v > 0 {
+			if rec.OffNs == nil {
+				rec.OffNs = map[string]uint64{}
+			}
+			rec.OffNs[l] = v
+		}
+	}
+	return rec
+}
+
+// batches gives a's first row its untraced and traced batch, from the
+// row's rates, and returns the figures the row records.
+func (row *csvRow) batches(a *results.ArmResult) (*results.Figures, error) {
+	opsPerS, wallPerOp := row.float("ops_per_s"), row.float("wall_ns_per_op")
+	// Files before rounds had no traced_ops: their rows were one batch
+	// of ops.
+	tracedOps := int(row.int("traced_ops", 1e12))
+	if tracedOps == 0 {
+		tracedOps = a.Ops
+	}
+	// The traced batches' wall time from their rate, which the file
+	// keeps to every digit, rather than from the rounded wall_ns_per_op:
+	// the rebuilt run then writes the same file.
+	untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(tracedOps)
+	if tr := row.float("traced_ops_per_s"); tr > 0 {
+		traced = float64(tracedOps) / tr * 1e9
+	}
+	figures := csvFigures(row)
+	if row.err != nil {
+		return figures, row.err
+	}
+	if untraced < 0 || traced > maxBatchNs {
+		return figures, fmt.Errorf("line %d: ops_per_s or wall_ns_per_op out of range", row.line)
+	}
+	a.Batches = []results.Batch{{Round: 1, Ops: a.Ops, WallNs: untraced},
+		{Round: 1, Ops: tracedOps, Traced: true, WallNs: int64(math.Round(traced))}}
+	return figures, nil
+}
+
 func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
@@ -65,22 +114,7 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 		if row.err == nil && (a.Lab == "" || a.Arm == "" || a.Ops < 1) {
 			row.err = fmt.Errorf("line %d: empty lab or arm, or ops < 1", line)
 		}
-		opsPerS, wallPerOp := row.float("ops_per_s"), row.float("wall_ns_per_op")
-		rec2 := results.ClassRecord{
-			Class: row.str("syscall"), Stage: row.str("stage"),
-			Calls: uint64(row.int("calls", math.MaxInt64)), Errors: uint64(row.int("errors", math.MaxInt64)),
-			TotalNs: uint64(row.int("kernel_ns", math.MaxInt64)), OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64)),
-			Bytes:     uint64(row.int("bytes", math.MaxInt64)),
-			Quantiles: []uint64{uint64(row.int("p50_ns", math.MaxInt64)), uint64(row.int("p95_ns", math.MaxInt64)), uint64(row.int("p99_ns", math.MaxInt64))},
-		}
-		for _, l := range results.OffLabels {
-			if v := uint64(row.int(results.OffLabelColumn(l), math.MaxInt64)); v > 0 {
-				if rec2.OffNs == nil {
-					rec2.OffNs = map[string]uint64{}
-				}
-				rec2.OffNs[l] = v
-			}
-		}
+		rec2 := row.record()
 		if row.err != nil {
 			return nil, row.err
 		}
@@ -94,28 +128,10 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 		if !ok {
 			i = len(run.Arms)
 			index[a.CaseID] = i
-			// Files before rounds had no traced_ops: their rows were one
-			// batch of ops.
-			tracedOps := int(row.int("traced_ops", 1e12))
-			if tracedOps == 0 {
-				tracedOps = a.Ops
+			figures, err := row.batches(&a)
+			if err != nil {
+				return nil, err
 			}
-			// The traced batches' wall time from their rate, which the
-			// file keeps to every digit, rather than from the rounded
-			// wall_ns_per_op: the rebuilt run then writes the same file.
-			untraced, traced := wallFor(a.Ops, opsPerS), wallPerOp*float64(tracedOps)
-			if tr := row.float("traced_ops_per_s"); tr > 0 {
-				traced = float64(tracedOps) / tr * 1e9
-			}
-			figures := csvFigures(&row)
-			if row.err != nil {
-				return nil, row.err
-			}
-			if untraced < 0 || traced > maxBatchNs {
-				return nil, fmt.Errorf("line %d: ops_per_s or wall_ns_per_op out of range", line)
-			}
-			a.Batches = []results.Batch{{Round: 1, Ops: a.Ops, WallNs: untraced},
-				{Round: 1, Ops: tracedOps, Traced: true, WallNs: int64(math.Round(traced))}}
 			run.Arms = append(run.Arms, a)
 			run.Derived.Figures = append(run.Derived.Figures, figures)
 		}
