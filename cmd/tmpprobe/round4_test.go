@@ -617,7 +617,9 @@ func TestRound4SmallerItems(t *testing.T) {
 	}
 
 	flip := filepath.Join(dir, "flip")
-	code, stdout, _ := inProcess("compare", "-q", "--rounds", "4", "--ignore-failure", "true",
+	// As root: under sudo the commands run as the invoker, who cannot
+	// write in this test's own temporary dir.
+	code, stdout, _ := inProcess("compare", "-q", "--user", "root", "--rounds", "4", "--ignore-failure", "true",
 		"if [ -e "+flip+" ]; then rm "+flip+"; exit 3; else touch "+flip+"; fi")
 	if code != 0 || !strings.Contains(oneLine(stdout), "exited non-zero in 4 of its 8 runs (status 3)") {
 		t.Errorf("--ignore-failure, a command failing every other run: exit %d; the footer does not say 4 of 8 failed:\n%s", code, stdout)

@@ -527,6 +527,16 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	if d.JudgedBy == "ratio" {
 		what = "ratio to " + baseline[d.Lab]
 	}
+	// Counts are exact where timings are not: an arm whose work per op
+	// changed has its terms and their culprits tied even when its time
+	// is within noise (nobarrier takes fsync's flushes 2 → 0 whether or
+	// not the shared disk let the gain show).
+	workMoved := d.Work != nil && d.Work.MoreOrLess()
+	if so.Traced != nil && sn.Traced != nil && (workMoved || (d.Status != StatusTooFew && d.Status != StatusNoise && d.Status != StatusWithBaseline)) {
+		c := explain.Decompose(so, sn, false)
+		d.Terms, d.Extras = c.Terms, c.Extras
+		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
+	}
 	switch d.Status {
 	case StatusTooFew:
 		d.Sentence = explain.TooFewSentence(d.Label(), what, *j, results.MinRoundsToCompare)
@@ -540,11 +550,6 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	case StatusWithBaseline:
 		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, ownRate)
 		return d
-	}
-	if so.Traced != nil && sn.Traced != nil {
-		c := explain.Decompose(so, sn, false)
-		d.Terms, d.Extras = c.Terms, c.Extras
-		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
 	}
 	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras,
 		d.Work != nil && d.Work.MoreOrLess())

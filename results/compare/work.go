@@ -119,10 +119,10 @@ func sayWork(arms []judged, env []FactChange, whole []explain.NeighbourChange, c
 		}
 		switch {
 		case w.Headline == "":
-		case a.d.Status == StatusRegressed || a.d.Status == StatusImproved:
+		case a.d.Status == StatusRegressed || a.d.Status == StatusImproved || w.MoreOrLess():
+			// The exact counts first: they hold where the timing
+			// beside them may be within noise.
 			a.d.Sentence = head + w.Headline + "; " + rest
-		case w.MoreOrLess():
-			a.d.Sentence += "; but " + w.Headline
 		}
 		if a.rqGrew && (w.Unit == nil || w.Unit.Name != "run-queue wait") {
 			if g := explain.NewRunQueueGrowth(a.rq, whole); g != nil {

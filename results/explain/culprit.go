@@ -197,6 +197,17 @@ func (m mechanism) weight(t Term) float64 {
 	return w
 }
 
+// counted says a count the mechanism moves changed in the term: exact,
+// so the term is tied to it even when its time is within noise.
+func (m mechanism) counted(t Term) bool {
+	for _, d := range t.Details {
+		if d.Unit != "ns" && moved(d, float64(t.Delta)) && m.evident(d.Name) {
+			return true
+		}
+	}
+	return false
+}
+
 // evident says a detail's name carries the mechanism's evidence.
 func (m mechanism) evident(name string) bool {
 	for _, e := range m.evidence {
@@ -247,7 +258,7 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 			}
 			for ti := range terms {
 				w := m.weight(terms[ti])
-				if !shown(terms[ti], ti, sumAbs) || w == 0 {
+				if w == 0 || !(shown(terms[ti], ti, sumAbs) || m.counted(terms[ti])) {
 					continue
 				}
 				byTerm[ti] = append(byTerm[ti], ranked{phrases[pi], w})
