@@ -87,9 +87,9 @@ func TestCompareAA(t *testing.T) {
 					t.Errorf("%s: %s %d calls in 8 runs, its copy %d", c, cl.Class, cl.Calls, sums[1].Class(cl.Class).Calls)
 				}
 			}
-			r := sums[1].TimeRatio()
+			r := sums[1].Ratio
 			if results.Differs(r, compare.DefaultMinEffectPct) == 0 {
-				if !strings.Contains(strings.Join(strings.Fields(out), " "), "no difference told apart") {
+				if !strings.Contains(strings.Join(strings.Fields(out), " "), "no different from "+c+"'s throughput") {
 					t.Errorf("%s: no verdict line:\n%s", c, out)
 				}
 				break
@@ -136,8 +136,8 @@ func TestCompareSqliteSync(t *testing.T) {
 		!strings.Contains(line, "cache flushes") {
 		t.Errorf("the WHY of full − off names no new fdatasync/fsync with its cache flushes: %s", line)
 	}
-	if results.Differs(full.TimeRatio(), compare.DefaultMinEffectPct) != 1 {
-		t.Errorf("full ÷ off = %s: want slower, told apart", results.RatioText(full.TimeRatio()))
+	if results.Differs(full.Ratio, compare.DefaultMinEffectPct) != -1 {
+		t.Errorf("full's throughput ÷ off's = %s: want lower, told apart", results.RatioText(full.Ratio))
 	}
 }
 
@@ -419,7 +419,7 @@ func TestCompareTimesFromExec(t *testing.T) {
 		}
 	}
 	for _, s := range sums {
-		t.Logf("%s: traced ÷ untraced %s", s.Arm, results.RatioText(s.ObserverCost()))
+		t.Logf("%s: traced ÷ untraced %s", s.Arm, results.RatioText(s.Observer))
 	}
 }
 

@@ -87,7 +87,7 @@ func TestDiffDrift(t *testing.T) {
 	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != compare.StatusNoise || d.OpsPerS.Verdict != results.VerdictChanged {
 		t.Errorf("mkstemp-fsync: %s (ops/s %s): want its ops/s changed and its ratio not", d.Status, d.OpsPerS.Verdict)
 	}
-	want := "modes lab · go · /tmp · payload 400B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
+	want := "modes lab · go · /tmp · payload 400 B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
 	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
 		t.Errorf("drift %+v, want one note:\n%s", rep.Drift, want)
 	}
@@ -202,7 +202,7 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 	if !strings.Contains(d.Sentence, "its baseline moved") {
 		t.Errorf("sentence %q", d.Sentence)
 	}
-	want := "modes lab · go · /tmp · payload 400B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
+	want := "modes lab · go · /tmp · payload 400 B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
 	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
 		t.Errorf("drift %+v, want:\n%s", rep.Drift, want)
 	}

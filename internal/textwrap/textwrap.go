@@ -1,0 +1,45 @@
+// Package textwrap lays prose out in columns as the terminal report
+// does: words wrapped at a width, a unit kept on the line of its number,
+// and the bullet a WHY sentence starts with. One layout, so a report that
+// must fit a number of lines (a WHY bullet: four at 80 columns) can count
+// them as the writer will print them.
+package textwrap
+
+import "strings"
+
+// Wrap breaks s at spaces into lines of at most width runes, indenting
+// continuation lines. A unit ("µs") stays on the line of its number.
+func Wrap(s string, width int, indent string) string {
+	words := strings.Split(s, " ")
+	var b strings.Builder
+	line := 0
+	for i, word := range words {
+		n := len([]rune(word))
+		need := n
+		if i+1 < len(words) && strings.HasPrefix(words[i+1], "µs") {
+			need += 1 + len([]rune(words[i+1]))
+		}
+		unit := strings.HasPrefix(word, "µs")
+		switch {
+		case i == 0:
+		case !unit && line+1+need > width && line > len(indent):
+			b.WriteString("\n" + indent)
+			line = len(indent)
+		default:
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += n
+	}
+	return b.String()
+}
+
+// Bullet is text as a bulleted paragraph under width columns: "• " after
+// indent, continuation lines under the text.
+func Bullet(indent, text string, width int) string {
+	return Wrap(indent+"• "+text, width-2, indent+"  ")
+}
+
+// Lines is how many lines s takes.
+func Lines(s string) int { return strings.Count(s, "\n") + 1 }
