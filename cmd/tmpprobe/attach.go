@@ -39,14 +39,18 @@ func attachFlag(s string) (probe.Backend, error) {
 type outputs struct {
 	csv, pprof, benchfmt, out string
 	// The report itself: to -o FILE instead of stdout, as text or JSON,
-	// its breakdowns in the order of sort.
-	output, format, sort string
+	// its breakdowns in the order of sort, its WHY short or full.
+	output, format, sort, why string
 }
+
+// whyHelp is --why's help, on every command that has it.
+const whyHelp = "`short` (each gap's answer and its largest terms, at most four lines) or full (every term, stage and off-CPU cause, as report.md and -v say them)"
 
 func (o *outputs) flags(fs *pflag.FlagSet) {
 	fs.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` instead of stdout (as strace -o)")
 	fs.StringVar(&o.sort, "sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (per op; name: alphabetical)")
 	fs.StringVar(&o.format, "format", "text", "the report: text, or json (per-op figures and intervals, integer ns, as report --format json)")
+	fs.StringVar(&o.why, "why", "short", whyHelp)
 	fs.StringVar(&o.csv, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&o.pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
 	fs.StringVar(&o.benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
@@ -112,6 +116,9 @@ func (o *outputs) check() error {
 	if err := sortFlag(o.sort); err != nil {
 		return err
 	}
+	if err := whyFlag(o.why); err != nil {
+		return err
+	}
 	if _, ok := render.FormatNamed(o.format, render.LiveFormat); !ok {
 		return usagef("--format %q: want %s", o.format, render.FormatNames(render.LiveFormat))
 	}
@@ -149,6 +156,14 @@ func (o *outputs) check() error {
 	return nil
 }
 
+// whyFlag checks --why.
+func whyFlag(why string) error {
+	if why != "short" && why != "full" {
+		return usagef("--why %q: want short or full", why)
+	}
+	return nil
+}
+
 func sortFlag(by string) error {
 	if !slices.Contains(results.SortKeys, by) {
 		return usagef("--sort %q: want %s", by, strings.Join(results.SortKeys, ", "))
@@ -160,6 +175,7 @@ func sortFlag(by string) error {
 // goes) to stdout or -o FILE.
 func (o *outputs) report(stdout io.Writer, in report.Input, opts render.TextOptions) error {
 	f, _ := render.FormatNamed(o.format, render.LiveFormat) // check() took it
+	opts.FullWhy = opts.FullWhy || o.why == "full"
 	write := func(w io.Writer) error {
 		opts.Width, _ = termWidth(w)
 		return f.Report(w, in, opts)

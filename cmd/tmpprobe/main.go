@@ -19,6 +19,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/didyoumean"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
 // Exit codes.
@@ -63,6 +64,7 @@ Usage:
   tmpprobe report RUN            re-render a saved run (text, markdown, JSON)
   tmpprobe check                 which hooks and attach backends work here
   tmpprobe version               this build: version, commit, Go, BPF object
+  tmpprobe help terms            what the reports' terms mean (TRACED, ±∞, …)
 
 Examples:
   sudo tmpprobe all
@@ -118,12 +120,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		err = cmdVersion(rest, stdout)
 	case "help", "-h", "--help":
+		if len(rest) > 0 && rest[0] == "terms" {
+			writeTerms(stdout)
+			return exitOK
+		}
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
 	default:
 		err = usagef("unknown command %q%s", cmd, didyoumean.Suggest(cmd, commands))
 	}
 	return exitFor(err, stderr)
+}
+
+// writeTerms prints the key to the reports' terms, each wrapped to the
+// terminal.
+func writeTerms(w io.Writer) {
+	width, _ := termWidth(w)
+	fmt.Fprintln(w, "The terms of tmpprobe's reports:")
+	for _, t := range report.Terms {
+		fmt.Fprintf(w, "\n  %s\n      %s\n", t.Name, wrapAt(t.Meaning, 6, width))
+	}
 }
 
 // flagUsages lays out the flags as pflag does, each help wrapped to width

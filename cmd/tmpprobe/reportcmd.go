@@ -40,7 +40,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	format := fs.String("format", "text", "text, markdown, json, pprof (a profile) or benchfmt (benchstat's input)")
 	chart := fs.String("chart", "", "also draw the chart to `FILE` (.svg or .png)")
 	hist := fs.Bool("hist", false, "print log2 latency histograms (text)")
-	verbose := fs.BoolP("verbose", "v", false, "also the notes every run repeats (why a backend was skipped; text)")
+	verbose := fs.BoolP("verbose", "v", false, "also the notes every run repeats (why a backend was skipped) and the whole WHY (text)")
+	why := fs.String("why", "short", whyHelp+" (text)")
 	sortBy := fs.String("sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (text)")
 	if err := parseCommand(fs, args, reportUsage, stdout); err != nil {
 		return err
@@ -49,6 +50,9 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return usagef("report takes one run (a directory, run.json or syscalls.csv)")
 	}
 	if err := sortFlag(*sortBy); err != nil {
+		return err
+	}
+	if err := whyFlag(*why); err != nil {
 		return err
 	}
 	chartFormat := strings.TrimPrefix(filepath.Ext(*chart), ".")
@@ -72,7 +76,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return usagef("--format %s writes a gzipped profile: redirect it to a file", f.Name)
 	}
 	width, _ := termWidth(stdout)
-	opts := render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy}
+	opts := render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, FullWhy: *why == "full", Sort: *sortBy}
 	if err := f.Report(stdout, report.Input{Run: run, Sums: sums, Labs: labs}, opts); err != nil {
 		return exitError{exitUsage, "writing " + f.What + ": " + err.Error()}
 	}

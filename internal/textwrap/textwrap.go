@@ -43,3 +43,15 @@ func Bullet(indent, text string, width int) string {
 
 // Lines is how many lines s takes.
 func Lines(s string) int { return strings.Count(s, "\n") + 1 }
+
+// Middle shortens s to n runes by cutting its middle ("/usr/bin/pyt…
+// tf.py #2"): a command's name says what it runs at its start and which
+// script, or which copy, at its end.
+func Middle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 3 {
+		return s
+	}
+	head := (n - 1) / 3
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
+}

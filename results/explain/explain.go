@@ -262,10 +262,11 @@ func (g Gap) ShortWithin(width, lines int) string {
 }
 
 // text writes the gap naming at most most terms outside noise, each
-// annotated by why; full adds the terms within noise.
+// annotated by why; full adds the terms within noise, and names a
+// command whole (the short form cuts a long one: textwrap.Middle).
 func (g Gap) text(most int, why func(Term) string, full bool) string {
 	var b strings.Builder
-	b.WriteString(g.head())
+	b.WriteString(g.head(full))
 	if g.Quiet() {
 		// No difference in throughput and none in kind: whatever single
 		// term the rounds happen to tell apart is one of dozens tested,
@@ -334,16 +335,23 @@ func (g Gap) text(most int, why func(Term) string, full bool) string {
 // head says the ratio: A's untraced throughput against B's, as the table
 // prints it, or that the rounds tell them apart by less than
 // results.MinEffectPct.
-func (g Gap) head() string {
-	u := g.Untraced
+func (g Gap) head(full bool) string {
+	u, a, b := g.Untraced, g.A.Arm, g.B.Arm
+	if !full {
+		a, b = textwrap.Middle(a, ShortName), textwrap.Middle(b, ShortName)
+	}
 	switch {
 	case !u.Known():
-		return fmt.Sprintf("%s against %s", g.A.Arm, g.B.Arm)
+		return fmt.Sprintf("%s against %s", a, b)
 	case g.same():
-		return fmt.Sprintf("%s: no different from %s's throughput (%s)", g.A.Arm, g.B.Arm, results.TimesText(u))
+		return fmt.Sprintf("%s: no different from %s's throughput (%s)", a, b, results.TimesText(u))
 	}
-	return fmt.Sprintf("%s: %s %s's throughput", g.A.Arm, results.TimesText(u), g.B.Arm)
+	return fmt.Sprintf("%s: %s %s's throughput", a, results.TimesText(u), b)
 }
+
+// ShortName is the most of a name (a compared command's line) a short
+// WHY gives.
+const ShortName = 40
 
 // same says the untraced ratio is told apart from 1 by less than
 // results.MinEffectPct, or not at all.
@@ -382,9 +390,9 @@ func (t Term) inKind() bool {
 
 // shares says whether a term's share of the gap means something: the
 // terms mostly pull one way (when a +22 and a −14 make a −1.5, they
-// cancel), and the throughputs differ.
+// cancel).
 func (g Gap) shares() bool {
-	if g.DeltaNs == 0 || g.same() {
+	if g.DeltaNs == 0 {
 		return false
 	}
 	var gross float64

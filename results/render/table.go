@@ -65,16 +65,25 @@ func writeBreakdown(w io.Writer, a *report.Arm) {
 	writeClassTable(w, a)
 }
 
+// classRow is a row of the breakdown's table, 76 columns with the widest
+// header ("CALLS/round"); a stage's row or user space's ends after its
+// calls (classCalls) or its off-CPU time (classOff), at a column's edge.
+const (
+	classRow   = "    %-22s %11s %9s %9s %8s %8s\n"
+	classCalls = len("    %-22s %11s")
+	classOff   = len("    %-22s %11s %9s %9s")
+)
+
 // writeClassTable is the breakdown's table: a row per syscall class, its
 // stages under it.
 func writeClassTable(w io.Writer, a *report.Arm) {
 	unit, t := a.Unit, a.Scale
-	fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", "SYSCALL", "CALLS/"+unit, t.Unit+"/"+unit, "OFFCPU "+t.Unit, "p50 µs", "p99 µs")
+	fmt.Fprintf(w, classRow, "SYSCALL", "CALLS/"+unit, t.Unit+"/"+unit, "OFFCPU "+t.Unit, "p50 µs", "p99 µs")
 	parent, beside, overlapped := "", false, false
 	for _, c := range a.Breakdown {
 		if c.Overlapped {
 			overlapped = true
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc("("+c.Class+")", 22), results.Count(c.CallsPerOp),
+			fmt.Fprintf(w, classRow, trunc("("+c.Class+")", 22), results.Count(c.CallsPerOp),
 				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)))
 			parent = c.Class
 			continue
@@ -94,15 +103,15 @@ func writeClassTable(w io.Writer, a *report.Arm) {
 		switch {
 		case c.Class == results.ClassUser && c.Stage == "":
 			// Off the CPU between syscalls: part of user time, not work.
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))
+			fmt.Fprintf(w, classRow[:classOff]+"\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))
 		case c.Stage != "" && c.NsPerOp == 0:
-			fmt.Fprintf(w, "    %-22s %9s\n", trunc(name, 22), results.Count(c.CallsPerOp))
+			fmt.Fprintf(w, classRow[:classCalls]+"\n", trunc(name, 22), results.Count(c.CallsPerOp))
 		case c.Stage != "":
 			// Stages carry a total, not a histogram of single calls.
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s\n", trunc(name, 22), results.Count(c.CallsPerOp),
+			fmt.Fprintf(w, classRow[:classOff]+"\n", trunc(name, 22), results.Count(c.CallsPerOp),
 				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp))
 		default:
-			fmt.Fprintf(w, "    %-22s %9s %9s %9s %8s %8s\n", trunc(name, 22), results.Count(c.CallsPerOp),
+			fmt.Fprintf(w, classRow, trunc(name, 22), results.Count(c.CallsPerOp),
 				t.Of(c.NsPerOp), t.Of(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)))
 		}
 	}

@@ -129,7 +129,7 @@ func writeWhy(w io.Writer, why []report.Sentence, width int, full bool) {
 	}
 	head := "\nWHY"
 	if shortened {
-		head += " (the largest terms; -v or report.md: every term and cause)"
+		head += " (every term and cause: -v, and report.md)"
 	}
 	fmt.Fprintln(w, head)
 	for _, s := range said {
@@ -176,7 +176,7 @@ func writeCommands(w io.Writer, d *report.Document, full bool) {
 	for _, g := range d.Groups {
 		fmt.Fprintf(w, commandsRow, "COMMAND", "WALL/run ±95%", ratioHeader(g, "FIRST"))
 		for _, r := range g.Rows {
-			fmt.Fprintf(w, commandsRow, trunc(r.Arm, commandWidth), r.Head.Short, r.Ratio.Short)
+			fmt.Fprintf(w, commandsRow, textwrap.Middle(r.Arm, commandWidth), r.Head.Short, r.Ratio.Short)
 		}
 		if g.Observer != "" {
 			fmt.Fprintln(w, wrap(g.Observer, DefaultWidth, "  "))

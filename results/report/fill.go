@@ -214,6 +214,9 @@ func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
 	a.Sentence = Sentence{Kind: SentenceArm, Text: explain.ArmSentence(said)}
 	if o.Hist {
 		a.Hist = &Hist{Title: fmt.Sprintf("%s/%s · %s · %s · %s", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())}
+		if s.OfCommand() {
+			a.Hist.Title = s.Lab + " · " + s.Arm
+		}
 		for _, r := range s.Traced.Records {
 			if r.Stage == "" && len(r.Hist) > 0 {
 				a.Hist.Classes = append(a.Hist.Classes, r)
