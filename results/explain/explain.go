@@ -389,17 +389,15 @@ func (t Term) inKind() bool {
 }
 
 // shares says whether a term's share of the gap means something: the
-// terms mostly pull one way (when a +22 and a −14 make a −1.5, they
-// cancel).
+// terms, those within noise too, mostly pull one way (when a +22 and a
+// −14 make a −1.5, they cancel, and a +0.47 of a −0.34 is −139% of it).
 func (g Gap) shares() bool {
 	if g.DeltaNs == 0 {
 		return false
 	}
 	var gross float64
 	for _, t := range g.Terms {
-		if !t.Noise {
-			gross += math.Abs(float64(t.Delta))
-		}
+		gross += math.Abs(float64(t.Delta))
 	}
 	return math.Abs(g.DeltaNs) >= gross/2
 }
