@@ -8,7 +8,8 @@ package textwrap
 import "strings"
 
 // Wrap breaks s at spaces into lines of at most width runes, indenting
-// continuation lines. A unit ("µs") stays on the line of its number.
+// continuation lines. A unit ("µs", "ms/run") stays on the line of its
+// number.
 func Wrap(s string, width int, indent string) string {
 	words := strings.Split(s, " ")
 	var b strings.Builder
@@ -16,10 +17,10 @@ func Wrap(s string, width int, indent string) string {
 	for i, word := range words {
 		n := len([]rune(word))
 		need := n
-		if i+1 < len(words) && strings.HasPrefix(words[i+1], "µs") {
+		if i+1 < len(words) && isUnit(words[i+1]) {
 			need += 1 + len([]rune(words[i+1]))
 		}
-		unit := strings.HasPrefix(word, "µs")
+		unit := isUnit(word)
 		switch {
 		case i == 0:
 		case !unit && line+1+need > width && line > len(indent):
@@ -33,6 +34,14 @@ func Wrap(s string, width int, indent string) string {
 		line += n
 	}
 	return b.String()
+}
+
+// isUnit says a word is a time unit, alone or per op ("µs", "ms/run",
+// "s"), which reads wrong at the start of a line.
+func isUnit(word string) bool {
+	u, _, _ := strings.Cut(word, "/")
+	u = strings.TrimRight(u, ",.;:)")
+	return u == "µs" || u == "ms" || u == "s"
 }
 
 // Bullet is text as a bulleted paragraph under width columns: "• " after
