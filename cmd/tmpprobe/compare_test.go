@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
+	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
