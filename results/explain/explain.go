@@ -669,16 +669,16 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 	fmt.Fprintf(&b, "%s (%s): ", sp.Arm, runtime)
 	if len(below) > 0 {
 		last := below[len(below)-1]
-		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
-			results.Bytes(int64(last.SizeBytes)), results.Count(last.Class(results.ClassWrite).CallsPerOp))
+		fmt.Fprintf(&b, "up to %s it stayed in memory (0 file syscalls, %s write/round)",
+			results.Size(float64(last.SizeBytes)), results.Count(last.Class(results.ClassWrite).CallsPerOp))
 	}
 	if len(above) > 0 {
 		first := above[0]
 		if len(below) > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
-			results.Bytes(int64(first.SizeBytes)), results.Count(fileOpens(first)),
+		fmt.Fprintf(&b, "from %s it rolled over to a file: %s open/round, %s writes/round",
+			results.Size(float64(first.SizeBytes)), results.Count(fileOpens(first)),
 			results.Count(first.Class(results.ClassWrite).CallsPerOp))
 		for _, s := range sums {
 			if s.Arm == sp.Versus && s.Peer() == first.Peer() && s.Traced != nil {

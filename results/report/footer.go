@@ -291,7 +291,7 @@ func neighbourLines(run *results.Run) []string {
 			cpu = append(cpu, fmt.Sprintf("%s took %s of the run-queue wait", n.Name(), share(n.Ns, all.rq)))
 		case n.Kind == results.NeighbourDisk && atLeast(n.Ns, explain.NeighbourShareMin, all.dev+diskNs) && len(disk) < 3:
 			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %s of the device time", n.Name(), n.Count,
-				results.Bytes(int64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
+				results.Size(float64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
 		case n.Kind == results.NeighbourDisk:
 			moreDisk++
 		}
