@@ -17,6 +17,9 @@ import (
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
+// timesFigure is a ratio as prose says it: "0.09× [0.06–0.14]".
+var timesFigure = regexp.MustCompile(`[0-9.]+× (\[[0-9.]+–[0-9.]+\]|±∞)`)
+
 // Each figure once (#31): over a saved run of real arms, an arm's ratio
 // to its baseline, its ops/s and its µs/op each read with one value and
 // one interval in the terminal's table and WHY, in report.md and in JSON;
@@ -106,9 +109,6 @@ func TestEachFigureOnce(t *testing.T) {
 		t.Errorf("report.md lacks the cliff's WHY %q", cliff[0])
 	}
 }
-
-// timesFigure is a ratio as prose says it: "0.09× [0.06–0.14]".
-var timesFigure = regexp.MustCompile(`[0-9.]+× (\[[0-9.]+–[0-9.]+\]|±∞)`)
 
 // near says JSON's six significant digits hold v.
 func near(json, v float64) bool {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/didyoumean"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
@@ -182,25 +182,7 @@ func flagUsages(fs *pflag.FlagSet, width int) string {
 
 // wrapAt wraps text that starts at column col into lines that end before
 // column width, each continuation indented to col.
-func wrapAt(text string, col, width int) string {
-	var b strings.Builder
-	at := col
-	for i, word := range strings.Fields(text) {
-		n := utf8.RuneCountInString(word)
-		switch {
-		case i == 0:
-		case at+1+n > width-1:
-			b.WriteString("\n" + strings.Repeat(" ", col))
-			at = col
-		default:
-			b.WriteByte(' ')
-			at++
-		}
-		b.WriteString(word)
-		at += n
-	}
-	return b.String()
-}
+func wrapAt(text string, col, width int) string { return textwrap.At(text, col, width-1) }
 
 // commands are the subcommands, for didYouMean.
 var commands = []string{"all", "run", "list", "trace", "compare", "diff", "report", "check", "version", "help"}

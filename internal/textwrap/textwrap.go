@@ -11,9 +11,20 @@ import "strings"
 // continuation lines. A unit ("µs", "ms/run") stays on the line of its
 // number.
 func Wrap(s string, width int, indent string) string {
-	words := strings.Split(s, " ")
+	return wrap(strings.Split(s, " "), 0, width, indent)
+}
+
+// At wraps text that starts at column col (a flag's help beside its
+// name, a term's meaning under it) into lines of at most width runes,
+// each continuation indented to col.
+func At(text string, col, width int) string {
+	return wrap(strings.Fields(text), col, width, strings.Repeat(" ", col))
+}
+
+// wrap lays words out from column start, as Wrap says.
+func wrap(words []string, start, width int, indent string) string {
 	var b strings.Builder
-	line := 0
+	line := start
 	for i, word := range words {
 		n := len([]rune(word))
 		need := n
