@@ -120,7 +120,7 @@ type ArmDiff struct {
 const defaultPayload = 400
 
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
-// "NamedTemporaryFile (python, 16M)".
+// "NamedTemporaryFile (python, 16 MiB)".
 func (d *ArmDiff) Label() string {
 	if d.Kind.OfCommands() {
 		return d.Arm
@@ -128,9 +128,9 @@ func (d *ArmDiff) Label() string {
 	l := d.Arm + " (" + d.Runtime
 	switch {
 	case d.SizeBytes > 0:
-		l += ", " + results.Bytes(int64(d.SizeBytes))
+		l += ", " + results.Size(float64(d.SizeBytes))
 	case d.PayloadBytes != defaultPayload:
-		l += ", payload " + results.Bytes(int64(d.PayloadBytes))
+		l += ", payload " + results.Size(float64(d.PayloadBytes))
 	}
 	return l + ")"
 }

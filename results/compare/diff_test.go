@@ -78,7 +78,7 @@ func TestDiffDrift(t *testing.T) {
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
 	// The buffers arm has no BytesIO beside it: nothing tells the machine
 	// from the arm there, so its own throughput judges it.
-	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1M)" {
+	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1 MiB)" {
 		t.Errorf("changed %d, gated %q: want only the buffers arm, which has no baseline", len(rep.Changed()), g)
 	}
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
@@ -101,7 +101,7 @@ func TestDiffIncomparable(t *testing.T) {
 	cur.Arms = cur.Arms[:3]
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
 	gated := strings.Join(rep.Gated, "; ")
-	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1M) is missing from NEW"} {
+	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1 MiB) is missing from NEW"} {
 		if !strings.Contains(gated, want) {
 			t.Errorf("gated %q lacks %q", gated, want)
 		}
