@@ -7,31 +7,31 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
+// A count reads as a person reads one (#31): whole counts whole, one
+// decimal from 1 up ("803.9", never "803.900"), two significant digits
+// below; a size in KiB/MiB.
+func TestCountAndSize(t *testing.T) {
+	counts := map[float64]string{1: "1", 0: "0", math.Copysign(0, -1): "0", 0.001: "0.001", 0.0523: "0.052", 0.00999: "0.01",
+		0.996: "1.0", 0.00004: "<0.0001", 1.0375: "1.0", 3.188: "3.2", 803.9: "803.9", 12.5: "12.5", 3e15: "3000000000000000.0"}
+	for v, want := range counts {
+		if got := results.Count(v); got != want {
+			t.Errorf("Count(%v) = %q, want %q", v, got, want)
+		}
+	}
+	sizes := map[float64]string{400: "400 B", 256 << 10: "256 KiB", 1 << 20: "1 MiB", 4.1e6: "3.91 MiB", 1000: "1000 B", 1023.9 * 1024: "1024 KiB"}
+	for v, want := range sizes {
+		if got := results.Size(v); got != want {
+			t.Errorf("Size(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 // Each kind of number prints by one rule wherever it appears: a count in
 // a sentence reads as the table's column does.
 func TestFormatKinds(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	for _, c := range []struct{ got, want string }{
-		{results.Count(1), "1"},
-		{results.Count(0), "0"},
-		{results.Count(math.Copysign(0, -1)), "0"},
-		{results.Count(0.001), "0.001"},
-		{results.Count(0.0523), "0.052"},
-		{results.Count(0.00999), "0.01"},
-		{results.Count(0.996), "1.0"},
-		{results.Count(0.00004), "<0.0001"},
-		{results.Count(1.0375), "1.0"},
-		{results.Count(3.188), "3.2"},
-		{results.Count(803.9), "803.9"},
-		{results.Count(12.5), "12.5"},
-		{results.Count(3e15), "3000000000000000.0"},
 		{results.Share(-0.001), "0%"},
-		{results.Size(400), "400 B"},
-		{results.Size(256 << 10), "256 KiB"},
-		{results.Size(1 << 20), "1 MiB"},
-		{results.Size(4.1e6), "3.91 MiB"},
-		{results.Size(1000), "1000 B"},
-		{results.Size(1023.9 * 1024), "1024 KiB"},
 		{results.SignedMicros(185_000), "+185.0"},
 		{results.SignedMicros(-4_100), "−4.10"},
 		{results.SignedPct(-57.2), "−57%"},
