@@ -106,8 +106,8 @@ func TestWhyComparesFromCatalogue(t *testing.T) {
 		t.Errorf("WHY compares\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	spills := explain.SpillSentences(results.SummarizeAll(&run, k.Baselines), k.Spills)
-	if len(spills) != 1 || !strings.HasPrefix(spills[0], "SpooledTemporaryFile (go): up to 256KB it stayed in memory") ||
-		!strings.Contains(spills[0], "from 4MB it rolled over") || !strings.Contains(spills[0], "NamedTemporaryFile makes 5") {
+	if len(spills) != 1 || !strings.HasPrefix(spills[0], "SpooledTemporaryFile (go): up to 256 KiB it stayed in memory") ||
+		!strings.Contains(spills[0], "from 4 MiB it rolled over") || !strings.Contains(spills[0], "NamedTemporaryFile makes 5") {
 		t.Errorf("spill sentences %q", spills)
 	}
 }

@@ -69,3 +69,12 @@ func ReadCase(text func(column string) string, count func(column string) int64) 
 	}
 	return a
 }
+
+// Named is the case as a sentence names it: "NamedTemporaryFile
+// (python)"; a command or a trace by its name alone, never "(-)".
+func (a CaseID) Named() string {
+	if a.OfCommand() {
+		return a.Arm
+	}
+	return a.Arm + " (" + a.Runtime + ")"
+}

@@ -16,21 +16,16 @@ func (e Estimate) Inverse() Estimate {
 	return out
 }
 
-// The figures of a command (LabCompare, one op = one run) read as times
-// rather than throughputs, as a user timing commands reads them: each is
-// the inverse of the throughput figure the labs compute, from the same
-// rounds and with the same interval.
+// TimePerOp is the median wall time of an untraced op (a lab op, a
+// buffers round, a compared command's run), in ns: 1e9 ÷ the headline
+// ops/s, from the same rounds with the same interval (inverted), so a
+// table's ops/s and µs/op multiply to a million whatever the spread.
+func (s *Summary) TimePerOp() Estimate { return s.OpsPerS.Inverse().scale(1e9) }
 
-// WallNsPerRun is the median wall time of an untraced run, in ns.
-func (s *Summary) WallNsPerRun() Estimate { return s.OpsPerS.Inverse().scale(1e9) }
-
-// TimeRatio is the command's wall time ÷ the first command's, paired per
-// round.
-func (s *Summary) TimeRatio() Estimate { return s.Ratio.Inverse() }
-
-// ObserverCost is a traced run's wall time ÷ an untraced run's, paired per
-// round: what following the process tree with the probe costs.
-func (s *Summary) ObserverCost() Estimate { return s.Observer.Inverse() }
+// MinEffectPct is the smallest change in a throughput a report calls a
+// difference, besides its interval excluding none: a diff's minimum
+// effect, a compare verdict's, a WHY's "no different".
+const MinEffectPct = 5.0
 
 // Differs says whether a ratio is told apart from 1: +1 above, −1 below,
 // 0 when its 95% interval holds 1, it has no interval, or it is off by

@@ -17,17 +17,33 @@ func Bytes(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// BytesPerOp renders a mean count of bytes: to three significant
-// digits, in K or M past 1024 ("16K" for 16378).
-func BytesPerOp(v float64) string {
-	switch {
-	case v >= 1<<20:
-		return strconv.FormatFloat(v/(1<<20), 'g', 3, 64) + "M"
-	case v >= 1<<10:
-		return strconv.FormatFloat(v/(1<<10), 'g', 3, 64) + "K"
+// Size renders a byte count for a reader, in one family (IEC: KiB,
+// MiB, GiB) everywhere a report names bytes: "400 B", "256 KiB",
+// "1 MiB", "3.9 MiB"; to three significant digits past 1024.
+func Size(v float64) string {
+	for _, u := range []struct {
+		unit  string
+		bytes float64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if math.Abs(v) >= u.bytes {
+			return sig3(v/u.bytes) + " " + u.unit
+		}
+	}
+	return sig3(v) + " B"
+}
+
+// sig3 is v to three significant digits, whole from 100 up (never
+// "1e+03").
+func sig3(v float64) string {
+	if math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
+
+// BytesPerOp renders a mean count of bytes per op: Size's ("16 KiB" for
+// 16378).
+func BytesPerOp(v float64) string { return Size(v) }
 
 // Micros renders ns as µs with a precision that suits its size.
 func Micros(ns float64) string {
@@ -45,27 +61,37 @@ func Micros(ns float64) string {
 	return fmt.Sprintf("%.0f", us)
 }
 
-// Count renders a count per op (calls, commits, page faults, requests):
-// a whole number as one, else to three decimals, so that the 0.001 a
-// table prints is the 0.001 a sentence says.
+// Count renders a count per op (calls, commits, page faults, requests)
+// as a person reads one: a whole number whole ("1", "3"); from 1 up, one
+// decimal ("3.2", "803.9": three read as thousands); below 1, two
+// significant digits ("0.052", "0.1"), down to 0.0001. One rule, so the
+// count a table prints is the count a sentence says.
 func Count(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+	a := math.Abs(v)
+	switch {
+	case v == math.Trunc(v) && a < 1e15:
 		if v == 0 {
 			return "0" // not "-0"
 		}
 		return strconv.FormatFloat(v, 'f', 0, 64)
+	case a >= 1:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case a < 0.0001:
+		if v < 0 {
+			return ">-0.0001"
+		}
+		return "<0.0001"
 	}
-	return fmt.Sprintf("%.3f", v)
+	s := strconv.FormatFloat(v, 'g', 2, 64)
+	if s == "1" || s == "-1" {
+		return s + ".0" // 0.996 is not a whole 1
+	}
+	return s
 }
 
 // SignedMicros renders ns as µs with Micros' precision and an explicit
 // sign (− is U+2212, as in prose): "+185", "−4.1".
-func SignedMicros(ns float64) string {
-	if ns < 0 {
-		return "−" + Micros(-ns)
-	}
-	return "+" + Micros(ns)
-}
+func SignedMicros(ns float64) string { return MicroScale.Signed(ns) }
 
 // SignedPct renders a change in percent with its sign (− is U+2212, as in
 // prose): "+3.1%", "−57%".
@@ -84,30 +110,50 @@ func SignedPct(p float64) string {
 }
 
 // Share renders a part of a whole, given as a fraction, in whole percent:
-// "57%"; a part that pulls against the whole is "−12%".
+// "57%"; a part that pulls against the whole is "−12%"; never "−0%".
+// Sentences leave out a share that rounds to 0% (ShareSaid).
 func Share(f float64) string {
+	if math.Round(100*f) == 0 {
+		return "0%"
+	}
 	if f < 0 {
 		return fmt.Sprintf("−%.0f%%", -100*f)
 	}
 	return fmt.Sprintf("%.0f%%", 100*f)
 }
 
-// Rate renders a throughput (ops/s, MB/s) to the whole unit.
+// ShareSaid is whether a share is worth a word: it does not round to 0%.
+func ShareSaid(f float64) bool { return math.Round(100*f) != 0 }
+
+// Rate renders a throughput (ops/s, MiB/s) to the whole unit.
 func Rate(v float64) string {
 	return fmt.Sprintf("%.0f", v)
 }
 
 // Ratio renders a ratio to two decimals: "0.61".
 func Ratio(v float64) string {
-	// Two decimals, or two significant digits below 0.01: a file against
-	// BytesIO is 0.0024, which two decimals print as 0.00 (and its
-	// interval as [0.00–0.00]). Not below 0.1: a syncing arm's 0.037
-	// [0.018–0.055] would push the table past 80 columns, and its interval
-	// is wider than the digit it would add.
-	if a := math.Abs(v); a > 0 && a < 0.01 && !math.IsInf(v, 0) {
-		return strconv.FormatFloat(v, 'f', 1-int(math.Floor(math.Log10(a))), 64)
+	return strconv.FormatFloat(v, 'f', ratioDecimals(v), 64)
+}
+
+// ratioDecimals is how many decimals a ratio prints with: two, or two
+// significant digits below 0.01 (a file against BytesIO is 0.0024,
+// which two decimals print as 0.00), at most four; one from 10 up and
+// none from 100 (a compared command many times as fast). Not three
+// below 0.1: a syncing arm's 0.037 [0.018–0.055] would widen its cell,
+// and its interval is wider than the digit it would add.
+func ratioDecimals(v float64) int {
+	a := math.Abs(v)
+	switch {
+	case a == 0 || math.IsInf(v, 0) || math.IsNaN(v):
+		return 2
+	case a >= 100:
+		return 0
+	case a >= 10:
+		return 1
+	case a >= 0.01:
+		return 2
 	}
-	return fmt.Sprintf("%.2f", v)
+	return min(4, 1-int(math.Floor(math.Log10(a))))
 }
 
 // Times is a ratio as a factor, for prose: "1.64×".
@@ -137,7 +183,10 @@ func ratioWith(e Estimate, mark string) string {
 	case e.Bounded() && e.Lo == e.Hi, math.IsNaN(e.Lo):
 		return c
 	case e.Bounded():
-		return c + " [" + Ratio(e.Lo) + "–" + Ratio(e.Hi) + "]"
+		// The bounds in the center's decimals: a cell of one width
+		// whatever the interval ("0.02 [0.01–0.04]", not "[0.0060–0.04]").
+		d := ratioDecimals(e.Center)
+		return c + " [" + strconv.FormatFloat(e.Lo, 'f', d, 64) + "–" + strconv.FormatFloat(e.Hi, 'f', d, 64) + "]"
 	}
 	return c + " ±∞"
 }
@@ -163,10 +212,13 @@ type TimeScale struct {
 	ns   float64
 }
 
+// MicroScale is the scale of a lab op's times.
+var MicroScale = TimeScale{"µs", 1e3}
+
 // TimeScale is the scale of the summary's per-op times.
 func (s *Summary) TimeScale() TimeScale {
 	if s.Unit() != "run" {
-		return TimeScale{"µs", 1e3}
+		return MicroScale
 	}
 	return RunScale(s.WallNsPerOp)
 }
@@ -181,6 +233,15 @@ func RunScale(ns float64) TimeScale {
 		return TimeScale{"ms", 1e6}
 	}
 	return TimeScale{"µs", 1e3}
+}
+
+// Signed renders ns in the scale's unit with an explicit sign (− is
+// U+2212, as in prose): "+185", "−4.10".
+func (t TimeScale) Signed(ns float64) string {
+	if ns < 0 {
+		return "−" + t.Of(-ns)
+	}
+	return "+" + t.Of(ns)
 }
 
 // Of renders ns in the scale's unit: Micros' precision for µs, and three
@@ -221,16 +282,16 @@ func (a CaseID) Param() string {
 	return "payload=" + Bytes(int64(a.PayloadBytes))
 }
 
-// ParamTitle names the case's parameter in a heading: "payload 400B",
-// "size 1MB".
+// ParamTitle names the case's parameter in a heading: "payload 400 B",
+// "size 1 MiB".
 func (a CaseID) ParamTitle() string {
 	if a.Lab == LabCompare {
 		return "per run" // a command has no parameter: its op is a run
 	}
 	if a.SizeBytes > 0 {
-		return "size " + Bytes(int64(a.SizeBytes)) + "B"
+		return "size " + Size(float64(a.SizeBytes))
 	}
-	return "payload " + Bytes(int64(a.PayloadBytes)) + "B"
+	return "payload " + Size(float64(a.PayloadBytes))
 }
 
 // Name spells the case as run.json's spreads between runs name it

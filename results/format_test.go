@@ -7,18 +7,31 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
+// A count reads as a person reads one (#31): whole counts whole, one
+// decimal from 1 up ("803.9", never "803.900"), two significant digits
+// below; a size in KiB/MiB.
+func TestCountAndSize(t *testing.T) {
+	counts := map[float64]string{1: "1", 0: "0", math.Copysign(0, -1): "0", 0.001: "0.001", 0.0523: "0.052", 0.00999: "0.01",
+		0.996: "1.0", 0.00004: "<0.0001", 1.0375: "1.0", 3.188: "3.2", 803.9: "803.9", 12.5: "12.5", 3e15: "3000000000000000.0"}
+	for v, want := range counts {
+		if got := results.Count(v); got != want {
+			t.Errorf("Count(%v) = %q, want %q", v, got, want)
+		}
+	}
+	sizes := map[float64]string{400: "400 B", 256 << 10: "256 KiB", 1 << 20: "1 MiB", 4.1e6: "3.91 MiB", 1000: "1000 B", 1023.9 * 1024: "1024 KiB"}
+	for v, want := range sizes {
+		if got := results.Size(v); got != want {
+			t.Errorf("Size(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 // Each kind of number prints by one rule wherever it appears: a count in
 // a sentence reads as the table's column does.
 func TestFormatKinds(t *testing.T) {
 	inf, nan := math.Inf(1), math.NaN()
 	for _, c := range []struct{ got, want string }{
-		{results.Count(1), "1"},
-		{results.Count(0), "0"},
-		{results.Count(math.Copysign(0, -1)), "0"},
-		{results.Count(0.001), "0.001"},
-		{results.Count(1.0375), "1.038"},
-		{results.Count(12.5), "12.500"},
-		{results.Count(3e15), "3000000000000000.000"},
+		{results.Share(-0.001), "0%"},
 		{results.SignedMicros(185_000), "+185.0"},
 		{results.SignedMicros(-4_100), "−4.10"},
 		{results.SignedPct(-57.2), "−57%"},
@@ -33,6 +46,10 @@ func TestFormatKinds(t *testing.T) {
 		{results.Ratio(0.0095), "0.0095"},
 		{results.Ratio(0.00243), "0.0024"},
 		{results.RatioText(results.Estimate{Center: 0.00243, Lo: 0.0019, Hi: 0.0031, N: 10}), "0.0024 [0.0019–0.0031]"},
+		// One width whatever the interval: the bounds in the center's
+		// decimals (#31: "0.02 [0.0060–0.04]" made its row 81 columns).
+		{results.RatioText(results.Estimate{Center: 0.02, Lo: 0.006, Hi: 0.04, N: 10}), "0.02 [0.01–0.04]"},
+		{results.RatioText(results.Estimate{Center: 13.65, Lo: 8.04, Hi: 17.8, N: 10}), "13.7 [8.0–17.8]"},
 		{results.TimesText(results.Estimate{Center: 0.55, Lo: 0.53, Hi: 0.57, N: 10}), "0.55× [0.53–0.57]"},
 		{results.TimesText(results.Estimate{Center: 0.55, Lo: -inf, Hi: inf, N: 3}), "0.55× ±∞"},
 		{results.TimesText(results.Estimate{Center: 0.55, Lo: nan, Hi: nan, N: 3}), "0.55×"},

@@ -50,7 +50,7 @@ func (e Estimate) Bounded() bool { return e.N > 0 && finite(e.Lo) && finite(e.Hi
 // Contains reports whether v lies inside a bounded interval.
 func (e Estimate) Contains(v float64) bool { return e.Bounded() && e.Lo <= v && v <= e.Hi }
 
-// scale multiplies every figure by k (ops/s into MB/s).
+// scale multiplies every figure by k (ops/s into MiB/s).
 func (e Estimate) scale(k float64) Estimate {
 	return Estimate{Center: e.Center * k, Lo: e.Lo * k, Hi: e.Hi * k, N: e.N}
 }

@@ -374,10 +374,14 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 		}
 	}
 	for _, s := range out {
+		b := base[s.Peer()]
 		if s.Recorded != nil {
+			// The file's ratio is the run's: to the same baseline.
+			if b != nil && s.Recorded.Ratio != nil {
+				s.RatioTo = b.Arm
+			}
 			continue
 		}
-		b := base[s.Peer()]
 		if b == nil || !b.OpsPerS.Known() || !s.OpsPerS.Known() {
 			continue
 		}

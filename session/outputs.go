@@ -22,13 +22,13 @@ import (
 
 // Outputs are what a session writes besides its progress: the report
 // (to Output, or stdout when it is "", in Format, its breakdowns in the
-// order of Sort), the files --csv, --pprof and --benchfmt name, and the
+// order of Sort, its WHY short or full), the files --csv, --pprof and --benchfmt name, and the
 // run directory --out names.
 type Outputs struct {
-	Output, Format, Sort string
-	CSV, Pprof, Benchfmt string
-	Out                  string
-	Text                 render.TextOptions // Hist, Verbose, …: Width is set where the report goes
+	Output, Format, Sort, Why string
+	CSV, Pprof, Benchfmt      string
+	Out                       string
+	Text                      render.TextOptions // Hist, Verbose, …: Width is set where the report goes
 }
 
 // outputFile is one file output: its flag, path and writer.
@@ -53,6 +53,9 @@ func (o *Outputs) files(run *results.Run, sums []*results.Summary) []outputFile 
 func (o *Outputs) Check() error {
 	if !slices.Contains(results.SortKeys, o.Sort) {
 		return usagef("--sort %q: want %s", o.Sort, strings.Join(results.SortKeys, ", "))
+	}
+	if err := CheckWhy(o.Why); err != nil {
+		return err
 	}
 	if _, ok := render.FormatNamed(o.Format, render.LiveFormat); !ok {
 		return usagef("--format %q: want %s", o.Format, render.FormatNames(render.LiveFormat))
@@ -91,12 +94,22 @@ func (o *Outputs) Check() error {
 	return nil
 }
 
+// CheckWhy checks --why: short (each gap's answer and its largest terms)
+// or full (every term).
+func CheckWhy(why string) error {
+	if why != "short" && why != "full" {
+		return usagef("--why %q: want short or full", why)
+	}
+	return nil
+}
+
 // report writes the report in Format (text at the width of where it
 // goes) to stdout or -o FILE.
 func (o *Outputs) report(stdout io.Writer, out *Outcome) error {
 	f, _ := render.FormatNamed(o.Format, render.LiveFormat) // Check took it
 	opts := o.Text
 	opts.Sort = o.Sort
+	opts.FullWhy = opts.FullWhy || o.Why == "full"
 	write := func(w io.Writer) error {
 		opts.Width, _ = Width(w)
 		return f.Report(w, report.Input{Run: out.Run, Sums: out.Sums, Labs: out.Labs}, opts)

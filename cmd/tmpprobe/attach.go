@@ -24,13 +24,17 @@ func attachFlag(s string) (probe.Backend, error) {
 	return b, nil
 }
 
+// whyHelp is --why's help, on every command that has it.
+const whyHelp = "`short` (each gap's answer and its largest terms, at most four lines) or full (every term, stage and off-CPU cause, as report.md and -v say them)"
+
 // outputFlags declares the flags of what a session writes besides the
-// terminal report: -o, --format, --sort, --csv, --pprof, --benchfmt
+// terminal report: -o, --format, --sort, --why, --csv, --pprof, --benchfmt
 // (--out is declared by each command, with its own help).
 func outputFlags(fs *pflag.FlagSet, o *session.Outputs) {
 	fs.StringVarP(&o.Output, "output", "o", "", "write the report to `FILE` instead of stdout (as strace -o)")
 	fs.StringVar(&o.Sort, "sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (per op; name: alphabetical)")
 	fs.StringVar(&o.Format, "format", "text", "the report: text, or json (per-op figures and intervals, integer ns, as report --format json)")
+	fs.StringVar(&o.Why, "why", "short", whyHelp)
 	fs.StringVar(&o.CSV, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&o.Pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
 	fs.StringVar(&o.Benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")

@@ -9,15 +9,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
+	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
@@ -47,13 +50,14 @@ func comparedTo(t *testing.T, dir string, args ...string) (*results.Run, []*resu
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-// gapSentence is the WHY sentence of sums[i] against the first command,
-// checked to be in the report.
-func gapSentence(t *testing.T, sums []*results.Summary, i int, report string) explain.Gap {
+// gapSentence is the WHY of sums[i] against the first command, checked
+// to be said in the report as the document's short sentence, its terms
+// to sum to the gap.
+func gapSentence(t *testing.T, run *results.Run, sums []*results.Summary, i int, out string) explain.Gap {
 	t.Helper()
 	g := explain.NewGap(sums[i], sums[0])
-	if !strings.Contains(strings.Join(strings.Fields(report), " "), g.Sentence()) {
-		t.Errorf("the report lacks the WHY sentence %q:\n%s", g.Sentence(), report)
+	if s := whyOf(run, sums, sums[i].Arm); s == nil || !strings.Contains(strings.Join(strings.Fields(out), " "), s.Short) {
+		t.Errorf("the report lacks the WHY %+v:\n%s", s, out)
 	}
 	var sum float64
 	for _, term := range g.Terms {
@@ -63,6 +67,19 @@ func gapSentence(t *testing.T, sums []*results.Summary, i int, report string) ex
 		t.Errorf("terms sum to %.0f ns/run, the gap is %.0f", sum, g.DeltaNs)
 	}
 	return g
+}
+
+// whyOf is the report's WHY of the command arm against the first, or nil.
+func whyOf(run *results.Run, sums []*results.Summary, arm string) *report.Sentence {
+	d := report.New(report.Input{Run: run, Sums: sums, Labs: arms.Knowledge()}, report.Options{})
+	for _, g := range d.Groups {
+		for _, s := range g.Why {
+			if strings.HasPrefix(s.Text, arm+": ") {
+				return &s
+			}
+		}
+	}
+	return nil
 }
 
 // A/A: a command compared with itself is no different, and its two
@@ -87,10 +104,14 @@ func TestCompareAA(t *testing.T) {
 					t.Errorf("%s: %s %d calls in 8 runs, its copy %d", c, cl.Class, cl.Calls, sums[1].Class(cl.Class).Calls)
 				}
 			}
-			r := sums[1].TimeRatio()
+			r := sums[1].Ratio
 			if results.Differs(r, compare.DefaultMinEffectPct) == 0 {
-				if !strings.Contains(strings.Join(strings.Fields(out), " "), "no difference told apart") {
-					t.Errorf("%s: no verdict line:\n%s", c, out)
+				// "No different", and no term outside noise named (#31).
+				want := textwrap.Middle(c+" #2", explain.ShortName) + ": no different from " + textwrap.Middle(c, explain.ShortName) +
+					"'s throughput (" + results.TimesText(r) + ")."
+				if why := whyOf(run, sums, sums[1].Arm); why == nil || why.Short != want ||
+					!strings.Contains(strings.Join(strings.Fields(out), " "), "• "+want+" BREAKDOWN") {
+					t.Errorf("%s: the WHY is %+v, want only %q:\n%s", c, why, want, out)
 				}
 				break
 			}
@@ -123,27 +144,33 @@ func TestCompareSqliteSync(t *testing.T) {
 		}
 		return fmt.Sprintf("sqlite3 %s %s", filepath.Join(dir, mode+".db"), shellQuote(s))
 	}
-	_, sums, out := compared(t, "--rounds", "6", "--names", "off,full", sql("OFF"), sql("FULL"))
+	run, sums, out := compared(t, "--rounds", "6", "--names", "off,full", sql("OFF"), sql("FULL"))
 	t.Log(out)
 	off, full := sums[0], sums[1]
 	syncs := full.Class("fdatasync").CallsPerOp + full.Class("fsync").CallsPerOp
 	if syncs < 20 || off.Class("fdatasync").Calls+off.Class("fsync").Calls != 0 {
 		t.Errorf("syncs per run: full %.1f, off %d: want ≥ 20 (two per INSERT) and none", syncs, off.Class("fdatasync").Calls+off.Class("fsync").Calls)
 	}
-	g := gapSentence(t, sums, 1, out)
+	g := gapSentence(t, run, sums, 1, out)
 	line := g.Sentence()
 	if !strings.Contains(line, "fdatasync +") && !strings.Contains(line, "fsync +") || !strings.Contains(line, "new syscall") ||
 		!strings.Contains(line, "cache flushes") {
 		t.Errorf("the WHY of full − off names no new fdatasync/fsync with its cache flushes: %s", line)
 	}
-	if results.Differs(full.TimeRatio(), compare.DefaultMinEffectPct) != 1 {
-		t.Errorf("full ÷ off = %s: want slower, told apart", results.RatioText(full.TimeRatio()))
+	if results.Differs(full.Ratio, compare.DefaultMinEffectPct) != -1 {
+		t.Errorf("full's throughput ÷ off's = %s: want lower, told apart", results.RatioText(full.Ratio))
 	}
 }
 
 // 1000 NamedTemporaryFiles (open with O_CREAT|O_EXCL, then unlink) against
 // 1000 TemporaryFiles (O_TMPFILE, nothing to unlink): exact counts per run,
-// and the WHY names both opens, the unlinks and user space.
+// and the WHY explains it as the labs do (#31): the two opens, beside
+// the plain openat of the interpreter's imports, as one term
+// "openat[create] vs openat[tmpfile]", never two that cancel; user space
+// named by its share of the gap, judged by the labs' noise rule over as
+// many units as a lab run's intervals have at least (30 rounds: at 10, a
+// user-space difference of 50% of the gap was in noise on this VM); the
+// terminal's WHY on the first screen, at most four lines.
 func TestCompareTempfiles(t *testing.T) {
 	needRoot(t)
 	py := realPython(t)
@@ -152,27 +179,64 @@ func TestCompareTempfiles(t *testing.T) {
 		code := fmt.Sprintf("import tempfile\nfor _ in range(1000): tempfile.%s(dir=%q).close()", kind, dir)
 		return py + " -B -c " + shellQuote(code)
 	}
-	_, sums, out := compared(t, "--rounds", "6", "--names", "TemporaryFile,NamedTemporaryFile", prog("TemporaryFile"), prog("NamedTemporaryFile"))
-	tmp, named := sums[0], sums[1]
-	for _, c := range []struct {
-		s     *results.Summary
-		class string
-		want  float64
-	}{
-		{tmp, results.ClassOpenatTmpfile, 1000}, {tmp, results.ClassOpenatCreate, 0}, {tmp, "unlink", 0},
-		{named, results.ClassOpenatCreate, 1000}, {named, results.ClassOpenatTmpfile, 0}, {named, "unlink", 1000},
-	} {
-		if got := c.s.Class(c.class).CallsPerOp; got != c.want {
-			t.Errorf("%s: %s %.2f/run, want %.0f", c.s.Arm, c.class, got, c.want)
+	for attempt := 1; ; attempt++ {
+		run, sums, out := compared(t, "--rounds", "30", "--names", "TemporaryFile,NamedTemporaryFile", prog("TemporaryFile"), prog("NamedTemporaryFile"))
+		tmp, named := sums[0], sums[1]
+		for _, c := range []struct {
+			s     *results.Summary
+			class string
+			want  float64
+		}{
+			{tmp, results.ClassOpenatTmpfile, 1000}, {tmp, results.ClassOpenatCreate, 0}, {tmp, "unlink", 0},
+			{named, results.ClassOpenatCreate, 1000}, {named, results.ClassOpenatTmpfile, 0}, {named, "unlink", 1000},
+		} {
+			if got := c.s.Class(c.class).CallsPerOp; got != c.want {
+				t.Errorf("%s: %s %.2f/run, want %.0f", c.s.Arm, c.class, got, c.want)
+			}
+		}
+		g := gapSentence(t, run, sums, 1, out)
+		why := whyOf(run, sums, named.Arm)
+		t.Logf("attempt %d:\n%s", attempt, out)
+		if why == nil {
+			t.Fatal("no WHY")
+		}
+		pair := results.ClassOpenatCreate + " vs " + results.ClassOpenatTmpfile
+		for _, term := range g.Terms {
+			if term.Name == results.ClassOpenatCreate || term.Name == results.ClassOpenatTmpfile {
+				t.Errorf("%s is a term of its own: %s", term.Name, why.Text)
+			}
+		}
+		if !strings.Contains(why.Text, pair+" +") && !strings.Contains(why.Text, pair+" −") {
+			t.Errorf("the WHY does not name %q as one term: %s", pair, why.Text)
+		}
+		if strings.Contains(why.Text, "cancel") {
+			t.Errorf("the WHY's terms cancel: %s", why.Text)
+		}
+		if lines := textwrapLines(why.Short); lines > report.ShortLines {
+			t.Errorf("the terminal's WHY has %d lines: %s", lines, why.Short)
+		}
+		user := userShare.FindString(why.Short)
+		if user != "" {
+			t.Logf("user space: %s", user)
+			return
+		}
+		// User space within noise of 30 rounds: once in a while on a
+		// loaded machine; twice in a row is a rule that misjudges it.
+		t.Logf("attempt %d: the WHY names no share of user space: %s", attempt, why.Short)
+		if attempt == 2 {
+			t.Errorf("twice, the WHY named no share of user space: %s", why.Text)
+			return
 		}
 	}
-	line := gapSentence(t, sums, 1, out).Sentence()
-	t.Log(line)
-	for _, want := range []string{"unlink +", results.ClassOpenatCreate, results.ClassOpenatTmpfile, results.UserTerm} {
-		if !strings.Contains(line, want) {
-			t.Errorf("the WHY lacks %q: %s", want, line)
-		}
-	}
+}
+
+// userShare is user space named by its share of a gap: "user space
+// +12.3 (52%".
+var userShare = regexp.MustCompile(`user space [+−][0-9.]+ \([0-9]+%`)
+
+// textwrapLines is how many lines a WHY bullet takes at 80 columns.
+func textwrapLines(s string) int {
+	return textwrap.Lines(textwrap.Bullet("  ", s, report.ShortWidth))
 }
 
 // cp of a 64 MiB file, then the same followed by sync: the WHY says the
@@ -185,8 +249,8 @@ func TestCompareCpSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	cp := func(dst string) string { return fmt.Sprintf("cp %s %s", src, filepath.Join(dir, dst)) }
-	_, sums, out := compared(t, "--rounds", "3", "--names", "cp,cp+sync", cp("a"), cp("b")+" && sync")
-	line := gapSentence(t, sums, 1, out).Sentence()
+	run, sums, out := compared(t, "--rounds", "3", "--names", "cp,cp+sync", cp("a"), cp("b")+" && sync")
+	line := gapSentence(t, run, sums, 1, out).Sentence()
 	t.Log(line)
 	if !strings.Contains(line, "sync +") || !strings.Contains(line, "new syscall, 1/run") {
 		t.Errorf("the WHY does not name sync as the new syscall: %s", line)
@@ -318,7 +382,7 @@ func TestCompareSavedRun(t *testing.T) {
 		if err != nil {
 			t.Errorf("%q: %v\n%s", args, err, b)
 		}
-		want := map[string]string{"text": "× FIRST", "json": `"lab": "compare"`, "markdown": "## Commands compared", "diff": "compared commands, per run"}
+		want := map[string]string{"text": "runs/s ÷ one", "json": `"lab": "compare"`, "markdown": "## Commands compared", "diff": "compared commands, per run"}
 		kind := args[len(args)-1]
 		if args[0] == "diff" || len(args) == 2 {
 			kind = map[bool]string{true: "diff", false: "text"}[args[0] == "diff"]
@@ -419,7 +483,7 @@ func TestCompareTimesFromExec(t *testing.T) {
 		}
 	}
 	for _, s := range sums {
-		t.Logf("%s: traced ÷ untraced %s", s.Arm, results.RatioText(s.ObserverCost()))
+		t.Logf("%s: traced ÷ untraced %s", s.Arm, results.RatioText(s.Observer))
 	}
 }
 

@@ -129,12 +129,13 @@ func sameFigureEverywhere(t *testing.T, before, path string, run *results.Run, l
 	if named == nil || !named.Ratio.Bounded() {
 		t.Fatalf("no NamedTemporaryFile ratio with an interval in %s", path)
 	}
-	table, why := results.RatioText(named.Ratio), "untraced "+results.TimesText(named.Ratio)
+	table, why := results.RatioText(named.Ratio), results.TimesText(named.Ratio)
 	words := oneLine(live)
 	if !strings.Contains(live, table) {
 		t.Errorf("the table does not print NamedTemporaryFile's ratio as %q:\n%s", table, live)
 	}
-	if !strings.Contains(words, why) && !strings.Contains(words, "untraced no different: "+results.TimesText(named.Ratio)) {
+	if !strings.Contains(words, "NamedTemporaryFile: "+why+" TemporaryFile's throughput") &&
+		!strings.Contains(words, "NamedTemporaryFile: no different from TemporaryFile's throughput ("+why+")") {
 		t.Errorf("the WHY does not say NamedTemporaryFile's ratio as the table does, %q:\n%s", why, live)
 	}
 	rep := quietDiff(t, before, path)

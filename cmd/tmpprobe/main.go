@@ -11,13 +11,14 @@ import (
 	"io"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/internal/didyoumean"
+	"github.com/tmpprobe/tmpprobe/internal/textwrap"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/session"
 )
 
@@ -38,6 +39,7 @@ Usage:
   tmpprobe report RUN            re-render a saved run (text, markdown, JSON)
   tmpprobe check                 which hooks and attach backends work here
   tmpprobe version               this build: version, commit, Go, BPF object
+  tmpprobe help terms            what the reports' terms mean (TRACED, ±∞, …)
 
 Examples:
   sudo tmpprobe all
@@ -93,12 +95,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version", "--version":
 		err = cmdVersion(rest, stdout)
 	case "help", "-h", "--help":
+		if len(rest) > 0 && rest[0] == "terms" {
+			writeTerms(stdout)
+			return exitOK
+		}
 		fmt.Fprint(stdout, topUsage)
 		return exitOK
 	default:
 		err = usagef("unknown command %q%s", cmd, didyoumean.Suggest(cmd, commands))
 	}
 	return exitFor(err, stderr)
+}
+
+// writeTerms prints the key to the reports' terms, each wrapped to the
+// terminal.
+func writeTerms(w io.Writer) {
+	width, _ := session.Width(w)
+	fmt.Fprintln(w, "The terms of tmpprobe's reports:")
+	for _, t := range report.Terms {
+		fmt.Fprintf(w, "\n  %s\n      %s\n", t.Name, wrapAt(t.Meaning, 6, width))
+	}
 }
 
 // flagUsages lays out the flags as pflag does, each help wrapped to width
@@ -141,25 +157,7 @@ func flagUsages(fs *pflag.FlagSet, width int) string {
 
 // wrapAt wraps text that starts at column col into lines that end before
 // column width, each continuation indented to col.
-func wrapAt(text string, col, width int) string {
-	var b strings.Builder
-	at := col
-	for i, word := range strings.Fields(text) {
-		n := utf8.RuneCountInString(word)
-		switch {
-		case i == 0:
-		case at+1+n > width-1:
-			b.WriteString("\n" + strings.Repeat(" ", col))
-			at = col
-		default:
-			b.WriteByte(' ')
-			at++
-		}
-		b.WriteString(word)
-		at += n
-	}
-	return b.String()
-}
+func wrapAt(text string, col, width int) string { return textwrap.At(text, col, width-1) }
 
 // commands are the subcommands, for didYouMean.
 var commands = []string{"all", "run", "list", "trace", "compare", "diff", "report", "check", "version", "help"}

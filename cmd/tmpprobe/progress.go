@@ -161,13 +161,10 @@ func (m *progressMeter) close() {
 	}
 }
 
-// label names a case as the report does ("payload 400B", "size 4MB").
+// label names a case as the report does ("payload 400 B", "size 4 MiB").
 func label(c arms.Case) string {
-	param := "payload " + results.Bytes(int64(c.Payload)) + "B"
-	if c.Size > 0 {
-		param = "size " + results.Bytes(int64(c.Size)) + "B"
-	}
-	return fmt.Sprintf("%s %s/%s %s", c.Runtime.Name, c.Arm.Lab, c.Arm.Name, param)
+	id := results.CaseID{Lab: c.Arm.Lab, PayloadBytes: c.Payload, SizeBytes: c.Size}
+	return fmt.Sprintf("%s %s/%s %s", c.Runtime.Name, c.Arm.Lab, c.Arm.Name, id.ParamTitle())
 }
 
 // truncRunes cuts s to n runes: a progress line that wraps is no longer

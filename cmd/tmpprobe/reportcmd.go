@@ -38,7 +38,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	format := fs.String("format", "text", "text, markdown, json, pprof (a profile) or benchfmt (benchstat's input)")
 	chart := fs.String("chart", "", "also draw the chart to `FILE` (.svg or .png)")
 	hist := fs.Bool("hist", false, "print log2 latency histograms (text)")
-	verbose := fs.BoolP("verbose", "v", false, "also the notes every run repeats (why a backend was skipped; text)")
+	verbose := fs.BoolP("verbose", "v", false, "also the notes every run repeats (why a backend was skipped) and the whole WHY (text)")
+	why := fs.String("why", "short", whyHelp+" (text)")
 	sortBy := fs.String("sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (text)")
 	if err := parseCommand(fs, args, reportUsage, stdout); err != nil {
 		return err
@@ -48,6 +49,9 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	if !slices.Contains(results.SortKeys, *sortBy) {
 		return usagef("--sort %q: want %s", *sortBy, strings.Join(results.SortKeys, ", "))
+	}
+	if err := session.CheckWhy(*why); err != nil {
+		return err
 	}
 	chartFormat := strings.TrimPrefix(filepath.Ext(*chart), ".")
 	if *hist && *format != "text" {
@@ -68,7 +72,7 @@ func cmdReport(args []string, stdout io.Writer) error {
 		return usagef("--format %s writes a gzipped profile: redirect it to a file", f.Name)
 	}
 	width, _ := session.Width(stdout)
-	if err := out.Write(stdout, f, render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, Sort: *sortBy}); err != nil {
+	if err := out.Write(stdout, f, render.TextOptions{Width: width, Hist: *hist, Verbose: *verbose, FullWhy: *why == "full", Sort: *sortBy}); err != nil {
 		return err
 	}
 	if *chart != "" {

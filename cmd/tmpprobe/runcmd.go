@@ -58,7 +58,9 @@ const runUsage = `Usage: tmpprobe %[1]s %[2]s[flags]
 Runs the arms in worker processes (one per arm × runtime × dir × payload
 or size), each batch timed by the worker and, while traced, attributed to
 syscalls by eBPF. Headline ops/s and ratios come from untraced batches
-interleaved with the traced ones; the TRACED column is traced ÷ untraced.
+interleaved with the traced ones; TRACED under each table is traced ÷
+untraced. The WHY says each gap's answer first: --why full (or -v) says
+every term; 'tmpprobe help terms' says what the terms mean.
 
 Examples:
 %[3]s
@@ -97,7 +99,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.Text.Hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also the notes every run repeats (why a backend was skipped)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also the notes every run repeats (why a backend was skipped) and the whole WHY")
 	return fs, f
 }
 

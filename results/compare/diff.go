@@ -29,7 +29,7 @@ const (
 // DefaultMinEffectPct is the smallest change a diff reports, besides
 // being significant: benchstat's significance alone flags a real but
 // negligible 1%.
-const DefaultMinEffectPct = 5.0
+const DefaultMinEffectPct = results.MinEffectPct
 
 // DiffReport is what changed between two runs.
 type DiffReport struct {
@@ -92,7 +92,7 @@ type ArmDiff struct {
 	Status   string          `json:"status"`
 	Lost     bool            `json:"lost,omitempty"` // ran in OLD, failed in NEW
 	Unit     string          `json:"unit"`
-	Rate     string          `json:"rate"` // "ops/s", or "MB/s" for the buffers lab
+	Rate     string          `json:"rate"` // "ops/s", or "MiB/s" for the buffers lab
 	// OpsPerS compares the headline throughput (in Rate units);
 	// Ratio the ratio to the baseline arm, paired per round in each run.
 	OpsPerS *results.Comparison `json:"ops_per_s,omitempty"`
@@ -120,7 +120,7 @@ type ArmDiff struct {
 const defaultPayload = 400
 
 // Label names the arm in a sentence: "mkstemp-fsync (go)",
-// "NamedTemporaryFile (python, 16M)".
+// "NamedTemporaryFile (python, 16 MiB)".
 func (d *ArmDiff) Label() string {
 	if d.Kind.OfCommands() {
 		return d.Arm
@@ -128,9 +128,9 @@ func (d *ArmDiff) Label() string {
 	l := d.Arm + " (" + d.Runtime
 	switch {
 	case d.SizeBytes > 0:
-		l += ", " + results.Bytes(int64(d.SizeBytes))
+		l += ", " + results.Size(float64(d.SizeBytes))
 	case d.PayloadBytes != defaultPayload:
-		l += ", payload " + results.Bytes(int64(d.PayloadBytes))
+		l += ", payload " + results.Size(float64(d.PayloadBytes))
 	}
 	return l + ")"
 }
@@ -366,7 +366,7 @@ func (rep *DiffReport) Changed() []*ArmDiff {
 }
 
 // rateEstimate is the headline figure as the run prints it, in the lab's
-// unit (MB/s for the buffers lab).
+// unit (MiB/s for the buffers lab).
 func rateEstimate(s *results.Summary) results.Estimate {
 	if s.SizeBytes > 0 {
 		return s.MBPerS()
@@ -430,7 +430,7 @@ func betweenSource(prev, cur *results.Run, measured *results.BetweenRuns) string
 	return ""
 }
 
-// rateSamples are the headline figures of an arm in its lab's unit (MB/s
+// rateSamples are the headline figures of an arm in its lab's unit (MiB/s
 // for the buffers lab), one per unit of the run (see results.UnitSummaries).
 func rateSamples(s *results.Summary) []float64 {
 	k := 1.0
@@ -470,7 +470,7 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes, PayloadBytes: ref.PayloadBytes, Kind: kind,
 		Unit: ref.Unit(), Rate: "ops/s", Baseline: baseline[ref.Lab] == ref.Arm}
 	if ref.SizeBytes > 0 {
-		d.Rate = "MB/s"
+		d.Rate = "MiB/s"
 	}
 	switch {
 	case sn == nil:

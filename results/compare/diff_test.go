@@ -78,7 +78,7 @@ func TestDiffDrift(t *testing.T) {
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
 	// The buffers arm has no BytesIO beside it: nothing tells the machine
 	// from the arm there, so its own throughput judges it.
-	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1M)" {
+	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1 MiB)" {
 		t.Errorf("changed %d, gated %q: want only the buffers arm, which has no baseline", len(rep.Changed()), g)
 	}
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
@@ -87,7 +87,7 @@ func TestDiffDrift(t *testing.T) {
 	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != compare.StatusNoise || d.OpsPerS.Verdict != results.VerdictChanged {
 		t.Errorf("mkstemp-fsync: %s (ops/s %s): want its ops/s changed and its ratio not", d.Status, d.OpsPerS.Verdict)
 	}
-	want := "modes lab · go · /tmp · payload 400B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
+	want := "modes lab · go · /tmp · payload 400 B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
 	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
 		t.Errorf("drift %+v, want one note:\n%s", rep.Drift, want)
 	}
@@ -101,7 +101,7 @@ func TestDiffIncomparable(t *testing.T) {
 	cur.Arms = cur.Arms[:3]
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
 	gated := strings.Join(rep.Gated, "; ")
-	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1M) is missing from NEW"} {
+	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1 MiB) is missing from NEW"} {
 		if !strings.Contains(gated, want) {
 			t.Errorf("gated %q lacks %q", gated, want)
 		}
@@ -202,7 +202,7 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 	if !strings.Contains(d.Sentence, "its baseline moved") {
 		t.Errorf("sentence %q", d.Sentence)
 	}
-	want := "modes lab · go · /tmp · payload 400B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
+	want := "modes lab · go · /tmp · payload 400 B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
 	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
 		t.Errorf("drift %+v, want:\n%s", rep.Drift, want)
 	}

@@ -78,7 +78,7 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 				if g == nil {
 					g = &MatrixGroup{Title: title, Rate: "ops/s"}
 					if s.SizeBytes > 0 {
-						g.Rate = "MB/s"
+						g.Rate = "MiB/s"
 					}
 					groups[title] = g
 					rep.Groups = append(rep.Groups, g)

@@ -17,20 +17,21 @@ func CommandPairs(sums []*results.Summary) []Pair {
 	return out
 }
 
-// CommandVerdict says, hyperfine-like, how a command's wall time compares
-// with the first's: told apart when the 95% interval of the paired ratio
-// excludes 1 and the change is at least minEffectPct (diff's minimum effect).
+// CommandVerdict says, hyperfine-like, how a command's throughput (runs
+// per second, untraced) compares with the first's: told apart when the
+// 95% interval of the paired ratio excludes 1 and the change is at least
+// minEffectPct (diff's minimum effect). It reads as a WHY's head does.
 func CommandVerdict(s, first *results.Summary, minEffectPct float64) string {
-	r := s.TimeRatio()
+	r := s.Ratio
 	switch results.Differs(r, minEffectPct) {
 	case 1:
-		return fmt.Sprintf("%s took %s the time of %s: slower", s.Arm, results.TimesText(r), first.Arm)
+		return fmt.Sprintf("%s: %s %s's throughput: faster", s.Arm, results.TimesText(r), first.Arm)
 	case -1:
-		return fmt.Sprintf("%s took %s the time of %s: faster (%s as fast)", s.Arm, results.TimesText(r), first.Arm, results.Times(1/r.Center))
+		return fmt.Sprintf("%s: %s %s's throughput: slower", s.Arm, results.TimesText(r), first.Arm)
 	}
 	if !r.Bounded() {
-		return fmt.Sprintf("%s against %s: %s the time, too few rounds for an interval (want %d or more)",
-			s.Arm, first.Arm, results.TimesText(r), results.MinRoundsForCI)
+		return fmt.Sprintf("%s: %s %s's throughput: too few rounds for an interval (want %d or more)",
+			s.Arm, results.TimesText(r), first.Arm, results.MinRoundsForCI)
 	}
-	return fmt.Sprintf("%s against %s: no difference told apart from the spread (%s the time)", s.Arm, first.Arm, results.TimesText(r))
+	return fmt.Sprintf("%s: no different from %s's throughput (%s)", s.Arm, first.Arm, results.TimesText(r))
 }

@@ -24,7 +24,8 @@ func TestCommandPairs(t *testing.T) {
 
 // A syscall only the baseline makes is explained by what it did there:
 // listing the syncing command first must not lose the journal and the
-// flushes from the WHY of the other.
+// flushes from the WHY of the other. The sentence keeps the unit its
+// commands' times read in (ms), not "−8000 µs".
 func TestDroppedSyscallKeepsItsMechanism(t *testing.T) {
 	arm := func(name string, recs []results.ClassRecord) *results.Summary {
 		a := &results.ArmResult{
@@ -41,7 +42,7 @@ func TestDroppedSyscallKeepsItsMechanism(t *testing.T) {
 		{Class: "fdatasync", Stage: results.StageDevFlush, Calls: 20, TotalNs: 3_000_000}})
 	off := arm("off", []results.ClassRecord{write})
 	line := NewGap(off, full).Sentence()
-	for _, want := range []string{"fdatasync −8000", "not made, was 20/run: ", "journal commits/run 10", "cache flushes/run 20"} {
+	for _, want := range []string{"fdatasync −8.00 (", "not made, was 20/run: ", "journal commits/run 10", "cache flushes/run 20"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("lacks %q: %s", want, line)
 		}

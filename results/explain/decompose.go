@@ -108,9 +108,12 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 }
 
 // pairFamilies pairs variants of one syscall (openat[tmpfile] on the old
-// side, openat[create] on the new) when each side makes exactly one of
-// them, so the difference says "openat[create] vs openat[tmpfile] +3"
-// rather than +100 and −97. Each pair is [old, new].
+// side, openat[create] on the new) when each side makes exactly one
+// variant of it that the other does not, so the difference says
+// "openat[create] vs openat[tmpfile] +3" rather than +100 and −97. The
+// variants both sides make stay terms of their own: a program's plain
+// openat while it starts (a compared interpreter's imports) does not
+// keep its temp files' opens apart. Each pair is [old, new].
 func pairFamilies(prev, cur *results.Summary, names map[string]bool) [][2]string {
 	fam := func(n string) string { f, _, _ := strings.Cut(n, "["); return f }
 	members := func(s *results.Summary, f string) []string {
@@ -131,8 +134,10 @@ func pairFamilies(prev, cur *results.Summary, names map[string]bool) [][2]string
 		}
 		seen[f] = true
 		mo, mn := members(prev, f), members(cur, f)
-		if len(mo) == 1 && len(mn) == 1 && mo[0] != mn[0] {
-			out = append(out, [2]string{mo[0], mn[0]})
+		onlyOld := slices.DeleteFunc(slices.Clone(mo), func(c string) bool { return slices.Contains(mn, c) })
+		onlyNew := slices.DeleteFunc(slices.Clone(mn), func(c string) bool { return slices.Contains(mo, c) })
+		if len(onlyOld) == 1 && len(onlyNew) == 1 {
+			out = append(out, [2]string{onlyOld[0], onlyNew[0]})
 		}
 	}
 	return out

@@ -3,9 +3,11 @@ package explain
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -21,6 +23,9 @@ type Gap struct {
 	Untraced results.Estimate
 	// Headline: the pair is a question its lab exists to answer (Pair).
 	Headline bool
+	// Scale is the unit the sentences give times in: the table's (a
+	// compare table in ms says its gaps in ms); zero: B's.
+	Scale results.TimeScale
 }
 
 // untraced is a round's untraced ops/s, not its headline: the ratio stands
@@ -30,10 +35,11 @@ func untraced(r *results.RoundSample) float64 { return r.OpsPerS }
 
 // NewGap builds the gap A − B. Against A's baseline the untraced ratio is
 // the one the table prints, A's Ratio, with the spread between runs its
-// interval includes: one figure, one interval (#29).
+// interval includes (#29), or as a syscalls.csv recorded it: one figure,
+// one interval (#31).
 func NewGap(a, b *results.Summary) Gap {
 	g := Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: results.PairedRatio(a, b, untraced)}
-	if g.Untraced.Known() && a.RatioTo == b.Arm && a.Ratio.Center == g.Untraced.Center {
+	if a.RatioTo == b.Arm && a.Ratio.Known() {
 		g.Untraced = a.Ratio
 	}
 	return g
@@ -80,24 +86,36 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 		parts = append(parts, m)
 	}
 	if ca.Calls > 0 && cb.Calls > 0 {
-		if moved := inodeMove(a, b, class); moved != "" {
-			parts = append(parts, moved)
+		switch inodeMove(a, b, class) {
+		case movedIn:
+			parts = append(parts, "the inode is evicted here instead")
+		case movedOut:
+			parts = append(parts, "the inode is no longer evicted here")
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
-// inodeMove notes when inode eviction moved into or out of this class.
-func inodeMove(a, b *results.Summary, class string) string {
+// inodeMoved says whether inode eviction moved into or out of a class.
+type inodeMoved int
+
+const (
+	notMoved inodeMoved = iota
+	movedIn
+	movedOut
+)
+
+// inodeMove finds when inode eviction moved into or out of this class.
+func inodeMove(a, b *results.Summary, class string) inodeMoved {
 	ea := a.Stage(class, results.StageExt4EvictInode).CallsPerOp
 	eb := b.Stage(class, results.StageExt4EvictInode).CallsPerOp
 	switch {
 	case ea > 0.5 && eb < 0.5:
-		return "the inode is evicted here instead"
+		return movedIn
 	case eb > 0.5 && ea < 0.5:
-		return "the inode is no longer evicted here"
+		return movedOut
 	}
-	return ""
+	return notMoved
 }
 
 // offReason turns the dominant off-CPU label into words.
@@ -213,46 +231,85 @@ func userMechanism(a, b *results.Summary) string {
 	return strings.Join(parts, "; ")
 }
 
-// Sentence renders the gap as prose. The µs, the shares and the traced
-// throughput come from the same pooled traced batches; the untraced ratio,
-// from other batches, is named as such, and a sign that disagrees with the
-// traced gap is explained, not left to contradict it.
+// Sentence renders the gap as prose, whole: what report.md, JSON and
+// --why full say. It leads with the one ratio the table prints, A's
+// untraced throughput ÷ B's with its interval; then where the gap in
+// time per op measured traced goes, every term outside noise with its
+// share and all its mechanism, and the terms within noise.
 func (g Gap) Sentence() string {
+	return g.text(len(g.Terms), func(t Term) string { return g.mechanism(t) }, true)
+}
+
+// Short is the gap as the terminal says it by default: the ratio, the
+// traced gap and its three largest terms outside noise, each with one
+// short reason (Reason). The rest is Sentence's.
+func (g Gap) Short() string {
+	return g.text(ShortTerms, g.Reason, false)
+}
+
+// ShortTerms is how many terms a short WHY names.
+const ShortTerms = 3
+
+// ShortWithin is Short with as many of its terms as fit lines lines of a
+// bullet at width columns (textwrap.Bullet): the answer first, the terms
+// after it as room allows.
+func (g Gap) ShortWithin(width, lines int) string {
+	s := g.Short()
+	for n := ShortTerms - 1; n >= 0 && textwrap.Lines(textwrap.Bullet("  ", s, width)) > lines; n-- {
+		s = g.text(n, g.Reason, false)
+	}
+	return s
+}
+
+// text writes the gap naming at most most terms outside noise, each
+// annotated by why; full adds the terms within noise, and names a
+// command whole (the short form cuts a long one: textwrap.Middle).
+func (g Gap) text(most int, why func(Term) string, full bool) string {
 	var b strings.Builder
-	unit := g.A.Unit()
-	fmt.Fprintf(&b, "%s − %s = %s µs/%s traced", g.A.Arm, g.B.Arm, results.SignedMicros(g.DeltaNs), unit)
-	if g.A.WallNsPerOp > 0 {
-		fmt.Fprintf(&b, " (%s the throughput", results.Times(g.B.WallNsPerOp/g.A.WallNsPerOp))
-		if u := g.untracedPhrase(); u != "" {
-			b.WriteString("; " + u)
+	b.WriteString(g.head(full))
+	if g.Quiet() {
+		// No difference in throughput and none in kind: whatever single
+		// term the rounds happen to tell apart is one of dozens tested,
+		// so nothing is named outside noise.
+		if full {
+			if noise := g.noiseList(g.Terms); noise != "" {
+				b.WriteString("; traced, within noise: " + noise)
+			}
 		}
-		b.WriteString(")")
+		return b.String() + "."
 	}
-	b.WriteString(": ")
-	// Shares of Δ mean something only when the terms mostly pull one way;
-	// when they cancel (a +22 and a −14 around a −1.5), say so instead.
-	var gross float64
-	for _, t := range g.Terms {
-		if !t.Noise {
-			gross += math.Abs(float64(t.Delta))
-		}
+	sc := g.scale()
+	unit := sc.Unit + "/" + g.A.Unit()
+	fmt.Fprintf(&b, ": %s %s traced", sc.Signed(g.DeltaNs), unit)
+	if other := g.otherWay(); other != "" {
+		b.WriteString(" (" + other + ")")
 	}
-	shares := g.DeltaNs != 0 && math.Abs(g.DeltaNs) >= gross/2
-	var main, noise []string
+	shares := g.shares()
+	var main []string
+	var noise []Term
+	shared := false
 	for _, t := range g.Terms {
 		d := float64(t.Delta)
 		if t.Noise {
-			if math.Abs(d) >= 50 { // quieter terms are not worth a word
-				noise = append(noise, t.Name+" "+results.SignedMicros(d))
-			}
+			noise = append(noise, t)
 			continue
 		}
-		s := t.Name + " " + results.SignedMicros(d)
-		var ann []string
-		if shares {
-			ann = append(ann, results.Share(d/g.DeltaNs))
+		if len(main) == most {
+			continue
 		}
-		if m := g.mechanism(t); m != "" {
+		s := t.Name + " " + sc.Signed(d)
+		var ann []string
+		if f := d / g.DeltaNs; shares && results.ShareSaid(f) {
+			sh := results.Share(f)
+			if g.DeltaNs < 0 && !shared {
+				// Against a total that is negative, a share's sign
+				// reads as the term's: "−40% of −1658" says which.
+				sh += " of " + sc.Signed(g.DeltaNs)
+			}
+			shared = true
+			ann = append(ann, sh)
+		}
+		if m := why(t); m != "" {
 			ann = append(ann, m)
 		}
 		if len(ann) > 0 {
@@ -261,38 +318,228 @@ func (g Gap) Sentence() string {
 		main = append(main, s)
 	}
 	switch {
+	case len(main) == 0 && most > 0:
+		b.WriteString(", no term of which stands out of the spread between rounds")
 	case len(main) == 0:
-		b.WriteString("no term stands out of the run-to-run spread")
 	case !shares:
-		b.WriteString("terms that largely cancel: " + strings.Join(main, ", "))
+		b.WriteString(", from terms that cancel: " + strings.Join(main, ", "))
 	default:
-		b.WriteString(strings.Join(main, ", "))
+		b.WriteString(", of which " + strings.Join(main, ", "))
 	}
-	if len(noise) > 0 {
-		b.WriteString(". Within noise: " + strings.Join(noise, ", "))
+	if list := g.noiseList(noise); full && list != "" {
+		b.WriteString(". Within noise: " + list)
 	}
-	b.WriteString(".")
-	return b.String()
+	return b.String() + "."
 }
 
-// untracedPhrase puts the untraced ratio beside the traced gap: plainly
-// when they agree, as no difference when its interval contains 1, and
-// with the reason when it points the other way (tracing costs the arm
-// with more syscalls more).
-func (g Gap) untracedPhrase() string {
+// head says the ratio: A's untraced throughput against B's, as the table
+// prints it, or that the rounds tell them apart by less than
+// results.MinEffectPct.
+func (g Gap) head(full bool) string {
+	u, a, b := g.Untraced, g.A.Arm, g.B.Arm
+	if !full {
+		a, b = textwrap.Middle(a, ShortName), textwrap.Middle(b, ShortName)
+	}
+	switch {
+	case !u.Known():
+		return fmt.Sprintf("%s against %s", a, b)
+	case g.same():
+		return fmt.Sprintf("%s: no different from %s's throughput (%s)", a, b, results.TimesText(u))
+	}
+	return fmt.Sprintf("%s: %s %s's throughput", a, results.TimesText(u), b)
+}
+
+// ShortName is the most of a name (a compared command's line) a short
+// WHY gives.
+const ShortName = 40
+
+// same says the untraced ratio is told apart from 1 by less than
+// results.MinEffectPct, or not at all.
+func (g Gap) same() bool {
+	return g.Untraced.Known() && g.Untraced.Bounded() && results.Differs(g.Untraced, results.MinEffectPct) == 0
+}
+
+// Quiet says there is nothing to explain: the throughputs are no
+// different and neither side makes a syscall, or a variant of one, the
+// other does not.
+func (g Gap) Quiet() bool {
+	if !g.same() {
+		return false
+	}
+	for _, t := range g.Terms {
+		if t.inKind() {
+			return false
+		}
+	}
+	return true
+}
+
+// inKind says the term is a difference in kind: a syscall one side makes
+// in most of its ops and the other never, or two variants of one.
+func (t Term) inKind() bool {
+	if t.oldClass != t.newClass {
+		return true
+	}
+	for _, d := range t.Details {
+		if d.Name == "calls" && d.Unit == "calls" {
+			return d.Old == 0 && d.New >= 0.5 || d.New == 0 && d.Old >= 0.5
+		}
+	}
+	return false
+}
+
+// shares says whether a term's share of the gap means something: the
+// terms, those within noise too, mostly pull one way (when a +22 and a
+// −14 make a −1.5, they cancel, and a +0.47 of a −0.34 is −139% of it).
+func (g Gap) shares() bool {
+	if g.DeltaNs == 0 {
+		return false
+	}
+	var gross float64
+	for _, t := range g.Terms {
+		gross += math.Abs(float64(t.Delta))
+	}
+	return math.Abs(g.DeltaNs) >= gross/2
+}
+
+// noiseList names the terms within noise worth a word (50 ns or more).
+func (g Gap) noiseList(terms []Term) string {
+	sc := g.scale()
+	var out []string
+	for _, t := range terms {
+		if t.Noise && math.Abs(float64(t.Delta)) >= 50 {
+			out = append(out, t.Name+" "+sc.Signed(float64(t.Delta)))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// scale is the unit the gap's times are in: Scale when the report set one
+// (a compare table's), else B's.
+func (g Gap) scale() results.TimeScale {
+	if g.Scale.Unit != "" {
+		return g.Scale
+	}
+	return g.B.TimeScale()
+}
+
+// otherWay explains a traced gap that points the other way from the
+// untraced ratio: tracing costs the arm with more syscalls more.
+func (g Gap) otherWay() string {
 	u := g.Untraced
-	if !u.Known() {
+	if !u.Known() || g.same() || !(u.Bounded() || math.IsNaN(u.Lo)) || (u.Center-1)*(-g.DeltaNs) >= 0 {
 		return ""
 	}
-	traced := g.B.WallNsPerOp / g.A.WallNsPerOp
+	return fmt.Sprintf("the other way: tracing costs %s more, at %s syscalls/%s to %s",
+		g.A.Arm, results.Count(syscallsPerOp(g.A)), g.A.Unit(), results.Count(syscallsPerOp(g.B)))
+}
+
+// Reason is one short reason for a term, the one a reader of the labs'
+// notes asks first: new or no longer made, the inode freed here or not,
+// the I/O that changed, what it waits for, how many calls. "" when
+// nothing measured says more than the time.
+func (g Gap) Reason(t Term) string {
+	unit := g.A.Unit()
 	switch {
-	case u.Contains(1):
-		return fmt.Sprintf("untraced no different: %s", results.TimesText(u))
-	case (u.Center-1)*(traced-1) < 0 && (u.Bounded() || math.IsNaN(u.Lo)):
-		return fmt.Sprintf("untraced %s, the other way: tracing costs %s more, at %s syscalls/%s to %s",
-			results.TimesText(u), g.A.Arm, results.Count(syscallsPerOp(g.A)), g.A.Unit(), results.Count(syscallsPerOp(g.B)))
+	case t.Name == results.UserTerm:
+		return userReason(g.A, g.B)
+	case t.oldClass != t.newClass:
+		return waitReason(g.A, t.newClass)
 	}
-	return "untraced " + results.TimesText(u)
+	class := t.newClass
+	ca, cb := g.A.Class(class), g.B.Class(class)
+	switch {
+	case cb.Calls == 0 && ca.Calls > 0:
+		switch {
+		case waitReason(g.A, class) != "":
+			return "new, " + waitReason(g.A, class)
+		case g.A.Stage(class, results.StageExt4FreeInode).CallsPerOp >= 0.5:
+			return "new, frees the inode"
+		case ca.CallsPerOp != 1:
+			return fmt.Sprintf("new, %s/%s", results.Count(ca.CallsPerOp), unit)
+		}
+		return "new"
+	case ca.Calls == 0 && cb.Calls > 0:
+		return "no longer made"
+	}
+	switch inodeMove(g.A, g.B, class) {
+	case movedIn:
+		return "frees the inode here instead"
+	case movedOut:
+		return "no longer frees the inode"
+	}
+	if io := ioChange(g.A, g.B, class); io != "" {
+		return io
+	}
+	if w := waitReason(g.A, class); w != "" {
+		return w
+	}
+	if math.Abs(ca.CallsPerOp-cb.CallsPerOp) >= 0.05*math.Max(ca.CallsPerOp, cb.CallsPerOp) {
+		return fmt.Sprintf("calls/%s %s → %s", unit, results.Count(cb.CallsPerOp), results.Count(ca.CallsPerOp))
+	}
+	return ""
+}
+
+// userReason says in a word what user space is: the interpreter's code,
+// or, when it moved mostly off the CPU, what it waited for.
+func userReason(a, b *results.Summary) string {
+	ua, ub := a.Class(results.ClassUser), b.Class(results.ClassUser)
+	du := a.UserNsPerOp - b.UserNsPerOp
+	if d := ua.OffNsPerOp - ub.OffNsPerOp; du != 0 && d/du >= 0.5 {
+		label, _ := dominant(ua.OffByLabel)
+		if d < 0 {
+			label, _ = dominant(ub.OffByLabel)
+		}
+		if w := shortWait[label]; w != "" {
+			return "off-CPU: " + w
+		}
+	}
+	switch a.Runtime {
+	case "python":
+		return "Python code"
+	case "go":
+		return "Go code"
+	}
+	return ""
+}
+
+// waitReason is what a class mostly waits for, when it spends half its
+// time or more off the CPU.
+func waitReason(s *results.Summary, class string) string {
+	c := s.Class(class)
+	if c.NsPerOp <= 0 || c.OffNsPerOp < 0.5*c.NsPerOp {
+		return ""
+	}
+	label, _ := dominant(c.OffByLabel)
+	return shortWait[label]
+}
+
+// shortWait says an off-CPU label in the fewest words.
+var shortWait = map[string]string{
+	results.OffPreempted:      "waits for a CPU",
+	results.OffBlockedJBD2:    "waits for the journal",
+	results.OffBlockedIRQ:     "waits for the device",
+	results.OffBlockedKworker: "waits for writeback",
+	results.OffBlockedOther:   "blocked",
+	results.OffBlocked:        "blocked",
+	results.OffSleepJBD2:      "waits for the journal",
+	results.OffSleepIRQ:       "waits for the device",
+	results.OffSleepKworker:   "waits for writeback",
+	results.OffSleepOther:     "sleeps",
+	results.OffSleep:          "sleeps",
+}
+
+// ioChange is the first of the class's I/O stages whose count per op
+// moved by 0.5 or more: "discards/op 0 → 1.0".
+func ioChange(a, b *results.Summary, class string) string {
+	for _, io := range ioStages {
+		sa, sb := a.Stage(class, io.stage), b.Stage(class, io.stage)
+		if sa.Beside || sb.Beside || math.Abs(sa.CallsPerOp-sb.CallsPerOp) < 0.5 {
+			continue
+		}
+		return fmt.Sprintf("%s/%s %s → %s", io.what, a.Unit(), results.Count(sb.CallsPerOp), results.Count(sa.CallsPerOp))
+	}
+	return ""
 }
 
 func syscallsPerOp(s *results.Summary) float64 {
@@ -305,17 +552,22 @@ func syscallsPerOp(s *results.Summary) float64 {
 	return n
 }
 
-// TimeSplit says "arm: wall = kernel + user" per op, or, when threads sat
-// in syscalls at once and their times add past the wall time (a traced
-// multi-threaded program), that instead.
+// TimeSplit says "arm: wall traced = kernel + user" per op, or, when
+// threads sat in syscalls at once and their times add past the wall time
+// (a traced multi-threaded program), that instead. "traced" where the
+// arm also ran untraced: its table's time per op is the untraced one.
 func TimeSplit(s *results.Summary) string {
 	unit, t := s.Unit(), s.TimeScale()
+	traced := ""
+	if slices.ContainsFunc(s.Rounds, func(r results.RoundSample) bool { return r.OpsPerS > 0 }) {
+		traced = " traced"
+	}
 	if s.UserNsPerOp >= 0 {
-		return fmt.Sprintf("%s: %s %s/%s = kernel %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit,
+		return fmt.Sprintf("%s: %s %s/%s%s = kernel %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced,
 			t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
 	}
-	return fmt.Sprintf("%s: %s %s/%s of wall time, %s %s in syscalls summed over threads", s.Arm,
-		t.Of(s.WallNsPerOp), t.Unit, unit, t.Of(s.KernelNsPerOp), t.Unit)
+	return fmt.Sprintf("%s: %s %s/%s of wall time%s, %s %s in syscalls summed over threads", s.Arm,
+		t.Of(s.WallNsPerOp), t.Unit, unit, traced, t.Of(s.KernelNsPerOp), t.Unit)
 }
 
 // ArmSentence explains one arm on its own: where its time goes.
@@ -417,16 +669,16 @@ func SpillSentence(sums []*results.Summary, sp Spill, runtime, dir string) strin
 	fmt.Fprintf(&b, "%s (%s): ", sp.Arm, runtime)
 	if len(below) > 0 {
 		last := below[len(below)-1]
-		fmt.Fprintf(&b, "up to %sB it stayed in memory (0 file syscalls, %s write/round)",
-			results.Bytes(int64(last.SizeBytes)), results.Count(last.Class(results.ClassWrite).CallsPerOp))
+		fmt.Fprintf(&b, "up to %s it stayed in memory (0 file syscalls, %s write/round)",
+			results.Size(float64(last.SizeBytes)), results.Count(last.Class(results.ClassWrite).CallsPerOp))
 	}
 	if len(above) > 0 {
 		first := above[0]
 		if len(below) > 0 {
 			b.WriteString("; ")
 		}
-		fmt.Fprintf(&b, "from %sB it rolled over to a file: %s open/round, %s writes/round",
-			results.Bytes(int64(first.SizeBytes)), results.Count(fileOpens(first)),
+		fmt.Fprintf(&b, "from %s it rolled over to a file: %s open/round, %s writes/round",
+			results.Size(float64(first.SizeBytes)), results.Count(fileOpens(first)),
 			results.Count(first.Class(results.ClassWrite).CallsPerOp))
 		for _, s := range sums {
 			if s.Arm == sp.Versus && s.Peer() == first.Peer() && s.Traced != nil {

@@ -175,7 +175,7 @@ func StateWarnings(sums []*results.Summary, baselines map[string]string) []strin
 		if len(names) == 0 || 2*count[names[0]] < compared {
 			continue
 		}
-		w := fmt.Sprintf("%s: the ratios of %d of %d arms moved with %s across the run; they describe that state as much as the arms (see WHY)",
+		w := fmt.Sprintf("%s: the ratios of %d of %d arms moved with %s across the run; they describe that state as much as the arms (WHY says how with -v, and in report.md)",
 			GroupTitle(g[0].Lab, g[0].Runtime, g[0].Dir, g[0].ParamTitle()), count[names[0]], compared, names[0])
 		if names[0] == results.StateInodeAlloc {
 			w += "; --fresh-fs starts each run from a fresh file system"

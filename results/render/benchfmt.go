@@ -36,7 +36,8 @@ func WriteBenchfmt(w io.Writer, run *results.Run, sums []*results.Summary) error
 			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: ops, Values: []benchfmt.Value{
 				{Value: 1 / v, Unit: "sec/op", OrigValue: 1e9 / v, OrigUnit: "ns/op"}, {Value: v, Unit: "ops/s"}}}
 			if s.SizeBytes > 0 {
-				// benchstat reads MB as 10^6 bytes; the labs' MB/s is MiB/s.
+				// benchstat reads MB as 10^6 bytes and the labs' MiB/s are 2^20:
+				// bytes per second, which benchstat scales itself.
 				res.Values = append(res.Values, benchfmt.Value{Value: v * float64(s.SizeBytes), Unit: "B/s"})
 			}
 			if r.Ratio > 0 {

@@ -92,7 +92,8 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 			}
 		}
 		rate := g[0].Rate
-		row(w, diffRow, "ARM", "OLD→NEW "+rate, "Δ "+rate, "OLD→NEW ratio", "Δ ratio")
+		// ×BASE: the ratio is of throughput, to the lab's baseline arm.
+		row(w, diffRow, "ARM", "OLD→NEW "+rate, "Δ "+rate, "OLD→NEW ×BASE", "Δ ×BASE")
 		for _, d := range g {
 			row(w, diffRow, trunc(d.Arm, 23), arrowCell(d.OpsPerS, results.Rate), deltaCell(d.OpsPerS, d),
 				arrowCell(d.Ratio, results.Ratio), deltaCell(d.Ratio, d))
@@ -278,7 +279,7 @@ func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
 	fmt.Fprintln(w, "\n## Arms")
 	for _, g := range rep.Groups() {
 		rate := g[0].Rate
-		fmt.Fprintf(w, "\n%s\n\n| arm | OLD %s | NEW %s | Δ | p | OLD ratio | NEW ratio | Δ | p | status |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n",
+		fmt.Fprintf(w, "\n%s\n\n| arm | OLD %s | NEW %s | Δ | p | OLD ×BASE | NEW ×BASE | Δ | p | status |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|---|\n",
 			mdCell(g[0].GroupTitle()), rate, rate)
 		for _, d := range g {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdCell(d.Arm), mdComparison(d.OpsPerS, results.Rate), mdComparison(d.Ratio, results.Ratio), d.Status)

@@ -40,19 +40,20 @@ func WriteMarkdownDocument(w io.Writer, d *report.Document) {
 	}
 	for _, g := range d.Groups {
 		fmt.Fprintf(w, "\n## %s\n\n", mdCell(g.Title))
-		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | ratio [95%% CI] | µs/%s | kernel µs | user µs | traced ÷ untraced |\n", g.Rate, g.Unit)
-		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
+		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | %s [95%% CI] | µs/%s | 95%% CI | traced µs/%s | kernel µs | user µs | traced ÷ untraced %s |\n",
+			g.Rate, mdCell(ratioHeader(g, "BASE")), g.Unit, g.Unit, g.Ratio)
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		for _, r := range g.Rows {
 			if r.Failed != "" {
-				fmt.Fprintf(w, "| %s | FAILED: %s | | | | | | |\n", mdCell(r.Arm), mdCell(r.Failed))
+				fmt.Fprintf(w, "| %s | FAILED: %s | | | | | | | | |\n", mdCell(r.Arm), mdCell(r.Failed))
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(r.Arm), r.Head.Long, r.Head.Bounds,
-				r.Ratio.Long, r.Wall.Long, r.Kernel.Long, r.User.Long, r.Traced.Long)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", mdCell(r.Arm), r.Head.Long, r.Head.Bounds,
+				r.Ratio.Long, r.PerOp.Long, r.PerOp.Bounds, r.Wall.Long, r.Kernel.Long, r.User.Long, r.Traced.Long)
 		}
 		writeMarkdownWhy(w, g)
 		for _, a := range g.Arms {
-			writeMarkdownBreakdown(w, a, g.Unit)
+			writeMarkdownBreakdown(w, a)
 		}
 	}
 	writeMarkdownTail(w, d)
@@ -63,10 +64,10 @@ func WriteMarkdownDocument(w io.Writer, d *report.Document) {
 func writeMarkdownCommands(w io.Writer, d *report.Document) {
 	fmt.Fprintln(w, "\n## Commands compared")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| command | wall/run (median) | 95% CI | × first [95% CI] | traced ÷ untraced |")
-	fmt.Fprintln(w, "|---|--:|--:|--:|--:|")
 	var verdicts []report.Sentence
 	for _, g := range d.Groups {
+		fmt.Fprintf(w, "| command | wall/run (median) | 95%% CI | %s [95%% CI] | traced ÷ untraced runs/s |\n", mdCell(ratioHeader(g, "FIRST")))
+		fmt.Fprintln(w, "|---|--:|--:|--:|--:|")
 		for _, r := range g.Rows {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", mdCell(r.Arm), r.Head.Long, r.Head.Bounds, r.Ratio.Long, r.Traced.Long)
 		}
@@ -81,7 +82,7 @@ func writeMarkdownCommands(w io.Writer, d *report.Document) {
 	for _, g := range d.Groups {
 		writeMarkdownWhy(w, g)
 		for _, a := range g.Arms {
-			writeMarkdownBreakdown(w, a, g.Unit)
+			writeMarkdownBreakdown(w, a)
 		}
 	}
 }
@@ -103,12 +104,12 @@ func writeMarkdownWhy(w io.Writer, g *report.Group) {
 	}
 }
 
-func writeMarkdownBreakdown(w io.Writer, a *report.Arm, unit string) {
+func writeMarkdownBreakdown(w io.Writer, a *report.Arm) {
 	if !a.Traced {
 		return
 	}
-	fmt.Fprintf(w, "\n### %s: %s µs/%s = kernel %s + user %s\n\n", mdCell(a.Arm), results.Micros(a.WallNs), unit,
-		results.Micros(a.KernelNs), results.Micros(a.UserNs))
+	unit := a.Unit
+	fmt.Fprintf(w, "\n### %s\n\n", mdCell(a.Split))
 	fmt.Fprintf(w, "| syscall | calls/%s | µs/%s | off-CPU µs | p50 µs | p99 µs | off-CPU by label (µs) |\n", unit, unit)
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|---|")
 	for _, c := range a.Breakdown {

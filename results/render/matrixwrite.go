@@ -33,7 +33,7 @@ func WriteMatrixText(w io.Writer, rep *compare.MatrixReport) {
 	for _, g := range rep.Groups {
 		fmt.Fprintf(w, "\n%s\n", g.Title)
 		for _, block := range g.Blocks() {
-			head := []string{fmt.Sprintf("%-23s", strings.ToUpper(block))}
+			head := []string{fmt.Sprintf("%-23s", blockTitle(block, g.Rate))}
 			for i := range rep.Runs {
 				head = append(head, fmt.Sprintf("%-18s", fmt.Sprintf("#%d", i+1)))
 			}
@@ -105,7 +105,7 @@ func WriteMatrixMarkdown(w io.Writer, rep *compare.MatrixReport) {
 	for _, g := range rep.Groups {
 		fmt.Fprintf(w, "\n## %s\n", mdCell(g.Title))
 		for _, block := range g.Blocks() {
-			fmt.Fprintf(w, "\n| %s |", block)
+			fmt.Fprintf(w, "\n| %s |", blockTitle(block, g.Rate))
 			for i := range rep.Runs {
 				fmt.Fprintf(w, " #%d |", i+1)
 			}
@@ -123,4 +123,14 @@ func WriteMatrixMarkdown(w io.Writer, rep *compare.MatrixReport) {
 		}
 	}
 	fmt.Fprintf(w, "\n#1: median ±95%%; #2…: median and change from #1 (p < %g and ≥ %g%%), or ~ with p.\n", rep.Alpha, rep.MinEffectPct)
+}
+
+// blockTitle heads a block of a matrix: its figure, as the labs' tables
+// head it ("ops/s", "MiB/s"), the ratio as what it divides ("×BASE
+// ops/s": throughput ÷ the lab's baseline's).
+func blockTitle(block, rate string) string {
+	if block == "ratio" {
+		return "×BASE " + rate
+	}
+	return block
 }

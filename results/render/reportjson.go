@@ -45,13 +45,17 @@ type ArmReport struct {
 	results.CaseID
 	Ops int `json:"ops_per_batch"`
 	results.Figures
-	TracedOpsPerS float64         `json:"traced_ops_per_s,omitempty"`
-	WallNsPerOp   results.NsPerOp `json:"wall_ns_per_op"`
-	KernelNsPerOp results.NsPerOp `json:"kernel_ns_per_op"`
-	UserNsPerOp   results.NsPerOp `json:"user_ns_per_op"`
-	Classes       []ClassReport   `json:"classes,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	Sentence      string          `json:"sentence,omitempty"`
+	// TimePerOp is the untraced time per op the table prints (µs/op):
+	// 1e9 ÷ ops_per_s, its interval inverted; wall_ns_per_op is the
+	// traced batches' pooled, which the breakdown divides.
+	TimePerOp     *results.Estimate `json:"time_per_op_ns,omitempty"`
+	TracedOpsPerS float64           `json:"traced_ops_per_s,omitempty"`
+	WallNsPerOp   results.NsPerOp   `json:"wall_ns_per_op"`
+	KernelNsPerOp results.NsPerOp   `json:"kernel_ns_per_op"`
+	UserNsPerOp   results.NsPerOp   `json:"user_ns_per_op"`
+	Classes       []ClassReport     `json:"classes,omitempty"`
+	Error         string            `json:"error,omitempty"`
+	Sentence      string            `json:"sentence,omitempty"`
 }
 
 // ClassReport is one ClassSummary.
@@ -71,8 +75,12 @@ type ClassReport struct {
 // GroupReport is one peer group: its title, its arms by name, and its
 // sentences.
 type GroupReport struct {
-	Title    string            `json:"title"`
-	Arms     []string          `json:"arms"`
+	Title string   `json:"title"`
+	Arms  []string `json:"arms"`
+	// Base is the arm the group's ratios divide by (its throughput), and
+	// Observer the line that says what tracing cost its arms.
+	Base     string            `json:"base,omitempty"`
+	Observer string            `json:"observer,omitempty"`
 	Verdicts []report.Sentence `json:"verdicts,omitempty"`
 	Why      []report.Sentence `json:"why,omitempty"`
 }
@@ -92,7 +100,7 @@ func WriteJSONDocument(w io.Writer, d *report.Document) error {
 		rep.Arms = append(rep.Arms, armReport(a))
 	}
 	for _, g := range d.Groups {
-		gr := GroupReport{Title: g.Title, Verdicts: g.Verdicts, Why: g.Why}
+		gr := GroupReport{Title: g.Title, Base: g.Base, Observer: g.Observer, Verdicts: g.Verdicts, Why: g.Why}
 		for _, a := range g.Arms {
 			gr.Arms = append(gr.Arms, a.Arm)
 		}
@@ -105,6 +113,9 @@ func armReport(a *report.Arm) ArmReport {
 	out := ArmReport{CaseID: a.CaseID, Ops: a.Ops, Figures: a.Figures, TracedOpsPerS: results.RoundTo(a.TracedOpsPerS, 10),
 		WallNsPerOp: results.NsPerOp(a.WallNs), KernelNsPerOp: results.NsPerOp(a.KernelNs), UserNsPerOp: results.NsPerOp(a.UserNs),
 		Error: a.Error, Sentence: a.Sentence.Text}
+	if a.TimePerOp.Known() {
+		out.TimePerOp = &a.TimePerOp
+	}
 	for _, c := range a.Classes {
 		cr := ClassReport{Class: c.Class, Stage: c.Stage, Calls: c.Calls, CallsPerOp: c.CallsPerOp,
 			NsPerOp: results.NsPerOp(c.NsPerOp), OffNsPerOp: results.NsPerOp(c.OffNsPerOp), P50: c.P50, P95: c.P95, P99: c.P99}

@@ -3,7 +3,9 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 
+	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/report"
@@ -18,9 +20,13 @@ const DefaultTop = 20
 
 // TextOptions lay out the terminal report.
 type TextOptions struct {
-	Width   int    // columns prose wraps at (tables are 79 wide); 0 = DefaultWidth
-	Hist    bool   // log2 latency histograms of each syscall class
-	Verbose bool   // also the notes every run repeats (why a backend was skipped)
+	Width   int  // columns prose wraps at (tables are 79 wide); 0 = DefaultWidth
+	Hist    bool // log2 latency histograms of each syscall class
+	Verbose bool // also the notes every run repeats (why a backend was skipped), and FullWhy
+	// FullWhy says each WHY sentence whole (every term, stage, off-CPU
+	// cause and term within noise, and the state links), as report.md
+	// does; by default a gap says its Short.
+	FullWhy bool
 	Sort    string // the breakdown's order, one of results.SortKeys; "" = time
 	// Trace is what a trace's report shows; nil: its top DefaultTop
 	// syscalls.
@@ -66,11 +72,13 @@ func WriteTrace(w io.Writer, sums []*results.Summary, v TraceView) {
 }
 
 // WriteText writes a report as the terminal shows it. For a lab run the
-// answer comes first: per group its table and the WHY sentences of the
-// gaps the labs ask about; then each arm's sentence and syscall
-// breakdown, histograms on request, failures and the footer.
+// answer comes first: per group its table and the WHY of the gaps the
+// labs ask about, the headline ones first, each in its Short unless
+// FullWhy; then each arm's sentence and syscall breakdown, histograms on
+// request, failures and the footer.
 func WriteText(w io.Writer, d *report.Document, o TextOptions) {
 	width := widthOr(o.Width)
+	full := o.FullWhy || o.Verbose
 	switch d.Kind {
 	case results.KindTrace:
 		writeTraceBody(w, d, width)
@@ -79,9 +87,8 @@ func WriteText(w io.Writer, d *report.Document, o TextOptions) {
 		return
 	case results.KindCompare:
 		// A compare report wraps at 80 columns and says every note.
-		writeCommands(w, d)
+		writeCommands(w, d, full)
 		writeHistograms(w, d)
-		writeWhy(w, d, DefaultWidth)
 		writeFailures(w, d.Failures)
 		writeFooter(w, d.Footer, DefaultWidth, true)
 		return
@@ -89,31 +96,56 @@ func WriteText(w io.Writer, d *report.Document, o TextOptions) {
 	explained := false
 	for _, g := range d.Groups {
 		writeGroupTable(w, g)
-		if g.Legend != "" {
-			fmt.Fprintln(w, wrap(g.Legend, width, ""))
-		}
-		if len(g.Why) > 0 {
-			fmt.Fprintln(w, "\nWHY")
-			for _, s := range g.Why {
-				bullet(w, "  ", s.Text, width)
-			}
-		}
+		writeWhy(w, g.Why, width, full)
 		explained = explained || g.Explained
 	}
 	if explained {
 		writeSpills(w, d, width)
-		fmt.Fprintln(w, "\nBREAKDOWN (per arm: where its time goes)")
-		forExplained(w, d, func(a *report.Arm) {
-			// The arm's sentence starts with its time split, the header
-			// a breakdown has elsewhere.
-			fmt.Fprintln(w)
-			bullet(w, "  ", a.Sentence.Text, width)
-			writeClassTable(w, a)
-		}, func(*report.Group) {})
+		writeArms(w, d, width)
 	}
 	writeHistograms(w, d)
 	writeFailures(w, d.Failures)
 	writeFooter(w, d.Footer, width, o.Verbose)
+}
+
+// writeWhy is a group's WHY: each gap's Short, or with full each
+// sentence whole and the state links too.
+func writeWhy(w io.Writer, why []report.Sentence, width int, full bool) {
+	var said []string
+	shortened := false
+	for _, s := range why {
+		switch {
+		case full || s.Short == "" && s.Kind != report.SentenceStateLink:
+			said = append(said, s.Text)
+		case s.Short != "":
+			said = append(said, s.Short)
+			shortened = shortened || s.Short != s.Text
+		default:
+			shortened = true
+		}
+	}
+	if len(said) == 0 {
+		return
+	}
+	head := "\nWHY"
+	if shortened {
+		head += " (every term and cause: -v, and report.md)"
+	}
+	fmt.Fprintln(w, head)
+	for _, s := range said {
+		bullet(w, "  ", s, width)
+	}
+}
+
+// writeArms is the BREAKDOWN: per explained group each traced arm's
+// sentence, which starts with its time split, and its syscall table.
+func writeArms(w io.Writer, d *report.Document, width int) {
+	fmt.Fprintln(w, "\nBREAKDOWN (per arm, traced: where its time goes)")
+	forExplained(w, d, func(a *report.Arm) {
+		fmt.Fprintln(w)
+		bullet(w, "  ", a.Sentence.Text, width)
+		writeClassTable(w, a)
+	}, func(*report.Group) {})
 }
 
 // writeTraceBody is a trace's report before its footer: per traced arm
@@ -133,52 +165,50 @@ func writeTraceBody(w io.Writer, d *report.Document, width int) {
 	}
 }
 
-// writeCommands is a compare report's table: per command its untraced
-// wall time per run, its time ÷ the first command's and what tracing cost
-// it; the verdicts; each command's breakdown over its process tree.
-func writeCommands(w io.Writer, d *report.Document) {
+// writeCommands is a compare report before its failures and footer:
+// the table (per command its untraced wall time per run and its
+// throughput ÷ the first command's), what tracing cost, the verdicts
+// where no WHY says them (or with full), the WHY of each command
+// against the first, and each command's sentence and breakdown over its
+// process tree.
+func writeCommands(w io.Writer, d *report.Document, full bool) {
 	fmt.Fprintf(w, "\n%s\n", d.Heading)
-	fmt.Fprintf(w, commandsRow, "COMMAND", "WALL/run ±95%", "× FIRST [95% CI]", "TRACED÷UNTR")
-	var verdicts []report.Sentence
 	for _, g := range d.Groups {
+		fmt.Fprintf(w, commandsRow, "COMMAND", "WALL/run ±95%", ratioHeader(g, "FIRST"))
 		for _, r := range g.Rows {
-			fmt.Fprintf(w, commandsRow, trunc(r.Arm, 27), r.Head.Short, r.Ratio.Short, r.Traced.Short)
+			fmt.Fprintf(w, commandsRow, textwrap.Middle(r.Arm, commandWidth), r.Head.Short, r.Ratio.Short)
 		}
-		verdicts = append(verdicts, g.Verdicts...)
-	}
-	if len(verdicts) > 0 {
-		fmt.Fprintln(w)
-		for _, v := range verdicts {
-			bullet(w, "", v.Text, DefaultWidth)
+		if g.Observer != "" {
+			fmt.Fprintln(w, wrap(g.Observer, DefaultWidth, "  "))
 		}
+		if len(g.Verdicts) > 0 && (full || len(g.Why) == 0) {
+			fmt.Fprintln(w)
+			for _, v := range g.Verdicts {
+				bullet(w, "", v.Text, DefaultWidth)
+			}
+		}
+		writeWhy(w, g.Why, DefaultWidth, full)
 	}
-	for _, a := range d.Arms {
-		writeBreakdown(w, a)
-	}
-}
-
-// commandsRow is 79 columns with the widest cells.
-const commandsRow = "%-27s %15s %20s %13s\n"
-
-// writeWhy is the WHY section of a compare report: per explained group
-// one sentence per arm, per compared pair and per arm whose ratio moved
-// with the state of the run, and where a spilling arm rolled over.
-func writeWhy(w io.Writer, d *report.Document, width int) {
-	traced := false
-	for _, a := range d.Arms {
-		traced = traced || a.Traced
-	}
-	if !traced {
+	writeSpills(w, d, DefaultWidth)
+	if !slices.ContainsFunc(d.Arms, func(a *report.Arm) bool { return a.Traced }) {
 		return // throughput only: nothing was attributed
 	}
-	fmt.Fprintln(w, "\nWHY")
-	forExplained(w, d, func(a *report.Arm) { bullet(w, "  ", a.Sentence.Text, width) }, func(g *report.Group) {
-		for _, s := range g.Why {
-			bullet(w, "  ", s.Text, width)
+	fmt.Fprintln(w, "\nBREAKDOWN (per command, traced over its process tree)")
+	for _, a := range d.Arms {
+		if a.Traced {
+			fmt.Fprintln(w)
+			bullet(w, "  ", a.Sentence.Text, DefaultWidth)
+			writeClassTable(w, a)
 		}
-	})
-	writeSpills(w, d, width)
+	}
 }
+
+// commandsRow is 79 columns with the widest cells: a command cut at
+// commandWidth, "1234 ms ±>99%", the widest ratio.
+const (
+	commandWidth = 40
+	commandsRow  = "%-40s %15s %22s\n"
+)
 
 // forExplained writes the title of each group that has breakdowns, then
 // each of its traced arms with arm, then the group with after.
@@ -207,7 +237,7 @@ func writeSpills(w io.Writer, d *report.Document, width int) {
 
 // bullet prints text as a bulleted paragraph under width columns.
 func bullet(w io.Writer, indent, text string, width int) {
-	fmt.Fprintln(w, wrap(indent+"• "+text, width-2, indent+"  "))
+	fmt.Fprintln(w, textwrap.Bullet(indent, text, width))
 }
 
 // writeFailures names each arm that failed and shows the tail of its

@@ -42,19 +42,25 @@ type Head struct {
 type Group struct {
 	Title string
 	// Rate and Unit name the table's headline figure and its op: "ops/s"
-	// and "op", "MB/s" and "round" (the buffers lab), "wall" and "run"
-	// (commands).
-	Rate, Unit string
-	Rows       []Row
-	// Legend says, once, under the first explained group's table, what
-	// the columns are statistics of.
-	Legend string
+	// and "op", "MiB/s" and "round" (the buffers lab), "wall" and "run"
+	// (commands); Ratio the throughput its ratios divide ("ops/s",
+	// "MiB/s", "runs/s"). Scale is the unit of the group's times.
+	Rate, Unit, Ratio string
+	Scale             results.TimeScale
+	// Base is the arm every ratio of the group is taken to: the lab's
+	// baseline, the first command.
+	Base string
+	Rows []Row
+	// Observer says in one line what tracing cost the group's arms:
+	// traced ÷ untraced throughput, its range over the arms.
+	Observer string
 	// Verdicts are a compare run's answers: each command against the
 	// first.
 	Verdicts []Sentence
 	// Why are the sentences of the gaps compared in the group (the
 	// headline ones first) and of the arms whose ratio moved with a state
-	// of the run.
+	// of the run; the terminal says a gap's Short by default, and a
+	// state link only when asked for the whole WHY.
 	Why  []Sentence
 	Arms []*Arm
 	// Explained is whether the group has breakdowns: an arm of it was
@@ -73,11 +79,16 @@ type Row struct {
 	// Rounds rounds: its row has figures, and a line below says so.
 	Late   string
 	Rounds int
-	// Head is the headline figure: ops/s, MB/s (the buffers lab), or the
+	// Head is the headline figure: ops/s, MiB/s (the buffers lab), or the
 	// wall time of a run (commands).
-	Head  Cell
-	Ratio Cell // to the lab's baseline arm; a command's time to the first's
-	// Wall, Kernel and User are µs per op of the traced batches, pooled.
+	Head Cell
+	// Ratio is the throughput ÷ the group's Base's, paired per round.
+	Ratio Cell
+	// PerOp is the time of an untraced op, from the rounds Head comes
+	// from: the two multiply (µs/op × ops/s = 1e6).
+	PerOp Cell
+	// Wall, Kernel and User are µs per op of the traced batches, pooled:
+	// what the breakdown and WHY divide, not the table's PerOp.
 	Wall, Kernel, User Cell
 	// Traced is what tracing cost: traced ÷ untraced ops/s (a command's
 	// time traced ÷ untraced).
@@ -101,7 +112,10 @@ type Arm struct {
 	Error string
 	// Figures are the headline figures with their intervals, and the
 	// per-op times of the traced batches (ns).
-	Figures                  results.Figures
+	Figures results.Figures
+	// TimePerOp is the untraced time per op (ns), the table's µs/op:
+	// 1e9 ÷ the headline ops/s, its interval inverted.
+	TimePerOp                results.Estimate
 	TracedOpsPerS            float64
 	WallNs, KernelNs, UserNs float64
 	Traced                   bool
@@ -141,11 +155,22 @@ const (
 	SentenceSpill     SentenceKind = "spill"        // where a spooled buffer rolled over to a file
 )
 
-// Sentence is one sentence of the report, with what it answers.
+// Sentence is one sentence of the report, with what it answers. Text is
+// the whole of it (report.md, JSON, --why full); Short, where there is
+// one, what the terminal says by default: the answer, at most four lines
+// at 80 columns (ShortLines).
 type Sentence struct {
-	Kind SentenceKind `json:"kind"`
-	Text string       `json:"text"`
+	Kind  SentenceKind `json:"kind"`
+	Text  string       `json:"text"`
+	Short string       `json:"short,omitempty"`
 }
+
+// ShortLines and ShortWidth bound a WHY sentence's Short: four lines of
+// a bullet at 80 columns.
+const (
+	ShortLines = 4
+	ShortWidth = 80
+)
 
 // Failure is an arm that failed: what, where, after how much, and the
 // tail of its worker's stderr.

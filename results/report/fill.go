@@ -2,12 +2,12 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
@@ -54,66 +54,85 @@ func New(in Input, o Options) *Document {
 	for _, g := range results.PeerGroups(sums) {
 		d.Groups = append(d.Groups, newGroup(run.Kind, g, arms, gaps, in.Labs))
 	}
-	if len(d.Groups) > 0 && d.Groups[0].Explained && run.Kind == results.KindLabs {
-		d.Groups[0].Legend = tableLegend
-	}
 	for _, s := range explain.SpillSentences(sums, in.Labs.Spills) {
-		d.Spills = append(d.Spills, Sentence{SentenceSpill, s})
+		d.Spills = append(d.Spills, Sentence{Kind: SentenceSpill, Text: s})
 	}
 	d.Failures = failures(run.Arms)
 	d.Footer = footer(run)
 	return d
 }
 
-// tableLegend says, once, why a row's ops/s, µs/op and TRACED do not
-// multiply out: they are different statistics of different batches.
-const tableLegend = "(ops/s and RATIO: median of the rounds' untraced batches; µs/op and KERNEL (µs/op too): " +
-	"all traced batches pooled, Σ time ÷ Σ ops, so slow rounds weigh more; " +
-	"TRACED: traced ÷ untraced ops/s, median of the rounds. 1e6 ÷ µs/op is " +
-	"ops/s × TRACED only when every round ran at the same speed.)"
-
 // newGroup fills one peer group: its table, its verdicts (commands), the
 // sentences of its gaps and state links, and its arms.
 func newGroup(kind results.RunKind, g []*results.Summary, arms map[*results.Summary]*Arm, gaps []explain.Gap, labs explain.LabKnowledge) *Group {
 	first := g[0]
-	out := &Group{Title: explain.GroupTitle(first.Lab, first.Runtime, first.Dir, first.ParamTitle()), Rate: "ops/s", Unit: "op"}
+	out := &Group{Title: explain.GroupTitle(first.Lab, first.Runtime, first.Dir, first.ParamTitle()), Rate: "ops/s", Unit: "op",
+		Ratio: "ops/s", Scale: results.MicroScale, Base: labs.Baselines[first.Lab]}
 	switch {
 	case kind == results.KindCompare:
 		// Commands have no runtime, and the dir they ran in is in the
 		// footer: "compare lab · - ·  · per run" said nothing twice.
-		out.Title, out.Rate, out.Unit = "compared commands · "+first.ParamTitle(), "wall", "run"
+		out.Title, out.Rate, out.Unit, out.Ratio, out.Base = "compared commands · "+first.ParamTitle(), "wall", "run", "runs/s", first.Arm
+		out.Scale = commandScale(g)
 	case first.SizeBytes > 0:
-		out.Rate, out.Unit = "MB/s", "round"
+		out.Rate, out.Unit, out.Ratio = "MiB/s", "round", "MiB/s"
 	}
 	for _, s := range g {
 		out.Arms = append(out.Arms, arms[s])
 		out.Explained = out.Explained || s.Traced != nil
 		if kind == results.KindCompare {
-			out.Rows = append(out.Rows, commandRow(s))
+			arms[s].Scale = out.Scale
+			out.Rows = append(out.Rows, commandRow(s, out.Scale))
 			if s != first {
-				out.Verdicts = append(out.Verdicts, Sentence{SentenceVerdict, explain.CommandVerdict(s, first, compare.DefaultMinEffectPct)})
+				out.Verdicts = append(out.Verdicts, Sentence{Kind: SentenceVerdict, Text: explain.CommandVerdict(s, first, results.MinEffectPct)})
 			}
 			continue
 		}
 		out.Rows = append(out.Rows, armRow(s, first.SizeBytes > 0))
 	}
+	out.Observer = observerLine(g, out.Ratio, kind)
 	for _, gap := range gaps {
 		if gap.A.Peer() == first.Peer() {
 			said := SentenceGap
 			if gap.Headline {
 				said = SentenceHeadline
 			}
-			out.Why = append(out.Why, Sentence{said, gap.Sentence()})
+			gap.Scale = out.Scale
+			out.Why = append(out.Why, Sentence{Kind: said, Text: gap.Sentence(), Short: gap.ShortWithin(ShortWidth, ShortLines)})
 		}
 	}
 	for _, l := range explain.StateLinks(g, labs.Baselines[first.Lab]) {
-		out.Why = append(out.Why, Sentence{SentenceStateLink, l.Sentence()})
+		out.Why = append(out.Why, Sentence{Kind: SentenceStateLink, Text: l.Sentence()})
 	}
 	return out
 }
 
-// armRow is a lab arm's (or a trace's) row: its throughput (MB/s for the
-// buffers lab), its ratio to the baseline, its time per op and what
+// observerLine says what tracing cost the group's arms, as one range:
+// traced ÷ untraced throughput, the median of the rounds' (TRACED in
+// 'tmpprobe help terms').
+func observerLine(g []*results.Summary, ratio string, kind results.RunKind) string {
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, s := range g {
+		if s.Observer.Known() {
+			lo, hi, n = min(lo, s.Observer.Center), max(hi, s.Observer.Center), n+1
+		}
+	}
+	what := "arms"
+	if kind == results.KindCompare {
+		what = "commands"
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n == 1 || results.Ratio(lo) == results.Ratio(hi):
+		return fmt.Sprintf("TRACED: traced ÷ untraced %s %s: what tracing cost", ratio, results.Ratio(lo))
+	}
+	return fmt.Sprintf("TRACED: traced ÷ untraced %s %s–%s over the %s: what tracing cost", ratio, results.Ratio(lo), results.Ratio(hi), what)
+}
+
+// armRow is a lab arm's (or a trace's) row: its throughput (MiB/s for
+// the buffers lab), its ratio to the baseline, its untraced time per op,
+// and beside them, for report.md and JSON, its traced times and what
 // tracing cost.
 func armRow(s *results.Summary, buffers bool) Row {
 	r := Row{Arm: s.Arm, Rounds: len(s.Rounds)}
@@ -125,13 +144,14 @@ func armRow(s *results.Summary, buffers bool) Row {
 	if buffers {
 		head = s.MBPerS()
 	}
-	r.Head = Cell{Value: head, Short: RateCell(head), Long: results.Rate(head.Center), Bounds: intervalCell(head)}
+	r.Head = Cell{Value: head, Short: RateCell(head), Long: results.Rate(head.Center), Bounds: intervalCell(head, results.Rate)}
 	r.Ratio = Cell{Value: s.Ratio, Short: results.RatioText(s.Ratio), Long: results.RatioText(s.Ratio)}
+	per := s.TimePerOp()
+	r.PerOp = Cell{Value: per, Short: perOpCell(per), Long: perOpCell(per), Bounds: intervalCell(per, results.Micros)}
 	r.Wall, r.Kernel, r.User = timeCell(s.WallNsPerOp), timeCell(s.KernelNsPerOp), timeCell(s.UserNsPerOp)
-	if s.Traced == nil && s.OpsPerS.Known() {
-		// Throughput only (--attach none): wall from the median round,
-		// and no kernel time was measured.
-		r.Wall.Short, r.Kernel.Short = results.Micros(1e9/s.OpsPerS.Center), "-"
+	if s.Traced == nil {
+		// Throughput only (--attach none): nothing was traced.
+		r.Wall, r.Kernel, r.User = noCell, noCell, noCell
 	}
 	r.Traced = Cell{Value: s.Observer, Short: ShortRatioCell(s.Observer), Long: results.RatioText(s.Observer)}
 	if s.Error != "" {
@@ -140,21 +160,38 @@ func armRow(s *results.Summary, buffers bool) Row {
 	return r
 }
 
+// commandScale is the one unit a compare table and its sentences give
+// times in: the one the quickest command's run reads best in.
+func commandScale(g []*results.Summary) results.TimeScale {
+	least := math.Inf(1)
+	for _, s := range g {
+		if t := s.TimePerOp(); t.Known() {
+			least = min(least, t.Center)
+		}
+	}
+	if math.IsInf(least, 1) {
+		return results.MicroScale
+	}
+	return results.RunScale(least)
+}
+
 // commandRow is a compared command's row: its untraced wall time per
-// run, its time ÷ the first command's (paired per round) and what
-// tracing cost it.
-func commandRow(s *results.Summary) Row {
-	wall, ratio, cost := s.WallNsPerRun(), s.TimeRatio(), s.ObserverCost()
-	return Row{Arm: s.Arm, Rounds: len(s.Rounds),
-		Head:   Cell{Value: wall, Short: durationCell(wall), Long: msCell(wall), Bounds: msBounds(wall)},
-		Ratio:  Cell{Value: ratio, Short: results.RatioText(ratio), Long: results.RatioText(ratio)},
-		Traced: Cell{Value: cost, Short: ShortRatioCell(cost), Long: results.RatioText(cost)}}
+// run, its throughput ÷ the first command's (paired per round) and what
+// tracing cost it, its times in sc.
+func commandRow(s *results.Summary, sc results.TimeScale) Row {
+	wall := s.TimePerOp()
+	r := Row{Arm: s.Arm, Rounds: len(s.Rounds),
+		Head:   Cell{Value: wall, Short: durationCell(wall, sc), Long: sc.Of(wall.Center) + " " + sc.Unit, Bounds: durationBounds(wall, sc)},
+		Ratio:  Cell{Value: s.Ratio, Short: results.RatioText(s.Ratio), Long: results.RatioText(s.Ratio)},
+		Traced: Cell{Value: s.Observer, Short: ShortRatioCell(s.Observer), Long: results.RatioText(s.Observer)}}
+	r.PerOp = r.Head
+	return r
 }
 
 // newArm fills an arm: its figures, and, when it was traced, its
 // sentence and breakdown as the options show them.
 func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
-	a := &Arm{CaseID: s.CaseID, Ops: s.Ops, Error: s.Error, Figures: s.Headline(), TracedOpsPerS: s.TracedOpsPerS,
+	a := &Arm{CaseID: s.CaseID, Ops: s.Ops, Error: s.Error, Figures: s.Headline(), TimePerOp: s.TimePerOp(), TracedOpsPerS: s.TracedOpsPerS,
 		WallNs: s.WallNsPerOp, KernelNs: s.KernelNsPerOp, UserNs: s.UserNsPerOp, Traced: s.Traced != nil,
 		Unit: s.Unit(), Scale: s.TimeScale(), Classes: s.Classes}
 	if s.Traced == nil {
@@ -174,9 +211,12 @@ func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
 	}
 	a.Breakdown = shown.Classes
 	a.Split = explain.TimeSplit(shown)
-	a.Sentence = Sentence{SentenceArm, explain.ArmSentence(said)}
+	a.Sentence = Sentence{Kind: SentenceArm, Text: explain.ArmSentence(said)}
 	if o.Hist {
 		a.Hist = &Hist{Title: fmt.Sprintf("%s/%s · %s · %s · %s", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())}
+		if s.OfCommand() {
+			a.Hist.Title = s.Lab + " · " + s.Arm
+		}
 		for _, r := range s.Traced.Records {
 			if r.Stage == "" && len(r.Hist) > 0 {
 				a.Hist.Classes = append(a.Hist.Classes, r)

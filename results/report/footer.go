@@ -86,6 +86,7 @@ func footer(run *results.Run) []FooterLine {
 	if !run.Complete {
 		add(FooterWarning, "the run is incomplete")
 	}
+	add(FooterNote, "%s", termsLine)
 	return out
 }
 
@@ -117,7 +118,7 @@ func protocolLine(p results.Protocol) string {
 	case results.ProtocolRounds:
 		s := fmt.Sprintf("protocol rounds · %d rounds in random order, seed %d · ", p.Rounds, p.Seed)
 		if p.FixedOps > 0 {
-			s += fmt.Sprintf("%d ops a batch", p.FixedOps)
+			s += fmt.Sprintf("%d %s a batch", p.FixedOps, plural(p.FixedOps, "op", "ops"))
 		} else {
 			s += fmt.Sprintf("batches ≥ %s", time.Duration(p.MinBatchNs))
 		}
@@ -181,8 +182,11 @@ func failures(arms []results.ArmResult) []Failure {
 		if a.Error == "" {
 			continue
 		}
-		f := Failure{Head: fmt.Sprintf("%s/%s (%s, %s, %s) after %d batches: %s", a.Lab, a.Arm, a.Runtime, a.Dir,
-			a.Param(), len(a.Batches), errtext.FirstLine(a.Error))}
+		head := fmt.Sprintf("%s/%s (%s, %s, %s)", a.Lab, a.Arm, a.Runtime, a.Dir, a.Param())
+		if a.OfCommand() {
+			head = a.Arm
+		}
+		f := Failure{Head: fmt.Sprintf("%s after %d batches: %s", head, len(a.Batches), errtext.FirstLine(a.Error))}
 		lines := strings.Split(strings.TrimSpace(a.Stderr), "\n")
 		if len(lines) > 8 {
 			lines = lines[len(lines)-8:]
@@ -267,8 +271,8 @@ func neighbourLines(run *results.Run) []string {
 		}
 		for _, n := range one.nbs {
 			if n.Kind == results.NeighbourCPU && n.Ns*4 >= one.rq {
-				cases = append(cases, fmt.Sprintf("%s (%s): %s took %s of its run-queue wait (%s of its traced time)",
-					a.Arm, a.Runtime, n.Name(), share(n.Ns, one.rq), share(one.rq, one.wall)))
+				cases = append(cases, fmt.Sprintf("%s: %s took %s of its run-queue wait (%s of its traced time)",
+					a.Named(), n.Name(), share(n.Ns, one.rq), share(one.rq, one.wall)))
 				break
 			}
 		}
@@ -287,7 +291,7 @@ func neighbourLines(run *results.Run) []string {
 			cpu = append(cpu, fmt.Sprintf("%s took %s of the run-queue wait", n.Name(), share(n.Ns, all.rq)))
 		case n.Kind == results.NeighbourDisk && atLeast(n.Ns, explain.NeighbourShareMin, all.dev+diskNs) && len(disk) < 3:
 			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %s of the device time", n.Name(), n.Count,
-				results.Bytes(int64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
+				results.Size(float64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
 		case n.Kind == results.NeighbourDisk:
 			moreDisk++
 		}
@@ -327,4 +331,12 @@ func fraction(part, whole uint64) float64 {
 		return 0
 	}
 	return float64(part) / float64(whole)
+}
+
+// plural is one or many as n calls for: "1 op", "2 ops".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,0 +1,36 @@
+package report
+
+// Term is a term of art a report uses, with what it means: the key
+// 'tmpprobe help terms' prints and the footer points to.
+type Term struct{ Name, Meaning string }
+
+// Terms are the report's terms of art, in the order a report shows them.
+var Terms = []Term{
+	{"ops/s ±95%", "the median, over the rounds, of the untraced batches' ops per second (MiB/s in the buffers lab: round trips × size), ± the wider side of its 95% interval, as benchstat prints it. ±>99%: wider than the figure (report.md has the bounds). ±∞: too few worker generations (under 6) for an interval."},
+	{"[lo–hi]", "the 95% confidence interval of a median, from order statistics (benchstat's method); once two earlier runs are saved beside a run, it includes the spread between runs."},
+	{"ops/s ÷ BASE", "a ratio: an arm's throughput ÷ its baseline's (the lab's TemporaryFile or BytesIO, a compare's first command), paired round by round. Every ratio tmpprobe prints is of throughput: below 1 is slower. ×BASE heads the column when the name does not fit."},
+	{"µs/op", "1e6 ÷ the ops/s beside it: the untraced time of one op. \"µs/op traced\" (BREAKDOWN, WHY) is the traced batches' time pooled over the rounds (Σ time ÷ Σ ops, so a slow round weighs more than in a median), which the syscalls divide: above the table's by what tracing costs and by the rounds' spread."},
+	{"TRACED", "traced ÷ untraced throughput, the median of the rounds': what tracing cost (the observer effect); 1.00 is free."},
+	{"worker generations", "the worker processes of a run: each serves a few rounds (--worker-rounds), then a fresh one takes over. An interval counts generations, not rounds, as rounds of one process are not independent."},
+	{"user space", "wall time minus the time inside syscalls: the program's own code (for Python, the interpreter running tempfile's code) and its time off the CPU between syscalls."},
+	{"off-CPU", "time a thread did not run while inside a syscall (or, under user space, between them), by what it waited for."},
+	{"run-queue wait", "runnable but not running: another task had the CPU (\"preempted\", \"waits for a CPU\")."},
+	{"woken from irq", "blocked until a device's interrupt woke it: it waited for the device (\"waits for the device\")."},
+	{"woken by a kworker", "blocked until a kernel worker woke it, as writeback or a flush does (\"waits for writeback\")."},
+	{"journal commit", "ext4's journal (jbd2) writing a transaction; a thread that waits for it \"waits for the journal\"."},
+	{"new, no longer made", "a syscall one arm makes and the other never: a difference in kind, never noise."},
+	{"A vs B", "two variants of one syscall (openat[create] vs openat[tmpfile]) that the two sides make instead of each other, as one term."},
+	{"frees the inode", "ext4 evicts and frees the file's inode inside this syscall: the unlink of a closed file, the last close of an unlinked one."},
+	{"within noise", "a term whose per-round differences the rounds cannot tell from zero (the 95% interval of their median holds 0); -v and report.md name them. When two throughputs are no different and neither side makes a syscall the other does not, no term is named at all: one of dozens tested would stand out by chance."},
+	{"terms that cancel", "terms pulling both ways that mostly cancel: no share of the total is given, as shares of a small sum would mislead."},
+	{"> stage", "what happened inside the syscall above: device requests, journal commits, inode allocation. ⋯ stage: the device was busy while the thread was inside, but this syscall cannot wait for it."},
+	{"(syscall)", "waiting for a child that compare or trace also follows: the child's time is counted as its own, so this row is in no sum."},
+	{"discard", "a request telling the device it may forget freed blocks (the discard mount option issues them inside unlink or close)."},
+	{"cache flush, FUA", "requests that make the device's volatile write cache durable: a flush writes all of it, FUA (force unit access) one write through it."},
+	{"wbt", "the block layer's writeback throttling, with its target latency in µs (/sys/block/*/queue/wbt_lat_usec)."},
+	{"PSI", "pressure stall information (/proc/pressure): the share of the run some task stalled waiting for CPU, I/O or memory."},
+	{"spread between runs", "how far the medians of runs like this one, saved side by side (--out runs/NAME), move from run to run; the intervals include it once two earlier runs are there."},
+}
+
+// termsLine is the footer's pointer to the key.
+const termsLine = "tmpprobe help terms says what TRACED, ±∞, worker generations, run-queue wait and the WHY's other words mean"
