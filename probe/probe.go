@@ -101,6 +101,11 @@ type Options struct {
 	// another off-CPU cause than sched_switch's prev_state (the stages
 	// task_state_read and task_state_differs). Needs prev_state (v5.18).
 	CompareTaskState bool
+	// ReturnOnly loads every program to return at once, attached where
+	// the real ones attach: the floor of what the hooks cost (make bench
+	// holds tmpprobe's cost per syscall to it). Such a probe counts
+	// nothing.
+	ReturnOnly bool
 }
 
 // Skipped is a backend auto tried and could not use.
@@ -208,6 +213,9 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	if b != BackendTracepoint {
 		var err error
 		if plan, err = planFuncHooks(b, cache); err != nil {
+			return nil, err
+		}
+		if err := refusedEarly(b, plan, cache); err != nil {
 			return nil, err
 		}
 	}
