@@ -203,6 +203,9 @@ struct config {
 	 * sched_switch_task programs do on kernels before v5.18, and count
 	 * where it disagrees with prev_state (STAGE_TASK_STATE_*). */
 	bool compare_task_state;
+	/* Every program returns at once (HOOK in tmpprobe.bpf.c): the
+	 * hooks' own floor, for make bench. */
+	bool return_only;
 };
 
 struct class_key {

@@ -42,7 +42,8 @@ type tmpprobeConfig struct {
 	MatchAnyDev      bool
 	CountNeighbours  bool
 	CompareTaskState bool
-	_                [4]byte
+	ReturnOnly       bool
+	_                [3]byte
 }
 
 type tmpprobeCpuSlot struct {
