@@ -165,7 +165,7 @@ int kprobe_multi_entry(struct pt_regs *ctx)
 {
 	__u64 c;
 
-	if (config.return_only)
+	if (config.cut == CUT_ALL)
 		return 0;
 	c = bpf_get_attach_cookie(ctx);
 	if (c & COOKIE_STAGE)
@@ -178,7 +178,7 @@ int kretprobe_multi_exit(struct pt_regs *ctx)
 {
 	__u64 c;
 
-	if (config.return_only)
+	if (config.cut == CUT_ALL)
 		return 0;
 	c = bpf_get_attach_cookie(ctx);
 	if (c & COOKIE_STAGE)

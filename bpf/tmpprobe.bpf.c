@@ -42,6 +42,7 @@ const struct shared_enums {
 	enum drop_reason drop_reason;
 	enum syscall_nr syscall_nr;
 	enum neighbour_kind neighbour_kind;
+	enum cost_cut cost_cut;
 } shared_enums;
 
 static __always_inline int backend_owns(__u64 nr)
@@ -358,8 +359,12 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 	if (id == NR_lseek && handle_marker(tid, regs))
 		return 0;
 	st = traced_thread(tid);
-	if (!st)
+	if (!st || config.cut == CUT_AFTER_THREAD)
 		return 0;
+	if (config.cut == CUT_AFTER_CLOCK) {
+		st->enter_ns = bpf_ktime_get_ns();
+		return 0;
+	}
 	if (backend_owns(id))
 		return 0;
 	begin_syscall(st, tid, id, regs);
@@ -375,8 +380,12 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 	__u64 nr;
 
 	st = bpf_map_lookup_elem(&threads, &tid);
-	if (!st)
+	if (!st || config.cut == CUT_AFTER_THREAD)
 		return 0;
+	if (config.cut == CUT_AFTER_CLOCK) {
+		st->enter_ns = bpf_ktime_get_ns() - st->enter_ns;
+		return 0;
+	}
 	if (st->in_marker) {
 		st->in_marker = 0;
 		return 0;
@@ -988,11 +997,11 @@ static __always_inline int on_stage_exit(enum ext4_window w, enum stage stage)
 	return 0;
 }
 
-/* A wrapper's body: its handler, or with config.return_only nothing at
- * all (the verifier drops the handler), the same programs at the same
- * attach points returning at once: the floor of what tmpprobe's hooks can
- * cost, which make bench holds the real ones to. */
-#define HOOK(call) return config.return_only ? 0 : (call)
+/* A wrapper's body: its handler, or with CUT_ALL nothing at all (the
+ * verifier drops the handler): the same programs at the same attach
+ * points returning at once, the floor of what tmpprobe's hooks can cost,
+ * which make bench holds the real ones to. */
+#define HOOK(call) return config.cut == CUT_ALL ? 0 : (call)
 
 /* Thin per-hook wrappers. tp_btf and raw_tp receive the same u64 args; the
  * loader picks one family (tp_btf where the kernel has BTF for the
