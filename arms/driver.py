@@ -212,8 +212,8 @@ def main():
 
 
 def serve(fd):
-    """The fork server: on fd, a SOCK_SEQPACKET socket, each "fork"
-    message carries a worker's stdin, stdout, stderr and group directory;
+    """The fork server: on fd, a SOCK_SEQPACKET socket, it says "ready"
+    once its modules are imported; then each "fork" message carries a worker's stdin, stdout, stderr and group directory;
     the worker is forked onto them and its pid sent back with a pidfd to
     signal it by (a pid alone could be another process's once reaped). Its
     exit is reported as "exit PID STATUS". When the socket closes, the
@@ -230,6 +230,7 @@ def serve(fd):
     sock = socket.socket(fileno=fd)
     prctl = ctypes.CDLL(None, use_errno=True).prctl
     me = os.getpid()
+    sock.send(b"ready")
     children = {}  # pidfd -> pid
     open_ = True
     while open_ or children:

@@ -40,6 +40,7 @@ type forkServer struct {
 	mu     sync.Mutex
 	exits  map[int]chan syscall.WaitStatus // by pid, until its exit is reported
 	closed bool
+	ready  chan struct{} // its modules are imported
 	done   chan struct{} // the control socket closed
 }
 
@@ -63,7 +64,7 @@ func startForkServer(rt Runtime) (*forkServer, error) {
 		return nil, err
 	}
 	s := &forkServer{conn: c.(*net.UnixConn), stderr: &tail{max: 4096}, forked: make(chan forkReply, 1),
-		exits: map[int]chan syscall.WaitStatus{}, done: make(chan struct{})}
+		exits: map[int]chan syscall.WaitStatus{}, ready: make(chan struct{}), done: make(chan struct{})}
 	s.cmd = exec.Command(rt.Python, "-I", "-c", driverSource, "serve")
 	s.cmd.ExtraFiles = []*os.File{theirs} // fd 3
 	s.cmd.Stderr = s.stderr
@@ -99,6 +100,8 @@ func (s *forkServer) read() {
 		}
 		words := strings.Fields(string(buf[:n]))
 		switch {
+		case len(words) == 1 && words[0] == "ready":
+			close(s.ready)
 		case len(words) == 2 && words[0] == "forked":
 			pid, _ := strconv.Atoi(words[1])
 			r := forkReply{pid: pid, pidfd: -1}
@@ -123,6 +126,19 @@ func (s *forkServer) read() {
 		default:
 			s.forked <- forkReply{err: fmt.Errorf("the fork server said %q", buf[:n])}
 		}
+	}
+}
+
+// wait waits until the server has imported its modules; an error if it
+// exited first.
+func (s *forkServer) wait(ctx context.Context) error {
+	select {
+	case <-s.ready:
+		return nil
+	case <-s.done:
+		return s.gone()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

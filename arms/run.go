@@ -181,10 +181,12 @@ type Runner struct {
 	work    []*workDir          // private work dirs, removed by Run or Abort
 	workFor map[string]*workDir // by --dir
 	// servers are the current generation's Python fork servers, by
-	// interpreter; noServer the interpreters that cannot run one (before
-	// Python 3.9), whose workers are exec'd one by one.
+	// interpreter, and ahead the next generation's, started while this
+	// one's workers start; noServer the interpreters that cannot run one
+	// (before Python 3.9), whose workers are exec'd one by one.
 	srvMu    sync.Mutex
 	servers  map[string]*forkServer
+	ahead    map[string]*forkServer
 	noServer map[string]bool
 	// Times are where the rounds' time went (rounds.Times), once Run
 	// returns.
@@ -393,8 +395,27 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 }
 
 // startAll starts the workers of cases together: nothing is measured
-// while workers start, and a host has more than one CPU.
+// while workers start, and a host has more than one CPU. The next
+// generation's Python fork servers start meanwhile (an interpreter and
+// its imports, ~45 ms of a CPU here): startAll returns once they are
+// ready, so they run beside this generation's starts, never beside its
+// measured batches.
 func (r *Runner) startAll(ctx context.Context, p *Plan, runs []*caseRun, cases []int) {
+	pythons := map[string]Runtime{}
+	for _, c := range cases {
+		if rt := runs[c].Runtime; rt.Name == "python" {
+			pythons[rt.Python] = rt
+		}
+	}
+	for _, rt := range pythons {
+		r.server(rt) // this generation's, before the next's
+	}
+	var ahead []*forkServer
+	for _, rt := range pythons {
+		if s := r.startAhead(rt); s != nil {
+			ahead = append(ahead, s)
+		}
+	}
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 2*runtime.NumCPU())
 	for _, c := range cases {
@@ -407,6 +428,29 @@ func (r *Runner) startAll(ctx context.Context, p *Plan, runs []*caseRun, cases [
 		}()
 	}
 	wg.Wait()
+	for _, s := range ahead {
+		s.wait(ctx) // one that failed is found when it is used
+	}
+}
+
+// startAhead starts the next generation's fork server of rt, if it has
+// none yet.
+func (r *Runner) startAhead(rt Runtime) *forkServer {
+	r.srvMu.Lock()
+	defer r.srvMu.Unlock()
+	if r.noServer[rt.Python] || r.ahead[rt.Python] != nil {
+		return nil
+	}
+	s, err := startForkServer(rt)
+	if err != nil {
+		return nil
+	}
+	r.observe(s.cmd.Process.Pid)
+	if r.ahead == nil {
+		r.ahead = map[string]*forkServer{}
+	}
+	r.ahead[rt.Python] = s
+	return s
 }
 
 // server is the current generation's fork server for the python runtime
@@ -424,12 +468,16 @@ func (r *Runner) server(rt Runtime) *forkServer {
 	if s := r.servers[rt.Python]; s != nil {
 		return s
 	}
-	s, err := startForkServer(rt)
-	if err != nil {
-		r.refuseServerLocked(rt)
-		return nil
+	s := r.ahead[rt.Python]
+	delete(r.ahead, rt.Python)
+	if s == nil {
+		var err error
+		if s, err = startForkServer(rt); err != nil {
+			r.refuseServerLocked(rt)
+			return nil
+		}
+		r.observe(s.cmd.Process.Pid)
 	}
-	r.observe(s.cmd.Process.Pid)
 	if r.servers == nil {
 		r.servers = map[string]*forkServer{}
 	}
@@ -450,14 +498,17 @@ func (r *Runner) refuseServerLocked(rt Runtime) {
 		r.noServer = map[string]bool{}
 	}
 	r.noServer[rt.Python] = true
-	if s := r.servers[rt.Python]; s != nil {
-		s.Kill()
-		delete(r.servers, rt.Python)
+	for _, m := range []map[string]*forkServer{r.servers, r.ahead} {
+		if s := m[rt.Python]; s != nil {
+			s.Kill()
+			delete(m, rt.Python)
+		}
 	}
 }
 
-// closeServers ends the generation's fork servers, after their workers
-// (kill: at once, with any worker left).
+// closeServers ends the generation's fork servers, after their workers;
+// kill ends every server at once, the next generation's too, with any
+// worker left.
 func (r *Runner) closeServers(kill bool) {
 	r.srvMu.Lock()
 	defer r.srvMu.Unlock()
@@ -468,6 +519,12 @@ func (r *Runner) closeServers(kill bool) {
 			s.Close()
 		}
 		delete(r.servers, py)
+	}
+	for py, s := range r.ahead {
+		if kill {
+			s.Kill()
+			delete(r.ahead, py)
+		}
 	}
 }
 
