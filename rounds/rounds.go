@@ -286,7 +286,7 @@ func (e *engine) generation(round int) int {
 // case sized (calibrated, or given Plan.Ops) and warmed up in the first
 // warm-up pass, then the other passes.
 func (e *engine) first(ctx context.Context) error {
-	if err := e.sw.Set(false); err != nil {
+	if err := e.set(false); err != nil {
 		return err
 	}
 	if e.workers != nil {
@@ -341,7 +341,7 @@ func (e *engine) renew(ctx context.Context, gen int) error {
 	t0 := e.now()
 	e.workers.Renew(gen)
 	e.out.Time.Start += e.now().Sub(t0)
-	if err := e.sw.Set(false); err != nil {
+	if err := e.set(false); err != nil {
 		return err
 	}
 	var cases []int
@@ -424,14 +424,20 @@ func (e *engine) live() []int {
 // it; it returns how long the batch took on the engine's clock, the
 // switch of the probe left out (Times.Switch).
 func (e *engine) batch(ctx context.Context, c int, b *results.Batch) (time.Duration, error) {
-	t := e.now()
-	if err := e.sw.Set(b.Traced); err != nil {
+	if err := e.set(b.Traced); err != nil {
 		return 0, err
 	}
-	t1 := e.now()
-	e.out.Time.Switch += t1.Sub(t)
+	t := e.now()
 	err := e.w.Batch(ctx, c, b)
-	return e.now().Sub(t1), err
+	return e.now().Sub(t), err
+}
+
+// set attaches or detaches the probe, on the clock of Times.Switch.
+func (e *engine) set(traced bool) error {
+	t := e.now()
+	err := e.sw.Set(traced)
+	e.out.Time.Switch += e.now().Sub(t)
+	return err
 }
 
 func (e *engine) report(p Progress) {
