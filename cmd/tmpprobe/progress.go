@@ -29,7 +29,7 @@ type progressMeter struct {
 	cur   arms.Progress
 	at    time.Time // of cur
 	start time.Time // of the run
-	since time.Time // of the current stage or round
+	since time.Time // the last stage or round ended
 	stop  chan struct{}
 }
 
@@ -58,14 +58,15 @@ func termWidth(w io.Writer) (width int, tty bool) {
 func (m *progressMeter) update(p arms.Progress) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.Stage != m.cur.Stage || p.Round != m.cur.Round && p.Stage == arms.StageRound {
-		m.since = time.Now()
-	}
 	m.cur, m.at = p, time.Now()
 	if p.Done < p.Total {
 		return
 	}
+	// A stage or round took from the end of the one before: the first
+	// step of one is reported after it ran (a generation's workers start
+	// together and are reported then).
 	took := time.Since(m.since)
+	m.since = time.Now()
 	if m.tty {
 		return
 	}
@@ -81,7 +82,6 @@ func (m *progressMeter) update(p arms.Progress) {
 		}
 		fmt.Fprintf(m.w, "round %d/%d done (%.1fs)%s\n", p.Round, p.Rounds, took.Seconds(), left)
 	}
-	m.since = time.Now()
 }
 
 // left is the estimate of the time left as the line shows it, counted
