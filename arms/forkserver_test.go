@@ -3,7 +3,6 @@
 package arms_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,7 +73,7 @@ func TestPythonWorkersForkedPerGeneration(t *testing.T) {
 		execd   int
 	}
 	var gens []generation
-	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: func(pr arms.Progress) {
+	res := runPlanWatched(t, p, plan, func(pr arms.Progress) {
 		if pr.Stage != arms.StageRound || pr.Done != 1 {
 			return
 		}
@@ -91,14 +90,7 @@ func TestPythonWorkersForkedPerGeneration(t *testing.T) {
 			g.server, g.workers = s, w
 		}
 		gens = append(gens, g)
-	}}
-	if err := p.Attach(); err != nil {
-		t.Fatal(err)
-	}
-	res, err := r.Run(context.Background(), plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	for _, a := range res {
 		if a.Error != "" {
 			t.Fatalf("%s: %s (%s)", a.Arm, a.Error, a.Stderr)
@@ -158,19 +150,12 @@ func TestOldPythonExecsItsWorkers(t *testing.T) {
 		Payloads: []int{400}, Chunk: chunk, SpoolMax: spoolMax, Ops: 5,
 		Rounds: 2, Seed: 3, Baseline: true, BatchTimeout: time.Minute, WorkerRounds: 1}
 	execd := 0
-	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: func(pr arms.Progress) {
+	res := runPlanWatched(t, p, plan, func(pr arms.Progress) {
 		if pr.Stage == arms.StageRound && pr.Done == 1 {
 			_, e := pythons(t)
 			execd = max(execd, len(e))
 		}
-	}}
-	if err := p.Attach(); err != nil {
-		t.Fatal(err)
-	}
-	res, err := r.Run(context.Background(), plan)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	for _, a := range res {
 		untraced, traced := measured(a)
 		if a.Error != "" || len(untraced) != 2 || len(traced) != 2 {

@@ -441,15 +441,25 @@ func (r *Runner) startAhead(rt Runtime) *forkServer {
 	if r.noServer[rt.Python] || r.ahead[rt.Python] != nil {
 		return nil
 	}
+	s := r.newServer(rt)
+	if s == nil {
+		return nil
+	}
+	if r.ahead == nil {
+		r.ahead = map[string]*forkServer{}
+	}
+	r.ahead[rt.Python] = s
+	return s
+}
+
+// newServer starts a fork server of rt, one of tmpprobe's own processes
+// (Runner.observer); nil if it cannot be started.
+func (r *Runner) newServer(rt Runtime) *forkServer {
 	s, err := startForkServer(rt)
 	if err != nil {
 		return nil
 	}
 	r.observe(s.cmd.Process.Pid)
-	if r.ahead == nil {
-		r.ahead = map[string]*forkServer{}
-	}
-	r.ahead[rt.Python] = s
 	return s
 }
 
@@ -471,12 +481,10 @@ func (r *Runner) server(rt Runtime) *forkServer {
 	s := r.ahead[rt.Python]
 	delete(r.ahead, rt.Python)
 	if s == nil {
-		var err error
-		if s, err = startForkServer(rt); err != nil {
+		if s = r.newServer(rt); s == nil {
 			r.refuseServerLocked(rt)
 			return nil
 		}
-		r.observe(s.cmd.Process.Pid)
 	}
 	if r.servers == nil {
 		r.servers = map[string]*forkServer{}

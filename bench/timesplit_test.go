@@ -78,12 +78,7 @@ func splitOf(r timedRun) split {
 // and width of the intervals over those five runs (BenchmarkRepeatability's
 // measure), so that no time is bought with worse intervals.
 func BenchmarkTimeSplit(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		b.Skip("needs python3")
-	}
+	needRootAndPython(b)
 	bin := buildTmpprobe(b)
 	type config struct{ lab, runtime string }
 	var configs []config
@@ -146,9 +141,7 @@ const untilRuns = 6
 // runs: a run that stops once its intervals are narrow must still hold
 // the next run's median (#18's measure, at least 80%).
 func BenchmarkUntil(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
+	needRoot(b)
 	if _, err := os.Stat("/dev/shm"); err != nil {
 		b.Skip("no /dev/shm")
 	}
