@@ -252,10 +252,16 @@ func checkExact(t *testing.T, res []results.ArmResult, wantCases int) {
 
 func runPlan(t *testing.T, p *probe.Probe, plan *arms.Plan) []results.ArmResult {
 	t.Helper()
+	return runPlanWatched(t, p, plan, nil)
+}
+
+// runPlanWatched is runPlan with progress handed to watch.
+func runPlanWatched(t *testing.T, p *probe.Probe, plan *arms.Plan, watch func(arms.Progress)) []results.ArmResult {
+	t.Helper()
 	if err := p.Attach(); err != nil {
 		t.Fatal(err)
 	}
-	r := &arms.Runner{Tracer: p, Cookie: p.Cookie}
+	r := &arms.Runner{Tracer: p, Cookie: p.Cookie, Progress: watch}
 	res, err := r.Run(context.Background(), plan)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,12 @@
 # perf_counter_ns inside the marker syscalls lseek(-1, cookie,
 # phase << 1 | begin), which fail with EBADF: internal/marker's call, which
 # TestPythonMarksAsGo holds this one to.
+#
+# Run with the argument "serve", it is a generation's fork server instead
+# (serve below): one interpreter started and its modules imported once,
+# each worker of the generation forked from it with a fresh heap of its
+# own, and a fresh interpreter, hash seed and address-space layout for
+# every generation.
 import io
 import json
 import os
@@ -12,27 +18,38 @@ import sys
 import tempfile
 import time
 
-cfg = json.loads(sys.stdin.readline())
-cookie = cfg["cookie"]
-# The group directory comes open as fd dir_fd; every path goes through its
-# /proc/self/fd link, which the kernel follows to the directory the fd
-# holds, not by name: a rename of the work dir and a symlink at its name
-# cannot redirect an op. tempfile takes dir= as a path, and a path keeps
-# every syscall the one tempfile issues (openat, unlink, rename). The "/."
-# makes the link a component to pass through, not the last one: tempfile
-# opens O_TMPFILE with O_NOFOLLOW, which a last-component link fails.
-work_fd = cfg.get("dir_fd", 0)
-if work_fd > 0:
-    work = "/proc/self/fd/%d/." % work_fd
-else:
-    work = cfg["dir"]
-    work_fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-payload = b"x" * cfg.get("payload", 0)
-size = cfg.get("size", 0)
-chunk = b"y" * cfg.get("chunk", 65536)
-spool_max = cfg.get("spool_max", 1 << 20)
-dest = os.path.join(work, "destination")
+# Set up from the config in setup(), in the worker.
+cookie = 0
+work = work_fd = dest = None
+payload = chunk = b""
+size = spool_max = 0
+names = None
 lseek = os.lseek
+
+
+def setup(cfg):
+    global cookie, work, work_fd, payload, size, chunk, spool_max, dest, names
+    cookie = cfg["cookie"]
+    # The group directory comes open as fd dir_fd; every path goes through
+    # its /proc/self/fd link, which the kernel follows to the directory the
+    # fd holds, not by name: a rename of the work dir and a symlink at its
+    # name cannot redirect an op. tempfile takes dir= as a path, and a path
+    # keeps every syscall the one tempfile issues (openat, unlink, rename).
+    # The "/." makes the link a component to pass through, not the last
+    # one: tempfile opens O_TMPFILE with O_NOFOLLOW, which a last-component
+    # link fails.
+    work_fd = cfg.get("dir_fd", 0)
+    if work_fd > 0:
+        work = "/proc/self/fd/%d/." % work_fd
+    else:
+        work = cfg["dir"]
+        work_fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    payload = b"x" * cfg.get("payload", 0)
+    size = cfg.get("size", 0)
+    chunk = b"y" * cfg.get("chunk", 65536)
+    spool_max = cfg.get("spool_max", 1 << 20)
+    dest = os.path.join(work, "destination")
+    names = tempfile._get_candidate_names()
 
 
 # The ops, by function name: the arms catalogue names the one to run.
@@ -108,9 +125,6 @@ def mkstemp_fdatasync():
     os.unlink(path)
 
 
-names = tempfile._get_candidate_names()
-
-
 @op
 def tmpfile_linkat():
     # O_TMPFILE without O_EXCL, so the inode may be linked into the tree.
@@ -160,6 +174,8 @@ def named_round_trip():
 
 
 def main():
+    cfg = json.loads(sys.stdin.readline())
+    setup(cfg)
     run = OPS.get(cfg["py_func"])
     if run is None:
         print("error %s/%s: no driver op %r" % (cfg["lab"], cfg["arm"], cfg["py_func"]), flush=True)
@@ -187,9 +203,92 @@ def main():
             marker(phase, 0)
         out.write("done %d\n" % (t1 - t0))
         out.flush()
-    if os.path.exists(dest):
+    # The group's workers quit together, and any of them may remove it.
+    try:
         os.unlink(dest)
+    except FileNotFoundError:
+        pass
     return 0
 
 
+def serve(fd):
+    """The fork server: on fd, a SOCK_SEQPACKET socket, it says "ready"
+    once its modules are imported; then each "fork" message carries a worker's stdin, stdout, stderr and group directory;
+    the worker is forked onto them and its pid sent back with a pidfd to
+    signal it by (a pid alone could be another process's once reaped). Its
+    exit is reported as "exit PID STATUS". When the socket closes, the
+    server waits for its workers and exits."""
+    import array
+    import ctypes
+    import select
+    import signal
+    import socket
+
+    if not hasattr(os, "pidfd_open"):
+        print("no os.pidfd_open (Python 3.9, Linux 5.3)", file=sys.stderr, flush=True)
+        return 2
+    sock = socket.socket(fileno=fd)
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    me = os.getpid()
+    sock.send(b"ready")
+    children = {}  # pidfd -> pid
+    open_ = True
+    while open_ or children:
+        ready, _, _ = select.select(([sock] if open_ else []) + list(children), [], [])
+        for r in ready:
+            if r is not sock:
+                pid = children.pop(r)
+                _, status = os.waitpid(pid, 0)
+                os.close(r)
+                if open_:
+                    sock.send(b"exit %d %d" % (pid, status))
+                continue
+            msg, anc, _, _ = sock.recvmsg(64, socket.CMSG_SPACE(4 * array.array("i").itemsize))
+            if not msg:
+                open_ = False
+                continue
+            fds = array.array("i")
+            for level, kind, data in anc:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(data[: len(data) - len(data) % fds.itemsize])
+            if len(fds) != 4:
+                sock.send(b"error want 4 fds, got %d" % len(fds))
+                for f in fds:
+                    os.close(f)
+                continue
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    # Die with the server, as the server dies with tmpprobe.
+                    prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+                    if os.getppid() != me:
+                        os._exit(1)
+                    sock.detach()  # fd 3 becomes the group directory
+                    for i, f in enumerate(fds):
+                        os.dup2(f, i)
+                    os.closerange(len(fds), 65536)
+                    code = main()
+                except BaseException:
+                    import traceback
+
+                    traceback.print_exc()
+                finally:
+                    try:
+                        sys.stdout.flush()
+                        sys.stderr.flush()
+                    finally:
+                        os._exit(code)
+            pidfd = os.pidfd_open(pid)
+            children[pidfd] = pid
+            for f in fds:
+                os.close(f)
+            sock.sendmsg([b"forked %d" % pid], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [pidfd]))])
+    return 0
+
+
+if sys.argv[1:] == ["serve"]:
+    code = serve(3)
+    sys.stdout.flush()
+    os._exit(code)
 sys.exit(main())

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -44,6 +45,15 @@ const (
 	// /tmp and 88% on /dev/shm, over generations of two in 73% and 85%,
 	// over rounds in 63% and 82%.
 	DefaultWorkerRounds = 4
+	// FreshWarmup is a later generation's warm-up batch, a quarter of the
+	// case's batch: the first measured batch of a generation, over the
+	// others of its generation and half, came out 0.98–1.04× (medians
+	// over the modes lab's 162 generation × half × case of a run on
+	// /dev/shm, two runs each) after a whole batch, a quarter and a
+	// twentieth alike; a twentieth left a tail (mean 1.09× in one run of
+	// Python's). The first generation's warm-up stays a whole batch,
+	// after calibration.
+	FreshWarmup = 0.25
 
 	SeedOpsModes      = 1000 // lab 45: n=1000 ops a batch
 	SeedBatchesModes  = 5    // lab 45: 5 repeats, p50
@@ -73,6 +83,12 @@ type Plan struct {
 	// WorkerRounds is how many rounds a worker process and its group's
 	// directory serve before fresh ones take over (0: the whole run).
 	WorkerRounds int
+	// Until > 0 stops a case once its headline intervals (its ratio to
+	// the lab's baseline, its observer effect) are each at most this wide
+	// ((hi − lo) ÷ median): each later generation runs only the cases
+	// still wider, with their group's baseline, and the rounds end when
+	// none is left, or at Rounds.
+	Until float64
 }
 
 // Case is one arm × runtime × dir × parameter.
@@ -149,6 +165,7 @@ func (p *Plan) Describe() results.Protocol {
 		if d.WorkerRounds == 0 || d.WorkerRounds > d.Rounds {
 			d.WorkerRounds = d.Rounds
 		}
+		d.FreshWarmup, d.Until = FreshWarmup, p.Until
 	}
 	return d
 }
@@ -163,6 +180,17 @@ type Runner struct {
 	mu      sync.Mutex
 	work    []*workDir          // private work dirs, removed by Run or Abort
 	workFor map[string]*workDir // by --dir
+	// servers are the current generation's Python fork servers, by
+	// interpreter, and ahead the next generation's, started while this
+	// one's workers start; noServer the interpreters that cannot run one
+	// (before Python 3.9), whose workers are exec'd one by one.
+	srvMu    sync.Mutex
+	servers  map[string]*forkServer
+	ahead    map[string]*forkServer
+	noServer map[string]bool
+	// Times are where the rounds' time went (rounds.Times), once Run
+	// returns.
+	Times rounds.Times
 	// observer are tmpprobe's own processes: itself and every worker it
 	// started. On a worker's CPU they are the observer, not a neighbour.
 	observer map[uint32]bool
@@ -183,6 +211,18 @@ type Progress struct {
 	Round, Rounds int // StageRound: this round (1-based) of how many
 	Done, Total   int // steps of this stage (of this round) done, of how many
 	Case          Case
+	// Left estimates the time until the last round ends (0: none yet);
+	// with Plan.Until it is the time to the cap of rounds (AtMost).
+	Left   time.Duration
+	AtMost bool
+}
+
+// Timing is where the run's time went (Times), for run.json, with setup
+// the time before Run.
+func (r *Runner) Timing(setup time.Duration) *results.Timing {
+	t := r.Times
+	return &results.Timing{SetupNs: setup.Nanoseconds(), StartNs: t.Start.Nanoseconds(), CalibrateNs: t.Calibrate.Nanoseconds(),
+		WarmupNs: t.Warmup.Nanoseconds(), SwitchNs: t.Switch.Nanoseconds(), RoundsNs: t.Rounds.Nanoseconds(), MeasuredNs: t.Measured.Nanoseconds()}
 }
 
 // Abort removes the private work directories at once; for a second
@@ -224,6 +264,7 @@ func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) 
 				cr.w.Kill()
 			}
 		}
+		r.closeServers(true)
 	}()
 	if p.Protocol == results.ProtocolSeed {
 		err = r.runSeed(ctx, p, runs)
@@ -326,7 +367,16 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 		Dir: cr.dir.path, DirFile: cr.dir.file, Payload: cr.Payload, Size: cr.Size,
 		Chunk: p.Chunk, SpoolMax: p.SpoolMax, Cookie: r.Cookie,
 	}
-	w, err := Start(ctx, cr.Runtime, cfg, p.BatchTimeout)
+	var w *Worker
+	var err error
+	if srv := r.server(cr.Runtime); srv != nil {
+		if w, err = srv.Start(ctx, cfg, p.BatchTimeout); w == nil && err != nil && ctx.Err() == nil {
+			r.refuseServer(cr.Runtime) // no worker at all: the server's failure, not the case's
+		}
+	}
+	if w == nil && ctx.Err() == nil {
+		w, err = Start(ctx, cr.Runtime, cfg, p.BatchTimeout)
+	}
 	if w != nil {
 		r.observe(w.Pid())
 	}
@@ -342,6 +392,148 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 		return
 	}
 	cr.w = w
+}
+
+// startAll starts the workers of cases together: nothing is measured
+// while workers start, and a host has more than one CPU. The next
+// generation's Python fork servers start meanwhile (an interpreter and
+// its imports, ~45 ms of a CPU here): startAll returns once they are
+// ready, so they run beside this generation's starts, never beside its
+// measured batches.
+func (r *Runner) startAll(ctx context.Context, p *Plan, runs []*caseRun, cases []int) {
+	pythons := map[string]Runtime{}
+	for _, c := range cases {
+		if rt := runs[c].Runtime; rt.Name == "python" {
+			pythons[rt.Python] = rt
+		}
+	}
+	for _, rt := range pythons {
+		r.server(rt) // this generation's, before the next's
+	}
+	var ahead []*forkServer
+	for _, rt := range pythons {
+		if s := r.startAhead(rt); s != nil {
+			ahead = append(ahead, s)
+		}
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 2*runtime.NumCPU())
+	for _, c := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			r.start(ctx, p, runs[c])
+		}()
+	}
+	wg.Wait()
+	for _, s := range ahead {
+		s.wait(ctx) // one that failed is found when it is used
+	}
+}
+
+// startAhead starts the next generation's fork server of rt, if it has
+// none yet.
+func (r *Runner) startAhead(rt Runtime) *forkServer {
+	r.srvMu.Lock()
+	defer r.srvMu.Unlock()
+	if r.noServer[rt.Python] || r.ahead[rt.Python] != nil {
+		return nil
+	}
+	s := r.newServer(rt)
+	if s == nil {
+		return nil
+	}
+	if r.ahead == nil {
+		r.ahead = map[string]*forkServer{}
+	}
+	r.ahead[rt.Python] = s
+	return s
+}
+
+// newServer starts a fork server of rt, one of tmpprobe's own processes
+// (Runner.observer); nil if it cannot be started.
+func (r *Runner) newServer(rt Runtime) *forkServer {
+	s, err := startForkServer(rt)
+	if err != nil {
+		return nil
+	}
+	r.observe(s.cmd.Process.Pid)
+	return s
+}
+
+// server is the current generation's fork server for the python runtime
+// rt, started on first use; nil for the go runtime and for an
+// interpreter that cannot run one.
+func (r *Runner) server(rt Runtime) *forkServer {
+	if rt.Name != "python" {
+		return nil
+	}
+	r.srvMu.Lock()
+	defer r.srvMu.Unlock()
+	if r.noServer[rt.Python] {
+		return nil
+	}
+	if s := r.servers[rt.Python]; s != nil {
+		return s
+	}
+	s := r.ahead[rt.Python]
+	delete(r.ahead, rt.Python)
+	if s == nil {
+		if s = r.newServer(rt); s == nil {
+			r.refuseServerLocked(rt)
+			return nil
+		}
+	}
+	if r.servers == nil {
+		r.servers = map[string]*forkServer{}
+	}
+	r.servers[rt.Python] = s
+	return s
+}
+
+// refuseServer starts rt's workers by exec from now on: its interpreter
+// could not run a fork server (before Python 3.9).
+func (r *Runner) refuseServer(rt Runtime) {
+	r.srvMu.Lock()
+	defer r.srvMu.Unlock()
+	r.refuseServerLocked(rt)
+}
+
+func (r *Runner) refuseServerLocked(rt Runtime) {
+	if r.noServer == nil {
+		r.noServer = map[string]bool{}
+	}
+	r.noServer[rt.Python] = true
+	for _, m := range []map[string]*forkServer{r.servers, r.ahead} {
+		if s := m[rt.Python]; s != nil {
+			s.Kill()
+			delete(m, rt.Python)
+		}
+	}
+}
+
+// closeServers ends the generation's fork servers, after their workers;
+// kill ends every server at once, the next generation's too, with any
+// worker left.
+func (r *Runner) closeServers(kill bool) {
+	r.srvMu.Lock()
+	defer r.srvMu.Unlock()
+	for py, s := range r.servers {
+		if kill {
+			s.Kill()
+		} else {
+			s.Close()
+		}
+		delete(r.servers, py)
+	}
+	for py, s := range r.ahead {
+		if kill {
+			s.Kill()
+			delete(r.ahead, py)
+		}
+	}
 }
 
 // finish asks the case's worker to quit.
@@ -363,15 +555,63 @@ func (r *Runner) runRounds(ctx context.Context, p *Plan, runs []*caseRun) error 
 	engine := &rounds.Runner{
 		Plan: rounds.Plan{Groups: p.Groups(), Seed: p.Seed, Rounds: p.RoundsFor(""),
 			Untraced: p.Baseline || r.Tracer == nil, Traced: r.Tracer != nil,
-			GenerationRounds: p.WorkerRounds, Warmups: 1, Ops: p.Ops, MinBatch: p.MinBatch},
+			GenerationRounds: p.WorkerRounds, Warmups: 1, FreshWarmup: FreshWarmup, Ops: p.Ops, MinBatch: p.MinBatch},
 		Tracer:   r.Tracer,
 		Progress: func(pr rounds.Progress) { r.reportRound(pr, runs) },
+	}
+	if p.Until > 0 {
+		engine.Narrow = func(rounds.Status) [][]int { return unsettled(p, runs) }
 	}
 	out, err := engine.Run(ctx, &labCases{r: r, p: p, runs: runs})
 	for i, n := range out.Ops {
 		runs[i].res.Ops = n
 	}
+	r.Times = out.Time
 	return err
+}
+
+// unsettled are the groups of the cases whose headline intervals are
+// still wider than p.Until, or unbounded (under six generations), with
+// each group's baseline while a ratio to it is: the next generation runs
+// them alone. A failed case is settled: it runs no more.
+func unsettled(p *Plan, runs []*caseRun) [][]int {
+	res := make([]results.ArmResult, len(runs))
+	for i, cr := range runs {
+		res[i] = cr.res
+	}
+	labs := Knowledge().Baselines
+	sums := results.SummarizeAll(&results.Run{Protocol: p.Describe(), Arms: res}, labs)
+	wide := func(e results.Estimate) bool {
+		return e.Known() && (!e.Bounded() || (e.Hi-e.Lo)/e.Center > p.Until)
+	}
+	var out [][]int
+	for _, g := range p.Groups() {
+		var next []int
+		base, baseWide := -1, false
+		for _, c := range g {
+			if runs[c].dead {
+				continue
+			}
+			s := sums[c]
+			if labs[s.Lab] == s.Arm {
+				base, baseWide = c, wide(s.Observer)
+				continue
+			}
+			if wide(s.Ratio) {
+				baseWide = true // its ratio needs the baseline's rounds
+				next = append(next, c)
+			} else if wide(s.Observer) {
+				next = append(next, c)
+			}
+		}
+		if base >= 0 && baseWide {
+			next = append([]int{base}, next...)
+		}
+		if len(next) > 0 {
+			out = append(out, next)
+		}
+	}
+	return out
 }
 
 // reportRound says where the engine is as the progress line shows it:
@@ -381,7 +621,7 @@ func (r *Runner) reportRound(pr rounds.Progress, runs []*caseRun) {
 	out := Progress{Done: pr.Done, Total: pr.Total, Case: runs[pr.Case].Case}
 	switch {
 	case pr.Stage == rounds.StageRound:
-		out.Stage, out.Round, out.Rounds = StageRound, pr.Round, pr.Rounds
+		out.Stage, out.Round, out.Rounds, out.Left, out.AtMost = StageRound, pr.Round, pr.Rounds, pr.Left, pr.AtMost
 	case pr.Generation > 1:
 		return
 	case pr.Stage == rounds.StageStart:
@@ -408,7 +648,9 @@ func (l *labCases) Batch(ctx context.Context, c int, b *results.Batch) error {
 // interrupt can leave it without one).
 func (l *labCases) Live(c int) bool { return !l.runs[c].dead && l.runs[c].w != nil }
 
-func (l *labCases) Start(ctx context.Context, _, c int) { l.r.start(ctx, l.p, l.runs[c]) }
+func (l *labCases) Start(ctx context.Context, _ int, cases []int) {
+	l.r.startAll(ctx, l.p, l.runs, cases)
+}
 
 // Renew ends every worker and gives every group a fresh directory: see
 // Plan.WorkerRounds.
@@ -417,10 +659,18 @@ func (l *labCases) Renew(int) {
 	l.r.groupDirs(l.p, l.runs)
 }
 
+// Finish asks every worker to quit, then waits for them all, then for
+// the generation's fork servers.
 func (l *labCases) Finish() {
+	for _, cr := range l.runs {
+		if cr.w != nil {
+			cr.w.Quit()
+		}
+	}
 	for _, cr := range l.runs {
 		cr.finish()
 	}
+	l.r.closeServers(false)
 }
 
 // runSeed runs the labs' published method: one case after another, each

@@ -60,16 +60,32 @@ const WorkerArg = "__worker"
 
 // Worker is one running worker process.
 type Worker struct {
-	cmd    *exec.Cmd
+	proc   process
 	in     io.WriteCloser
 	out    *bufio.Scanner
 	stderr *tail
-	done   chan struct{}
 	waitMu sync.Once
 	err    error
 	// timedOut is set when a batch's timer killed the worker.
 	timedOut atomic.Bool
+	unwatch  func() bool // stops killing it when the start's context ends
 }
+
+// process is a worker's process: exec'd by tmpprobe, or forked by a
+// generation's fork server (forkserver.go).
+type process interface {
+	Pid() int
+	Kill()
+	// Wait waits for it to exit and says how it ended, as exec.Cmd's
+	// Wait does.
+	Wait() error
+}
+
+type execProcess struct{ cmd *exec.Cmd }
+
+func (p execProcess) Pid() int    { return p.cmd.Process.Pid }
+func (p execProcess) Kill()       { p.cmd.Process.Kill() }
+func (p execProcess) Wait() error { return p.cmd.Wait() }
 
 // Start launches a worker for cfg and waits until it has run its untimed
 // first op and said "ready"; one that takes longer than timeout (0: no
@@ -95,7 +111,7 @@ func Start(ctx context.Context, rt Runtime, cfg Config, timeout time.Duration) (
 	// Own process group: a terminal's Ctrl-C reaches tmpprobe, which then
 	// stops workers itself, in order.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	w := &Worker{cmd: cmd, stderr: &tail{max: 4096}, done: make(chan struct{})}
+	w := &Worker{stderr: &tail{max: 4096}}
 	cmd.Stderr = w.stderr
 	if cfg.DirFile != nil {
 		cmd.ExtraFiles = []*os.File{cfg.DirFile}
@@ -109,30 +125,35 @@ func Start(ctx context.Context, rt Runtime, cfg Config, timeout time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	w.in = in
-	w.out = bufio.NewScanner(out)
+	w.in, w.out = in, bufio.NewScanner(out)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s worker: %w", rt.Name, err)
 	}
+	w.proc = execProcess{cmd}
+	return w, w.handshake(cfg, timeout)
+}
+
+// handshake sends the worker its config and waits for its "ready".
+func (w *Worker) handshake(cfg Config, timeout time.Duration) error {
 	if timeout > 0 {
 		timer := time.AfterFunc(timeout, func() {
 			w.timedOut.Store(true)
-			cmd.Process.Kill()
+			w.proc.Kill()
 		})
 		defer timer.Stop()
 	}
 	line, _ := json.Marshal(cfg)
-	if _, err := fmt.Fprintf(in, "%s\n", line); err != nil {
-		return w, w.fail(err)
+	if _, err := fmt.Fprintf(w.in, "%s\n", line); err != nil {
+		return w.fail(err)
 	}
 	reply, err := w.reply()
 	if err != nil {
-		return w, err
+		return err
 	}
 	if reply != "ready" {
-		return w, w.fail(fmt.Errorf("unexpected reply %q", reply))
+		return w.fail(fmt.Errorf("unexpected reply %q", reply))
 	}
-	return w, nil
+	return nil
 }
 
 // Batch runs one batch of ops ops; with traced set the worker wraps it in
@@ -146,7 +167,7 @@ func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration
 	if timeout > 0 {
 		timer := time.AfterFunc(timeout, func() {
 			w.timedOut.Store(true)
-			w.cmd.Process.Kill()
+			w.proc.Kill()
 		})
 		defer timer.Stop()
 	}
@@ -172,7 +193,7 @@ func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration
 func (w *Worker) TimedOut() bool { return w.timedOut.Load() }
 
 // Pid is the worker process's pid.
-func (w *Worker) Pid() int { return w.cmd.Process.Pid }
+func (w *Worker) Pid() int { return w.proc.Pid() }
 
 func (w *Worker) reply() (string, error) {
 	if !w.out.Scan() {
@@ -187,7 +208,7 @@ func (w *Worker) reply() (string, error) {
 
 // fail kills the worker, reaps it and returns cause with how it ended.
 func (w *Worker) fail(cause error) error {
-	w.cmd.Process.Kill()
+	w.proc.Kill()
 	err := w.wait()
 	if err != nil && !strings.Contains(cause.Error(), err.Error()) {
 		return fmt.Errorf("%v (%v)", cause, err)
@@ -198,8 +219,10 @@ func (w *Worker) fail(cause error) error {
 func (w *Worker) wait() error {
 	w.waitMu.Do(func() {
 		w.in.Close()
-		w.err = w.cmd.Wait()
-		close(w.done)
+		w.err = w.proc.Wait()
+		if w.unwatch != nil {
+			w.unwatch()
+		}
 	})
 	return w.err
 }
@@ -207,9 +230,13 @@ func (w *Worker) wait() error {
 // Stderr is the tail of what the worker wrote to stderr.
 func (w *Worker) Stderr() string { return strings.TrimSpace(w.stderr.String()) }
 
+// Quit asks the worker to quit, without waiting: Close waits. Workers
+// asked together end together.
+func (w *Worker) Quit() { fmt.Fprintln(w.in, "quit") }
+
 // Close asks the worker to quit and reaps it.
 func (w *Worker) Close() error {
-	fmt.Fprintln(w.in, "quit")
+	w.Quit()
 	return w.wait()
 }
 

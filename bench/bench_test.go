@@ -30,6 +30,21 @@ func TestMain(m *testing.M) {
 
 func openProbe(b *testing.B) *probe.Probe { return probetest.Open(b, probe.Options{}) }
 
+// needRoot skips a benchmark that runs tmpprobe itself, as root.
+func needRoot(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root")
+	}
+}
+
+// needRootAndPython skips one that runs the Python arms too.
+func needRootAndPython(b *testing.B) {
+	needRoot(b)
+	if _, err := exec.LookPath("python3"); err != nil {
+		b.Skip("needs python3")
+	}
+}
+
 // buildTmpprobe builds the command into a temp dir. -buildvcs=false: under
 // sudo this runs as root in a checkout someone else owns, which git (and
 // so the build's VCS stamp) refuses as dubious ownership.
@@ -94,9 +109,7 @@ func BenchmarkSyscallCost(b *testing.B) {
 // its peak RSS: aggregation stays in the kernel, so it must stay flat, and
 // 1000 times the ops may not cost half as much memory again.
 func BenchmarkMemory(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
+	needRoot(b)
 	bin := buildTmpprobe(b)
 	dir := "/dev/shm"
 	if _, err := os.Stat(dir); err != nil {

@@ -43,12 +43,7 @@ const repeatRuns = 5
 // of what /tmp shows. The labs' seed protocol (python only) runs beside
 // the rounds, one lab at a time; its ratios have no interval.
 func BenchmarkRepeatability(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		b.Skip("needs python3")
-	}
+	needRootAndPython(b)
 	bin := buildTmpprobe(b)
 	worst := map[string]float64{}
 	type setting struct {

@@ -4,7 +4,6 @@ package bench
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ import (
 // of the whole command, and of the loop alone (each tool's fixed start-up,
 // measured with an empty loop, taken out).
 func BenchmarkTraceOverhead(b *testing.B) {
-	if os.Geteuid() != 0 {
-		b.Skip("needs root")
-	}
+	needRoot(b)
 	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
 	if err != nil {
 		b.Skip("python3 not found")

@@ -107,26 +107,26 @@ static __always_inline int on_func_stage_exit(enum stage stage)
 #define SYSCALL_HOOKS(name)                                                    \
 SEC("kprobe/sys_" #name)                                                       \
 int kprobe_sys_##name(struct pt_regs *ctx)                                     \
-{ return on_backend_enter(NR_##name, (struct pt_regs *)KPROBE_ARG0(ctx)); }    \
+{ HOOK(on_backend_enter(NR_##name, (struct pt_regs *)KPROBE_ARG0(ctx))); }     \
 SEC("kretprobe/sys_" #name)                                                    \
 int kretprobe_sys_##name(struct pt_regs *ctx)                                  \
-{ return on_backend_exit(NR_##name, (long)KPROBE_RET(ctx)); }                 \
+{ HOOK(on_backend_exit(NR_##name, (long)KPROBE_RET(ctx))); }                   \
 SEC("fentry/sys_" #name)                                                       \
 int fentry_sys_##name(__u64 *ctx)                                              \
-{ return on_backend_enter(NR_##name, (struct pt_regs *)ctx[0]); }              \
+{ HOOK(on_backend_enter(NR_##name, (struct pt_regs *)ctx[0])); }               \
 SEC("fexit/sys_" #name)                                                        \
 int fexit_sys_##name(__u64 *ctx)                                               \
-{ return on_backend_exit(NR_##name, (long)ctx[1]); }
+{ HOOK(on_backend_exit(NR_##name, (long)ctx[1])); }
 
 #define FUNC_STAGE_HOOKS(fn, stage)                                                 \
 SEC("kprobe/" #fn)                                                             \
-int kprobe_##fn(void *ctx) { return on_func_stage_enter(stage); }                   \
+int kprobe_##fn(void *ctx) { HOOK(on_func_stage_enter(stage)); }               \
 SEC("kretprobe/" #fn)                                                          \
-int kretprobe_##fn(void *ctx) { return on_func_stage_exit(stage); }                 \
+int kretprobe_##fn(void *ctx) { HOOK(on_func_stage_exit(stage)); }             \
 SEC("fentry/" #fn)                                                             \
-int fentry_##fn(void *ctx) { return on_func_stage_enter(stage); }                   \
+int fentry_##fn(void *ctx) { HOOK(on_func_stage_enter(stage)); }               \
 SEC("fexit/" #fn)                                                              \
-int fexit_##fn(void *ctx) { return on_func_stage_exit(stage); }
+int fexit_##fn(void *ctx) { HOOK(on_func_stage_exit(stage)); }
 
 SYSCALL_HOOKS(openat)
 SYSCALL_HOOKS(unlinkat)
@@ -163,8 +163,11 @@ FUNC_STAGE_HOOKS(vfs_rename, STAGE_VFS_RENAME)
 SEC("kprobe.multi/tmpprobe")
 int kprobe_multi_entry(struct pt_regs *ctx)
 {
-	__u64 c = bpf_get_attach_cookie(ctx);
+	__u64 c;
 
+	if (config.cut == CUT_ALL)
+		return 0;
+	c = bpf_get_attach_cookie(ctx);
 	if (c & COOKIE_STAGE)
 		return on_func_stage_enter(c & ~COOKIE_STAGE);
 	return on_backend_enter(c, (struct pt_regs *)KPROBE_ARG0(ctx));
@@ -173,8 +176,11 @@ int kprobe_multi_entry(struct pt_regs *ctx)
 SEC("kretprobe.multi/tmpprobe")
 int kretprobe_multi_exit(struct pt_regs *ctx)
 {
-	__u64 c = bpf_get_attach_cookie(ctx);
+	__u64 c;
 
+	if (config.cut == CUT_ALL)
+		return 0;
+	c = bpf_get_attach_cookie(ctx);
 	if (c & COOKIE_STAGE)
 		return on_func_stage_exit(c & ~COOKIE_STAGE);
 	return on_backend_exit(c, (long)KPROBE_RET(ctx));

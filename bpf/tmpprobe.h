@@ -177,6 +177,17 @@ enum syscall_nr {
 };
 #endif
 
+/* How much of each program runs (config.cut): all of it, or, to price its
+ * parts (make bench), none (the floor: the same attach points, programs
+ * that return at once; HOOK in tmpprobe.bpf.c), or in sys_enter and
+ * sys_exit only finding the traced thread, or that and reading the clock. */
+enum cost_cut : __u8 {
+	CUT_NONE,
+	CUT_ALL,
+	CUT_AFTER_THREAD,
+	CUT_AFTER_CLOCK,
+};
+
 /* Syscall nrs below this can be handed to a function backend. */
 #define BACKEND_NR_MAX 512
 
@@ -203,6 +214,7 @@ struct config {
 	 * sched_switch_task programs do on kernels before v5.18, and count
 	 * where it disagrees with prev_state (STAGE_TASK_STATE_*). */
 	bool compare_task_state;
+	enum cost_cut cut; /* make bench: how much of each program runs */
 };
 
 struct class_key {

@@ -16,7 +16,46 @@ import (
 // when nothing is being traced (between batches): an update that lands
 // between the read and the delete would be lost.
 func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
-	return p.read(true)
+	out, done := p.collectBatches()
+	if done {
+		return out, nil
+	}
+	rest, err := p.read(true)
+	for phase, recs := range rest {
+		out[phase] = append(out[phase], recs...)
+	}
+	return out, err
+}
+
+// collectBatches reads and clears the stats map a batch of keys a
+// syscall, where an Iterate and a Delete take three syscalls a key (a
+// traced batch's ~50 keys took 0.3–0.8 ms, a Python lab's 360 traced
+// batches a tenth of a second more); done false where it could not read
+// the whole map (a kernel without batch operations, before v5.6, or a
+// hash bucket longer than a batch), and what it read is returned for the
+// rest to be read one key at a time.
+func (p *Probe) collectBatches() (out map[uint32][]results.ClassRecord, done bool) {
+	out = map[uint32][]results.ClassRecord{}
+	ncpu, err := ebpf.PossibleCPU()
+	if err != nil {
+		return out, false
+	}
+	const batch = 64
+	keys := make([]tmpprobeClassKey, batch)
+	values := make([]tmpprobeClassStats, batch*ncpu)
+	var cursor ebpf.MapBatchCursor
+	for {
+		n, err := p.coll.Maps[tmpprobeMapStats].BatchLookupAndDelete(&cursor, keys, values, nil)
+		for i := range n {
+			out[keys[i].Phase] = append(out[keys[i].Phase], toRecord(keys[i], values[i*ncpu:(i+1)*ncpu]))
+		}
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
+			return out, true
+		}
+		if err != nil || n == 0 {
+			return out, false
+		}
+	}
 }
 
 // Snapshot returns the running totals without clearing them, for reading

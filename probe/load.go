@@ -23,6 +23,7 @@ func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
 		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
 		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
 		CountNeighbours: !opts.NoNeighbours, CompareTaskState: opts.CompareTaskState,
+		Cut: uint8(opts.Cut),
 	}
 }
 

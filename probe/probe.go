@@ -101,7 +101,23 @@ type Options struct {
 	// another off-CPU cause than sched_switch's prev_state (the stages
 	// task_state_read and task_state_differs). Needs prev_state (v5.18).
 	CompareTaskState bool
+	// Cut runs only part of every program, to price the parts (make
+	// bench): CutAll returns at once, attached where the real ones
+	// attach, the floor of what the hooks cost; CutAfterThread and
+	// CutAfterClock stop sys_enter and sys_exit once they have found the
+	// traced thread, and read the clock. Such a probe counts nothing.
+	Cut Cut
 }
+
+// Cut is how much of every program runs (bpf/tmpprobe.h, enum cost_cut).
+type Cut = tmpprobeCostCut
+
+const (
+	CutNone        = tmpprobeCostCutCUT_NONE
+	CutAll         = tmpprobeCostCutCUT_ALL
+	CutAfterThread = tmpprobeCostCutCUT_AFTER_THREAD
+	CutAfterClock  = tmpprobeCostCutCUT_AFTER_CLOCK
+)
 
 // Skipped is a backend auto tried and could not use.
 type Skipped struct {
@@ -208,6 +224,9 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	if b != BackendTracepoint {
 		var err error
 		if plan, err = planFuncHooks(b, cache); err != nil {
+			return nil, err
+		}
+		if err := refusedEarly(b, plan, cache); err != nil {
 			return nil, err
 		}
 	}

@@ -42,8 +42,18 @@ type tmpprobeConfig struct {
 	MatchAnyDev      bool
 	CountNeighbours  bool
 	CompareTaskState bool
-	_                [4]byte
+	Cut              uint8
+	_                [3]byte
 }
+
+type tmpprobeCostCut uint8
+
+const (
+	tmpprobeCostCutCUT_NONE         tmpprobeCostCut = 0
+	tmpprobeCostCutCUT_ALL          tmpprobeCostCut = 1
+	tmpprobeCostCutCUT_AFTER_THREAD tmpprobeCostCut = 2
+	tmpprobeCostCutCUT_AFTER_CLOCK  tmpprobeCostCut = 3
+)
 
 type tmpprobeCpuSlot struct {
 	_        structs.HostLayout
@@ -177,7 +187,8 @@ type tmpprobeSharedEnums struct {
 	DropReason    uint32
 	SyscallNr     uint32
 	NeighbourKind uint8
-	_             [3]byte
+	CostCut       uint8
+	_             [2]byte
 }
 
 type tmpprobeStage uint16

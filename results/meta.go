@@ -20,6 +20,7 @@ type Run struct {
 	Protocol Protocol          `json:"protocol"`
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
+	Timing   *Timing           `json:"timing,omitempty"`
 	Arms     []ArmResult       `json:"arms"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
@@ -44,6 +45,23 @@ const (
 	ProtocolSeed = "seed"
 )
 
+// Timing is where a labs run's wall time (Started to Finished) went,
+// stage by stage, in ns; what is left of it went between them (the
+// engine's own work, the reading of results). The measured batches are
+// what a run is for: make bench holds their share of the whole.
+type Timing struct {
+	SetupNs     int64 `json:"setup_ns"`     // preflight, the probe's load and attach, the work dirs
+	StartNs     int64 `json:"start_ns"`     // starting and ending workers, every generation
+	CalibrateNs int64 `json:"calibrate_ns"` // calibration batches
+	WarmupNs    int64 `json:"warmup_ns"`    // warm-up batches
+	SwitchNs    int64 `json:"switch_ns"`    // attaching and detaching the probe between halves
+	// RoundsNs are the measured batches from handing each to its worker
+	// to its records read; MeasuredNs the part of it inside them, the sum
+	// of their wall_ns.
+	RoundsNs   int64 `json:"rounds_ns"`
+	MeasuredNs int64 `json:"measured_ns"`
+}
+
 // Protocol says how the batches of a run were ordered and sized.
 type Protocol struct {
 	Name       string `json:"name"`
@@ -54,6 +72,12 @@ type Protocol struct {
 	// WorkerRounds is how many rounds each worker generation ran, the unit
 	// of the intervals (0 in runs saved before it was recorded).
 	WorkerRounds int `json:"worker_rounds,omitempty"`
+	// FreshWarmup is a later generation's warm-up batch as a share of
+	// the case's batch (0 in runs before it was recorded: a whole batch).
+	FreshWarmup float64 `json:"fresh_warmup,omitempty"`
+	// Until is --until: a case's rounds stopped once its headline
+	// intervals were each at most this wide ((hi − lo) ÷ median).
+	Until float64 `json:"until,omitempty"`
 }
 
 // Meta are the facts that decide what the numbers mean.

@@ -37,7 +37,9 @@ func (e *engine) calibrate(ctx context.Context, c int) error {
 			try = NextOps(last.Ops, last.WallNs, e.MinBatch)
 		}
 		last = results.Batch{Kind: results.BatchCalibrate, Ops: try}
-		if err := e.batch(ctx, c, &last); err != nil || !e.w.Live(c) {
+		took, err := e.batch(ctx, c, &last)
+		e.out.Time.Calibrate += took
+		if err != nil || !e.w.Live(c) {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -67,12 +68,14 @@ func (s *script) Batch(_ context.Context, c int, b *results.Batch) error {
 
 func (s *script) Live(c int) bool { return !s.dead[c] && (!s.workers || s.worker[c]) }
 
-func (s *script) Start(_ context.Context, _, c int) {
-	if s.dead[c] {
-		return
+func (s *script) Start(_ context.Context, _ int, cases []int) {
+	for _, c := range cases {
+		if s.dead[c] {
+			continue
+		}
+		s.worker[c] = true
+		s.log = append(s.log, fmt.Sprintf("start %d", c))
 	}
-	s.worker[c] = true
-	s.log = append(s.log, fmt.Sprintf("start %d", c))
 }
 
 func (s *script) Renew(gen int) {
@@ -148,7 +151,7 @@ func oldLabs(s *script, p labPlan) {
 		batch(c, results.Batch{Kind: results.BatchWarmup, Ops: m})
 	}
 	for c := range n {
-		s.Start(context.Background(), 1, c)
+		s.Start(context.Background(), 1, []int{c})
 		s.progress = append(s.progress, fmt.Sprintf("start g1 0/0 %d/%d c%d", c+1, n, c))
 	}
 	for c := range n {
@@ -162,10 +165,15 @@ func oldLabs(s *script, p labPlan) {
 		return round/p.wr + 1
 	}
 	for round, slots := range Order(p.seed, p.groups, p.rounds, p.untraced, p.traced) {
+		// Since #33 a later generation's workers start together, then
+		// each is warmed up: the measured order is the old runner's.
 		if round > 0 && p.wr > 0 && round%p.wr == 0 {
 			s.Renew(generation(round))
 			for c := range n {
-				if s.Start(context.Background(), generation(round), c); s.Live(c) {
+				s.Start(context.Background(), generation(round), []int{c})
+			}
+			for c := range n {
+				if s.Live(c) {
 					batch(c, results.Batch{Kind: results.BatchWarmup, Ops: resOps[c]})
 				}
 			}
@@ -350,5 +358,66 @@ func TestInterruptedRounds(t *testing.T) {
 	out, err := r.Run(ctx, commands{s})
 	if !errors.Is(err, ErrInterrupted) || out.Rounds != 2 || s.ran[0] != 4 || s.ran[1] != 4 {
 		t.Errorf("%d rounds, %v, batches %v: want 2 rounds of 2×2, interrupted", out.Rounds, err, s.ran)
+	}
+}
+
+// A narrowing rule decides, before each later generation, which groups
+// it runs: the generation starts workers for those cases alone, its
+// rounds run them alone, and no group ends the rounds.
+func TestNarrowRunsTheGroupsItNames(t *testing.T) {
+	s := newScript(t, 4, true, nil)
+	var asked []Status
+	r := &Runner{Plan: Plan{Groups: [][]int{{0, 1}, {2, 3}}, Seed: 5, Rounds: 10, Untraced: true, Traced: true,
+		GenerationRounds: 2, Warmups: 1, FreshWarmup: 0.25, Ops: 40,
+		Narrow: func(st Status) [][]int {
+			asked = append(asked, st)
+			if st.Generation == 1 {
+				return [][]int{{3, 2}}
+			}
+			return nil
+		}}, Tracer: s}
+	out, err := r.Run(context.Background(), s)
+	if err != nil || out.Rounds != 4 {
+		t.Fatalf("%d rounds, %v; want 4: two generations of two", out.Rounds, err)
+	}
+	if len(asked) != 2 || asked[0].Rounds != 2 || asked[0].Generation != 1 || asked[1].Rounds != 4 || asked[1].Generation != 2 {
+		t.Errorf("asked %+v; want after rounds 2 and 4, generations 1 and 2", asked)
+	}
+	renewed := false
+	for _, l := range s.log {
+		switch {
+		case l == "renew g2":
+			renewed = true
+		case !renewed:
+		case l == "start 0" || l == "start 1" || strings.HasPrefix(l, "batch 0 ") || strings.HasPrefix(l, "batch 1 "):
+			t.Errorf("generation 2 ran %q: it runs cases 2 and 3 alone", l)
+		case strings.Contains(l, `"warmup"`) && !strings.HasSuffix(l, "ops=10"):
+			t.Errorf("generation 2's warm-up %q: want a quarter of the batch, 10 ops", l)
+		}
+	}
+	if !renewed {
+		t.Error("no second generation")
+	}
+}
+
+// Times are the engine's whole time, stage by stage: on the paced
+// workload's clock they add up to the run's, and Measured is the batches'
+// own time.
+func TestTimesAddUp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	p := &paced{rng: rng, rounds: 8, scatter: func() float64 { return 1 + rng.Float64() },
+		start: func(_, n int) time.Duration { return time.Duration(n) * 40 * time.Millisecond }, worker: make([]bool, 3),
+		cost: []time.Duration{3 * time.Millisecond, 5 * time.Millisecond, 7 * time.Millisecond}}
+	r := &Runner{Plan: Plan{Groups: [][]int{{0, 1, 2}}, Seed: 2, Rounds: 8, Untraced: true, Traced: true,
+		GenerationRounds: 3, Warmups: 1, FreshWarmup: 0.25, MinBatch: 20 * time.Millisecond},
+		Tracer: p, Clock: func() time.Time { return time.Unix(0, 0).Add(p.now) }}
+	out, err := r.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := out.Time
+	sum := tm.Start + tm.Calibrate + tm.Warmup + tm.Switch + tm.Rounds
+	if sum != p.now || tm.Measured <= 0 || tm.Measured >= tm.Rounds || tm.Calibrate <= 0 || tm.Warmup <= 0 || tm.Switch <= 0 {
+		t.Errorf("times %+v add up to %v; the run took %v", tm, sum, p.now)
 	}
 }

@@ -6,18 +6,18 @@
 // which batch runs when, so a change to the protocol is made once.
 //
 // The order is drawn a round at a time over the groups it is given, a
-// stop rule is asked before every round, a generation's workers start
-// apart from the last generation's end, and progress names the
-// generation, stage and step: what rounds that stop once the intervals
-// are narrow enough, a generation spent on the widest case, workers
-// started ahead, or an estimate of the time left from the stages to come
-// would be built on.
+// stop rule is asked before every round and a narrowing rule before every
+// later generation (which groups it runs: arms' --until), a generation's
+// workers start together, apart from the last generation's end, and
+// progress names the generation, stage and step with an estimate of the
+// time left (estimate.go), on a clock a test can replace.
 package rounds
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -76,12 +76,13 @@ type Workload interface {
 type Workers interface {
 	Workload
 	// Renew ends the last generation's workers and readies what
-	// generation gen needs (fresh directories), before its first Start.
+	// generation gen needs (fresh directories), before its Start.
 	Renew(gen int)
-	// Start starts case c's worker of generation gen; a failure fails
-	// the case alone. Starting is apart from Renew so that a generation's
-	// workers could start before the last one's end.
-	Start(ctx context.Context, gen, c int)
+	// Start starts the workers of generation gen for cases, together
+	// where the workload can (nothing is measured while workers start),
+	// and returns when each is up or has failed; a failure fails its case
+	// alone. A case left out runs no batch in the generation.
+	Start(ctx context.Context, gen int, cases []int)
 	// Finish ends the last generation's workers after the last round.
 	Finish()
 }
@@ -106,6 +107,9 @@ type Plan struct {
 	// round; a Workers workload's later generations warm each fresh
 	// worker with one batch.
 	Warmups int
+	// FreshWarmup is the size of a later generation's warm-up batch as a
+	// share of the case's batch, at least one op (0: a whole batch).
+	FreshWarmup float64
 	// Ops > 0 is every batch's size. With 0 each case is calibrated in
 	// the first warm-up pass until a batch lasts MinBatch (see calibrate).
 	Ops      int
@@ -114,9 +118,13 @@ type Plan struct {
 	// with what ran so far (compare's --min-time). The rounds stop at the
 	// first no, or at Rounds.
 	Continue func(Status) bool
+	// Narrow, when set, is asked before each later generation which
+	// groups it runs (some of Groups, or parts of them): the cases whose
+	// figures are not settled yet. None ends the rounds.
+	Narrow func(Status) [][]int
 }
 
-// Status is where the rounds are, for Plan.Continue.
+// Status is where the rounds are, for Plan.Continue and Plan.Narrow.
 type Status struct {
 	Rounds     int           // measured rounds finished
 	Generation int           // the generation of the last of them (0: none yet)
@@ -141,12 +149,34 @@ type Progress struct {
 	Done, Total   int // steps of this stage (of this round or pass) done, of how many
 	Case          int
 	Traced        bool
+	// Left estimates the time until the last round ends (0: no estimate
+	// yet, before the first round is done); with Plan.Narrow it is the
+	// time to the cap of Rounds, which a narrower generation or a stop
+	// shortens (AtMost).
+	Left   time.Duration
+	AtMost bool
 }
 
-// Outcome is what the engine decided while it ran.
+// Outcome is what the engine decided while it ran, and where its time went.
 type Outcome struct {
 	Rounds int   // measured rounds finished
 	Ops    []int // each case's batch size (0: the case failed before it was sized)
+	Time   Times
+}
+
+// Times are where the engine's time went, on its clock: each stage's
+// whole time, so that with the time before and after the engine they add
+// up to a run's.
+type Times struct {
+	Start     time.Duration // ending a generation's workers and starting the next's
+	Calibrate time.Duration // calibration batches
+	Warmup    time.Duration // warm-up batches
+	Switch    time.Duration // attaching and detaching the probe
+	// Rounds are the measured batches, each from handing it to its
+	// workload to its records kept; Measured the part of it inside the
+	// batches as the workloads timed them (Batch.WallNs), what the
+	// figures are made of.
+	Rounds, Measured time.Duration
 }
 
 // ErrInterrupted marks rounds cut short by their context.
@@ -157,6 +187,9 @@ type Runner struct {
 	Plan
 	Tracer   Tracer // nil: untraced halves only
 	Progress func(Progress)
+	// Clock reads the time for Times, Status.Measuring and the estimate
+	// (nil: time.Now); a test's clock makes the estimate checkable.
+	Clock func() time.Time
 }
 
 // engine is a Runner's state while it runs.
@@ -166,7 +199,9 @@ type engine struct {
 	workers Workers // w, when its cases have workers; else nil
 	sw      Switch
 	out     Outcome
-	cases   []int // 0…n−1
+	cases   []int   // 0…n−1
+	groups  [][]int // what the current generation runs
+	est     estimator
 }
 
 // Run runs the plan: the first generation's start and warm-ups, then the
@@ -174,7 +209,7 @@ type engine struct {
 // before its first round. It returns what it decided with the error that
 // stopped it, if any; the batches are the workload's.
 func (r *Runner) Run(ctx context.Context, w Workload) (Outcome, error) {
-	e := &engine{Runner: r, w: w, sw: Switch{Tracer: r.Tracer}}
+	e := &engine{Runner: r, w: w, sw: Switch{Tracer: r.Tracer}, groups: r.Groups}
 	e.workers, _ = w.(Workers)
 	for _, g := range r.Groups {
 		for range g {
@@ -182,6 +217,7 @@ func (r *Runner) Run(ctx context.Context, w Workload) (Outcome, error) {
 		}
 	}
 	e.out.Ops = make([]int, len(e.cases))
+	e.est = newEstimator(&r.Plan)
 	err := e.run(ctx)
 	if ctx.Err() != nil {
 		err = ErrInterrupted
@@ -189,29 +225,47 @@ func (r *Runner) Run(ctx context.Context, w Workload) (Outcome, error) {
 	return e.out, err
 }
 
+func (e *engine) now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
 func (e *engine) run(ctx context.Context) error {
 	if err := e.first(ctx); err != nil {
 		return err
 	}
+	e.est.firstDone(e.out.Time)
 	order := NewOrderer(e.Seed, e.Untraced, e.Traced)
-	start := time.Now()
+	start := e.now()
 	for round := 0; round < e.Rounds; round++ {
-		if e.Continue != nil && !e.Continue(Status{Rounds: round, Generation: e.generation(round - 1), Measuring: time.Since(start)}) {
+		st := Status{Rounds: round, Generation: e.generation(round - 1), Measuring: e.now().Sub(start)}
+		if e.Continue != nil && !e.Continue(st) {
 			break
 		}
 		gen := e.generation(round)
-		if round > 0 && gen != e.generation(round-1) && e.workers != nil {
-			if err := e.renew(ctx, gen); err != nil {
-				return err
+		if round > 0 && gen != e.generation(round-1) {
+			if e.Narrow != nil {
+				if e.groups = e.Narrow(st); len(e.groups) == 0 {
+					break
+				}
+			}
+			if e.workers != nil {
+				if err := e.renew(ctx, gen); err != nil {
+					return err
+				}
 			}
 		}
-		if err := e.round(ctx, round, gen, order.Round(e.Groups)); err != nil {
+		if err := e.round(ctx, round, gen, order.Round(e.groups)); err != nil {
 			return err
 		}
 		e.out.Rounds = round + 1
 	}
 	if e.workers != nil {
+		t := e.now()
 		e.workers.Finish()
+		e.out.Time.Start += e.now().Sub(t)
 	}
 	return nil
 }
@@ -232,16 +286,12 @@ func (e *engine) generation(round int) int {
 // case sized (calibrated, or given Plan.Ops) and warmed up in the first
 // warm-up pass, then the other passes.
 func (e *engine) first(ctx context.Context) error {
-	if err := e.sw.Set(false); err != nil {
+	if err := e.set(false); err != nil {
 		return err
 	}
 	if e.workers != nil {
-		for i, c := range e.cases {
-			if ctx.Err() != nil {
-				return ErrInterrupted
-			}
-			e.workers.Start(ctx, 1, c)
-			e.report(Progress{Stage: StageStart, Generation: 1, Done: i + 1, Total: len(e.cases), Case: c})
+		if err := e.start(ctx, 1, e.cases); err != nil {
+			return err
 		}
 	}
 	for pass := 0; pass < max(e.Warmups, 1); pass++ {
@@ -257,7 +307,7 @@ func (e *engine) first(ctx context.Context) error {
 			if pass == e.Warmups {
 				continue // no warm-up: sizing only
 			}
-			if err := e.warmup(ctx, c); err != nil {
+			if err := e.warmup(ctx, c, e.out.Ops[c]); err != nil {
 				return err
 			}
 			e.report(Progress{Stage: StageWarmup, Generation: 1, Round: pass + 1, Rounds: e.Warmups, Done: i + 1, Total: len(e.cases), Case: c})
@@ -266,38 +316,73 @@ func (e *engine) first(ctx context.Context) error {
 	return nil
 }
 
-// renew starts generation gen: the last one's workers end, and each case
-// gets a fresh one, warmed up by one batch before the next case's starts.
-func (e *engine) renew(ctx context.Context, gen int) error {
-	e.workers.Renew(gen)
-	if err := e.sw.Set(false); err != nil {
-		return err
+// start starts generation gen's workers for cases, together, and reports
+// each as started.
+func (e *engine) start(ctx context.Context, gen int, cases []int) error {
+	if ctx.Err() != nil {
+		return ErrInterrupted
 	}
-	for i, c := range e.cases {
-		if ctx.Err() != nil {
-			return ErrInterrupted
-		}
-		e.workers.Start(ctx, gen, c)
-		e.report(Progress{Stage: StageStart, Generation: gen, Done: i + 1, Total: len(e.cases), Case: c})
-		if err := e.warmup(ctx, c); err != nil {
-			return err
-		}
-		e.report(Progress{Stage: StageWarmup, Generation: gen, Round: 1, Rounds: 1, Done: i + 1, Total: len(e.cases), Case: c})
+	t := e.now()
+	e.workers.Start(ctx, gen, cases)
+	e.out.Time.Start += e.now().Sub(t)
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	for i, c := range cases {
+		e.report(Progress{Stage: StageStart, Generation: gen, Done: i + 1, Total: len(cases), Case: c})
 	}
 	return nil
 }
 
-// warmup runs one untraced batch of the case's size, kept in the run and
-// left out of the figures.
-func (e *engine) warmup(ctx context.Context, c int) error {
+// renew starts generation gen: the last one's workers end, the cases of
+// the generation's groups get fresh ones, started together, each then
+// warmed up by one batch (Plan.FreshWarmup of it).
+func (e *engine) renew(ctx context.Context, gen int) error {
+	t0 := e.now()
+	e.workers.Renew(gen)
+	e.out.Time.Start += e.now().Sub(t0)
+	if err := e.set(false); err != nil {
+		return err
+	}
+	var cases []int
+	for _, g := range e.groups {
+		cases = append(cases, g...)
+	}
+	slices.Sort(cases)
+	if err := e.start(ctx, gen, cases); err != nil {
+		return err
+	}
+	for i, c := range cases {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		ops := e.out.Ops[c]
+		if e.FreshWarmup > 0 {
+			ops = max(1, int(float64(ops)*e.FreshWarmup))
+		}
+		if err := e.warmup(ctx, c, ops); err != nil {
+			return err
+		}
+		e.report(Progress{Stage: StageWarmup, Generation: gen, Round: 1, Rounds: 1, Done: i + 1, Total: len(cases), Case: c})
+	}
+	e.est.renewed(e.now().Sub(t0))
+	return nil
+}
+
+// warmup runs one untraced batch of ops, kept in the run and left out of
+// the figures.
+func (e *engine) warmup(ctx context.Context, c, ops int) error {
 	if !e.w.Live(c) {
 		return nil
 	}
-	return e.batch(ctx, c, &results.Batch{Kind: results.BatchWarmup, Ops: e.out.Ops[c]})
+	took, err := e.batch(ctx, c, &results.Batch{Kind: results.BatchWarmup, Ops: ops})
+	e.out.Time.Warmup += took
+	return err
 }
 
 // round runs one measured round's slots, skipping the cases that failed.
 func (e *engine) round(ctx context.Context, round, gen int, slots []Slot) error {
+	e.est.roundBegins(slots)
 	for i, s := range slots {
 		if ctx.Err() != nil {
 			return ErrInterrupted
@@ -306,21 +391,53 @@ func (e *engine) round(ctx context.Context, round, gen int, slots []Slot) error 
 			continue
 		}
 		b := results.Batch{Round: round + 1, Generation: gen, Ops: e.out.Ops[s.Case], Traced: s.Traced}
-		if err := e.batch(ctx, s.Case, &b); err != nil {
+		t := e.now()
+		took, err := e.batch(ctx, s.Case, &b)
+		if err != nil {
 			return err
 		}
+		e.out.Time.Rounds += took
+		e.out.Time.Measured += time.Duration(b.WallNs)
+		e.est.ran(i, s, e.now().Sub(t)) // the switch included: the next round pays it too
+		left, atMost := e.est.left(round+1, e.live(), e.w.Live)
 		e.report(Progress{Stage: StageRound, Generation: gen, Round: round + 1, Rounds: e.Rounds, Done: i + 1, Total: len(slots),
-			Case: s.Case, Traced: s.Traced})
+			Case: s.Case, Traced: s.Traced, Left: left, AtMost: atMost})
 	}
 	return nil
 }
 
-// batch attaches or detaches the probe for b and has the workload run it.
-func (e *engine) batch(ctx context.Context, c int, b *results.Batch) error {
-	if err := e.sw.Set(b.Traced); err != nil {
-		return err
+// live are the cases of the current groups that still run batches: the
+// rounds to come run them.
+func (e *engine) live() []int {
+	var out []int
+	for _, g := range e.groups {
+		for _, c := range g {
+			if e.w.Live(c) {
+				out = append(out, c)
+			}
+		}
 	}
-	return e.w.Batch(ctx, c, b)
+	return out
+}
+
+// batch attaches or detaches the probe for b and has the workload run
+// it; it returns how long the batch took on the engine's clock, the
+// switch of the probe left out (Times.Switch).
+func (e *engine) batch(ctx context.Context, c int, b *results.Batch) (time.Duration, error) {
+	if err := e.set(b.Traced); err != nil {
+		return 0, err
+	}
+	t := e.now()
+	err := e.w.Batch(ctx, c, b)
+	return e.now().Sub(t), err
+}
+
+// set attaches or detaches the probe, on the clock of Times.Switch.
+func (e *engine) set(traced bool) error {
+	t := e.now()
+	err := e.sw.Set(traced)
+	e.out.Time.Switch += e.now().Sub(t)
+	return err
 }
 
 func (e *engine) report(p Progress) {

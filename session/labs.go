@@ -90,6 +90,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 		return nil, in.before()
 	}
 	pressure := preflight.PressureOver()
+	setup := time.Since(run.Started)
 	res, runErr := runner.Run(ctx, l.Plan)
 	interrupted := in.decide()
 	run.Meta.Pressure = pressure()
@@ -97,6 +98,9 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 		l.Measured()
 	}
 	run.Arms, run.Finished = res, time.Now().UTC()
+	if l.Plan.Protocol != results.ProtocolSeed {
+		run.Timing = runner.Timing(setup)
+	}
 	run.Complete = runErr == nil && interrupted == nil
 	if p != nil {
 		run.Drops, _ = p.Drops()

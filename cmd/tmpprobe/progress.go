@@ -15,17 +15,18 @@ import (
 
 // progressMeter shows where a run is: on a terminal one line, rewritten
 // four times a second and never wider than the terminal (stage, round,
-// batch, the case running, elapsed time and an estimate from the rounds
-// so far); elsewhere one line per finished stage or round.
+// batch, the case running, elapsed time and the rounds engine's estimate
+// of the time left, rounds.Progress.Left); elsewhere one line per
+// finished stage or round.
 type progressMeter struct {
 	w      io.Writer
 	tty    bool
 	width  int
 	mu     sync.Mutex
 	cur    arms.Progress
-	start  time.Time       // of the run
-	since  time.Time       // of the current stage or round
-	took   []time.Duration // of each round finished
+	at     time.Time // of cur
+	start  time.Time // of the run
+	since  time.Time // the last stage or round ended
 	stop   chan struct{}
 	closed bool
 }
@@ -42,17 +43,15 @@ func newProgress(w io.Writer) *progressMeter {
 func (m *progressMeter) update(p arms.Progress) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if p.Stage != m.cur.Stage || p.Round != m.cur.Round && p.Stage == arms.StageRound {
-		m.since = time.Now()
-	}
-	m.cur = p
+	m.cur, m.at = p, time.Now()
 	if p.Done < p.Total {
 		return
 	}
+	// A stage or round took from the end of the one before: the first
+	// step of one is reported after it ran (a generation's workers start
+	// together and are reported then).
 	took := time.Since(m.since)
-	if p.Stage == arms.StageRound {
-		m.took = append(m.took, took)
-	}
+	m.since = time.Now()
 	if m.tty {
 		return
 	}
@@ -62,15 +61,26 @@ func (m *progressMeter) update(p arms.Progress) {
 	case arms.StageCalibrate:
 		fmt.Fprintf(m.w, "calibrated %d cases (%.1fs)\n", p.Total, took.Seconds())
 	case arms.StageRound:
-		fmt.Fprintf(m.w, "round %d/%d done (%.1fs)\n", p.Round, p.Rounds, took.Seconds())
+		left := ""
+		if l := m.left(); l != "" {
+			left = ", " + l
+		}
+		fmt.Fprintf(m.w, "round %d/%d done (%.1fs)%s\n", p.Round, p.Rounds, took.Seconds(), left)
 	}
-	m.since = time.Now()
 }
 
-// recentRounds is how many of the last rounds the estimate averages: on
-// an ext4 without a journal rounds slow down as a run deletes files, so
-// the first rounds' pace would promise too early an end.
-const recentRounds = 5
+// left is the estimate of the time left as the line shows it, counted
+// down from when it was made ("" when there is none).
+func (m *progressMeter) left() string {
+	if m.cur.Left <= 0 {
+		return ""
+	}
+	left := max(m.cur.Left-time.Since(m.at), 0)
+	if m.cur.AtMost {
+		return fmt.Sprintf("≤%.0fs left", left.Seconds())
+	}
+	return fmt.Sprintf("~%.0fs left", left.Seconds())
+}
 
 // fields are the terminal line for where the run is now, most important
 // first: the stage, the time (and what is left), the batch, the case.
@@ -90,15 +100,8 @@ func (m *progressMeter) fields() []string {
 		return nil
 	}
 	clock := fmt.Sprintf("%.0fs", time.Since(m.start).Seconds())
-	if done := len(m.took); p.Stage == arms.StageRound && done > 0 {
-		var sum time.Duration
-		recent := m.took[max(0, done-recentRounds):]
-		for _, d := range recent {
-			sum += d
-		}
-		per := sum / time.Duration(len(recent))
-		left := per*time.Duration(p.Rounds-done) - min(time.Since(m.since), per)
-		clock += fmt.Sprintf(", ~%.0fs left", max(left, 0).Seconds())
+	if l := m.left(); p.Stage == arms.StageRound && l != "" {
+		clock += ", " + l
 	}
 	out := []string{stage, clock}
 	if step != "" {

@@ -31,6 +31,7 @@ type runFlags struct {
 	rounds       int
 	repeats      int
 	workerRounds int
+	until        string
 	minBatch     time.Duration
 	seed         uint64
 	protocol     string
@@ -75,6 +76,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.IntVar(&f.rounds, "rounds", 0, fmt.Sprintf("measured rounds (default %d; --protocol seed: %d modes, %d buffers)",
 		arms.DefaultRounds, arms.SeedBatchesModes, arms.SeedRoundsBuffers))
 	fs.IntVar(&f.workerRounds, "worker-rounds", arms.DefaultWorkerRounds, "rounds a worker process serves before a fresh one takes over (0: the whole run)")
+	fs.StringVar(&f.until, "until", "", "stop a case's rounds once its RATIO and TRACED intervals are each at most `W` wide, hi − lo in percent of the median, e.g. 10% (--rounds is the cap)")
 	fs.IntVar(&f.repeats, "repeats", 0, "")
 	fs.MarkDeprecated("repeats", "use --rounds")
 	fs.DurationVar(&f.minBatch, "min-batch", arms.DefaultMinBatch, "calibrate each case's batch to last at least this")
@@ -136,6 +138,7 @@ func runUsageOf(cmd string) string {
   sudo tmpprobe all --out runs/$(date +%%H%%M)   # then: the spread between runs
   sudo tmpprobe all --lab buffers --sizes 256K,4M --spool-max 1M
   sudo tmpprobe all --payload 64,400,65536 --dir /tmp,/dev/shm
+  sudo tmpprobe all --until 10%% --dir /dev/shm   # stop once the intervals are narrow
 `)
 }
 
@@ -226,6 +229,16 @@ func (f *runFlags) plan(names []string, fs *pflag.FlagSet) (*arms.Plan, error) {
 	}
 	if !seedSet {
 		p.Seed = rounds.NewSeed()
+	}
+	if fs.Changed("until") {
+		if f.protocol == results.ProtocolSeed {
+			return nil, usagef("--until stops rounds; the seed protocol runs arms in sequence")
+		}
+		w, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.until), "%"), 64)
+		if err != nil || !(w > 0 && w <= 1000) {
+			return nil, usagef("--until %q: want a width in percent of the median, like 10%%", f.until)
+		}
+		p.Until = w / 100
 	}
 	if p.Payloads, err = sizeList("--payload", f.payloads, 0, 1<<30); err != nil {
 		return nil, err
