@@ -144,8 +144,33 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 		alone.Derived.Between = nil
 		own[i] = results.SummarizeAll(&alone, baselines)
 	}
-	// widened[a][b] are run a's summaries with the spread between runs
-	// measured without run b, keyed by case.
+	c := &coverageOf{runs: runs, widened: widenedWithoutEach(runs, own, baselines)}
+	c.next, c.rank = widenedByEarlier(runs, own, baselines)
+	groups, byGroup, protocol := ratioArms(runs, own)
+	for _, g := range groups {
+		if line := c.group(g, setting, byGroup[g], worst); protocol == results.ProtocolRounds {
+			fmt.Println("  coverage: " + line)
+			coverage = append(coverage, line)
+		}
+	}
+	return coverage, worst
+}
+
+// summariesByCase keys a run's summaries, with the spread between runs
+// measured over others, by case.
+func summariesByCase(r *results.Run, own []*results.Summary, others []results.EarlierRun, baselines map[string]string) map[results.CaseID]*results.Summary {
+	run := *r
+	run.Derived.Between = results.MeasureBetween(&run, own, "", others, baselines)
+	out := map[results.CaseID]*results.Summary{}
+	for _, s := range results.SummarizeAll(&run, baselines) {
+		out[run.CaseKey(s.CaseID)] = s
+	}
+	return out
+}
+
+// widenedWithoutEach are, for [a][b], run a's summaries with the spread
+// between runs measured without run b.
+func widenedWithoutEach(runs []results.EarlierRun, own [][]*results.Summary, baselines map[string]string) [][]map[results.CaseID]*results.Summary {
 	widened := make([][]map[results.CaseID]*results.Summary, len(runs))
 	for a := range runs {
 		widened[a] = make([]map[results.CaseID]*results.Summary, len(runs))
@@ -159,48 +184,48 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 					others = append(others, r)
 				}
 			}
-			run := *runs[a].Run
-			run.Derived.Between = results.MeasureBetween(&run, own[a], "", others, baselines)
-			widened[a][bi] = map[results.CaseID]*results.Summary{}
-			for _, s := range results.SummarizeAll(&run, baselines) {
-				widened[a][bi][run.CaseKey(s.CaseID)] = s
-			}
+			widened[a][bi] = summariesByCase(runs[a].Run, own[a], others, baselines)
 		}
 	}
-	// next[a] are run a's summaries as a run saved beside the runs
-	// before it prints them (#29): widened by the spread between runs
-	// measured over those runs, to be held against the runs after it
-	// only. Runs are taken in the order they started.
+	return widened
+}
+
+// widenedByEarlier are run a's summaries as a run saved beside the runs
+// before it prints them (#29): widened by the spread between runs
+// measured over those runs, to be held against the runs after it only.
+// Runs are taken in the order they started; rank is each run's place.
+func widenedByEarlier(runs []results.EarlierRun, own [][]*results.Summary, baselines map[string]string) (next []map[results.CaseID]*results.Summary, rank []int) {
 	order := make([]int, len(runs))
 	for i := range order {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(x, y int) bool { return runs[order[x]].Run.Started.Before(runs[order[y]].Run.Started) })
-	rank := make([]int, len(runs))
-	next := make([]map[results.CaseID]*results.Summary, len(runs))
+	rank = make([]int, len(runs))
+	next = make([]map[results.CaseID]*results.Summary, len(runs))
 	for pos, a := range order {
 		rank[a] = pos
 		var before []results.EarlierRun
 		for _, k := range order[:pos] {
 			before = append(before, runs[k])
 		}
-		run := *runs[a].Run
-		run.Derived.Between = results.MeasureBetween(&run, own[a], "", before, baselines)
-		next[a] = map[results.CaseID]*results.Summary{}
-		for _, s := range results.SummarizeAll(&run, baselines) {
-			next[a][run.CaseKey(s.CaseID)] = s
-		}
+		next[a] = summariesByCase(runs[a].Run, own[a], before, baselines)
 	}
-	type arm struct {
-		key   results.CaseID // CaseKey
-		label string
-		own   []results.Estimate
-		runs  []int
-	}
-	var groups []string
-	byGroup := map[string][]*arm{}
-	byKey := map[results.CaseID]*arm{}
-	protocol := ""
+	return next, rank
+}
+
+// ratioArm is one case with a ratio, over the runs that have it.
+type ratioArm struct {
+	key   results.CaseID // CaseKey
+	label string
+	own   []results.Estimate
+	runs  []int
+}
+
+// ratioArms groups the cases with a ratio by lab and runtime, in the
+// order the runs have them.
+func ratioArms(runs []results.EarlierRun, own [][]*results.Summary) (groups []string, byGroup map[string][]*ratioArm, protocol string) {
+	byGroup = map[string][]*ratioArm{}
+	byKey := map[results.CaseID]*ratioArm{}
 	for i, sums := range own {
 		protocol = runs[i].Run.Protocol.Name
 		for _, s := range sums {
@@ -213,90 +238,97 @@ func repeatability(setting string, runs []results.EarlierRun) (coverage []string
 				if byGroup[g] == nil {
 					groups = append(groups, g)
 				}
-				byKey[k] = &arm{key: k, label: s.Arm + " " + s.Param()}
+				byKey[k] = &ratioArm{key: k, label: s.Arm + " " + s.Param()}
 				byGroup[g] = append(byGroup[g], byKey[k])
 			}
 			byKey[k].own = append(byKey[k].own, s.Ratio)
 			byKey[k].runs = append(byKey[k].runs, i)
 		}
 	}
-	for _, g := range groups {
-		lab, _, _ := strings.Cut(g, " ")
-		name := fmt.Sprintf("%s, %s", g, setting)
-		fmt.Printf("\n%s: ratio to %s over %d runs\n", name, arms.Baseline(lab), len(runs))
-		fmt.Printf("  %-40s %15s %7s %7s %7s %7s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET", "HELD", "CI", "HELD+", "CI+")
-		var ownAll, widenedAll, nextAll []results.Estimate
-		var held, heldW, pairs, heldN, pairsN int
-		for _, a := range byGroup[g] {
-			var v []float64
-			for _, e := range a.own {
-				v = append(v, e.Center)
+	return groups, byGroup, protocol
+}
+
+// coverageOf holds a setting's runs and their summaries widened two ways.
+type coverageOf struct {
+	runs    []results.EarlierRun
+	widened [][]map[results.CaseID]*results.Summary
+	next    []map[results.CaseID]*results.Summary
+	rank    []int
+}
+
+// group prints a group's table, arm by arm, and returns its coverage line;
+// worst gets the group's largest spread over its target.
+func (c *coverageOf) group(g, setting string, as []*ratioArm, worst map[string]float64) string {
+	lab, _, _ := strings.Cut(g, " ")
+	name := fmt.Sprintf("%s, %s", g, setting)
+	fmt.Printf("\n%s: ratio to %s over %d runs\n", name, arms.Baseline(lab), len(c.runs))
+	fmt.Printf("  %-40s %15s %7s %7s %7s %7s %7s %7s\n", "ARM", "MIN–MAX", "SPREAD", "TARGET", "HELD", "CI", "HELD+", "CI+")
+	var ownAll, widenedAll, nextAll []results.Estimate
+	var held, heldW, pairs, heldN, pairsN int
+	for _, a := range as {
+		var v []float64
+		for _, e := range a.own {
+			v = append(v, e.Center)
+		}
+		sort.Float64s(v)
+		spread := (v[len(v)-1] - v[0]) / results.Median(v).Center
+		target := spreadTarget(lab, a.label)
+		mark, tstr := "", "-"
+		if target > 0 {
+			tstr = fmt.Sprintf("%.0f%%", 100*target)
+			if spread > target {
+				mark = " over"
 			}
-			sort.Float64s(v)
-			spread := (v[len(v)-1] - v[0]) / results.Median(v).Center
-			target := spreadTarget(lab, a.label)
-			mark, tstr := "", "-"
-			if target > 0 {
-				tstr = fmt.Sprintf("%.0f%%", 100*target)
-				if spread > target {
-					mark = " over"
-				}
-				w := strings.ReplaceAll(g, " ", "")
-				worst[w] = math.Max(worst[w], spread/target)
-			}
-			// Over ordered pairs of runs (A, B): is B's median inside A's
-			// interval, own and widened without B?
-			var armHeld, armHeldW, armPairs int
-			var armWidened []results.Estimate
-			for i, ea := range a.own {
-				for j, eb := range a.own {
-					if i == j {
-						continue
-					}
-					armPairs++
-					if ea.Contains(eb.Center) {
-						armHeld++
-					}
-					w := widened[a.runs[i]][a.runs[j]][a.key].Ratio
-					armWidened = append(armWidened, w)
-					if w.Contains(eb.Center) {
-						armHeldW++
-					}
-				}
-			}
-			// Against later runs only, from runs with a spread between
-			// runs (at least MinRunsBetween, this one included).
-			for i := range a.own {
-				w := next[a.runs[i]][a.key].Ratio
-				if rank[a.runs[i]]+1 < results.MinRunsBetween {
+			w := strings.ReplaceAll(g, " ", "")
+			worst[w] = math.Max(worst[w], spread/target)
+		}
+		// Over ordered pairs of runs (A, B): is B's median inside A's
+		// interval, own and widened without B?
+		var armHeld, armHeldW, armPairs int
+		var armWidened []results.Estimate
+		for i, ea := range a.own {
+			for j, eb := range a.own {
+				if i == j {
 					continue
 				}
-				nextAll = append(nextAll, w)
-				for j, eb := range a.own {
-					if rank[a.runs[j]] > rank[a.runs[i]] {
-						pairsN++
-						if w.Contains(eb.Center) {
-							heldN++
-						}
+				armPairs++
+				if ea.Contains(eb.Center) {
+					armHeld++
+				}
+				w := c.widened[a.runs[i]][a.runs[j]][a.key].Ratio
+				armWidened = append(armWidened, w)
+				if w.Contains(eb.Center) {
+					armHeldW++
+				}
+			}
+		}
+		// Against later runs only, from runs with a spread between runs
+		// (at least MinRunsBetween, this one included).
+		for i := range a.own {
+			w := c.next[a.runs[i]][a.key].Ratio
+			if c.rank[a.runs[i]]+1 < results.MinRunsBetween {
+				continue
+			}
+			nextAll = append(nextAll, w)
+			for j, eb := range a.own {
+				if c.rank[a.runs[j]] > c.rank[a.runs[i]] {
+					pairsN++
+					if w.Contains(eb.Center) {
+						heldN++
 					}
 				}
 			}
-			held, heldW, pairs = held+armHeld, heldW+armHeldW, pairs+armPairs
-			ownAll, widenedAll = append(ownAll, a.own...), append(widenedAll, armWidened...)
-			fmt.Printf("  %-40s %6.2f – %-6.2f %6.1f%% %7s %7s %6.1f%% %7s %6.1f%%%s\n", a.label, v[0], v[len(v)-1], 100*spread, tstr,
-				fmt.Sprintf("%d/%d", armHeld, armPairs), 100*medianWidth(a.own),
-				fmt.Sprintf("%d/%d", armHeldW, armPairs), 100*medianWidth(armWidened), mark)
 		}
-		if protocol == results.ProtocolRounds {
-			line := fmt.Sprintf("%-58s own %3.0f%% (%3d/%3d) CI %5.1f%% · +between runs %3.0f%% CI %5.1f%% · next runs %3.0f%% (%3d/%3d) CI %5.1f%%", name,
-				100*float64(held)/float64(max(pairs, 1)), held, pairs, 100*medianWidth(ownAll),
-				100*float64(heldW)/float64(max(pairs, 1)), 100*medianWidth(widenedAll),
-				100*float64(heldN)/float64(max(pairsN, 1)), heldN, pairsN, 100*medianWidth(nextAll))
-			fmt.Println("  coverage: " + line)
-			coverage = append(coverage, line)
-		}
+		held, heldW, pairs = held+armHeld, heldW+armHeldW, pairs+armPairs
+		ownAll, widenedAll = append(ownAll, a.own...), append(widenedAll, armWidened...)
+		fmt.Printf("  %-40s %6.2f – %-6.2f %6.1f%% %7s %7s %6.1f%% %7s %6.1f%%%s\n", a.label, v[0], v[len(v)-1], 100*spread, tstr,
+			fmt.Sprintf("%d/%d", armHeld, armPairs), 100*medianWidth(a.own),
+			fmt.Sprintf("%d/%d", armHeldW, armPairs), 100*medianWidth(armWidened), mark)
 	}
-	return coverage, worst
+	return fmt.Sprintf("%-58s own %3.0f%% (%3d/%3d) CI %5.1f%% · +between runs %3.0f%% CI %5.1f%% · next runs %3.0f%% (%3d/%3d) CI %5.1f%%", name,
+		100*float64(held)/float64(max(pairs, 1)), held, pairs, 100*medianWidth(ownAll),
+		100*float64(heldW)/float64(max(pairs, 1)), 100*medianWidth(widenedAll),
+		100*float64(heldN)/float64(max(pairsN, 1)), heldN, pairsN, 100*medianWidth(nextAll))
 }
 
 // printCoverage prints the coverage lines of every setting together.

@@ -34,43 +34,7 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 	}
 	const rounds = 20
 	done := make(chan struct{})
-	churned := make(chan int, 1)
-	go func() {
-		// Churn once the run has begun its eleventh generation (each
-		// makes one group directory in the run's private dir): creates
-		// of that generation already pay for the deletes. Making and
-		// deleting 6000 files takes 1–2 s, about one generation at
-		// --min-batch 200ms (at 10 ms it was six, and under load the
-		// churn once landed in generation 15 of 20), so about half of
-		// the generations allocate after the churn, and the report's
-		// halves (the generations lowest in the state, the highest) are
-		// before and after: with 7 before and 13 after, the U test
-		// between the halves sat at p ≈ 0.01 and failed one run in two.
-		for {
-			select {
-			case <-done:
-				churned <- 0
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
-			groups, _ := filepath.Glob(filepath.Join(work, "tmpprobe-*", "group-*"))
-			if len(groups) >= rounds/2+1 {
-				break
-			}
-		}
-		n := 0
-		for i := range 6000 {
-			p := filepath.Join(churn, fmt.Sprint(i))
-			if f, err := os.Create(p); err == nil {
-				f.Close()
-				n++
-			}
-		}
-		for i := range 6000 {
-			os.Remove(filepath.Join(churn, fmt.Sprint(i)))
-		}
-		churned <- n
-	}()
+	churned := churnOnce(work, churn, rounds, done)
 	out := filepath.Join(t.TempDir(), "run")
 	// NamedTemporaryFile against BytesIO, which allocates no inode: the ratio
 	// moves as far as inode allocation moves NamedTemporaryFile alone.
@@ -127,4 +91,47 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 	if err != nil || !strings.Contains(string(md), "- "+link.Sentence()+"\n") {
 		t.Errorf("report.md does not say %q (%v):\n%s", link.Sentence(), err, md)
 	}
+}
+
+// churnOnce makes and deletes 6000 files in churn once a run in work has
+// begun half its generations (or is done), and sends how many it made.
+func churnOnce(work, churn string, rounds int, done <-chan struct{}) <-chan int {
+	churned := make(chan int, 1)
+	go func() {
+		// Churn once the run has begun its eleventh generation (each
+		// makes one group directory in the run's private dir): creates
+		// of that generation already pay for the deletes. Making and
+		// deleting 6000 files takes 1–2 s, about one generation at
+		// --min-batch 200ms (at 10 ms it was six, and under load the
+		// churn once landed in generation 15 of 20), so about half of
+		// the generations allocate after the churn, and the report's
+		// halves (the generations lowest in the state, the highest) are
+		// before and after: with 7 before and 13 after, the U test
+		// between the halves sat at p ≈ 0.01 and failed one run in two.
+		for {
+			select {
+			case <-done:
+				churned <- 0
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			groups, _ := filepath.Glob(filepath.Join(work, "tmpprobe-*", "group-*"))
+			if len(groups) >= rounds/2+1 {
+				break
+			}
+		}
+		n := 0
+		for i := range 6000 {
+			p := filepath.Join(churn, fmt.Sprint(i))
+			if f, err := os.Create(p); err == nil {
+				f.Close()
+				n++
+			}
+		}
+		for i := range 6000 {
+			os.Remove(filepath.Join(churn, fmt.Sprint(i)))
+		}
+		churned <- n
+	}()
+	return churned
 }

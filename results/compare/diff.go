@@ -113,7 +113,16 @@ type ArmDiff struct {
 	// RunQueue is the arm's run-queue wait, when it grew, with the CPU
 	// neighbours that appeared in the run.
 	RunQueue *explain.RunQueueGrowth `json:"run_queue,omitempty"`
-	Sentence string                  `json:"sentence"`
+	// Sentence says it all, the arm's label first; said is what follows
+	// the label, kept apart so that clauses join it without parsing the
+	// sentence back.
+	Sentence string `json:"sentence"`
+	said     string
+}
+
+// say sets the arm's sentence: its label, then what is said of it.
+func (d *ArmDiff) say(said string) {
+	d.said, d.Sentence = said, d.Label()+": "+said
 }
 
 // defaultPayload is the --payload default; sentences name other payloads.
@@ -479,13 +488,13 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 		d.NewDir, d.Status = sn.Dir, StatusOnlyNew
 	}
 	if d.Status != "" {
-		d.Sentence = explain.StatusSentence(d.Label(), d.Status)
+		d.say(d.Status)
 		return d
 	}
 	d.OldDir, d.NewDir = so.Dir, sn.Dir
 	if !so.OpsPerS.Known() || !sn.OpsPerS.Known() {
 		d.Status, d.Lost = StatusFailed, so.OpsPerS.Known()
-		d.Sentence = explain.FailedSentence(d.Label(), errtext.FirstLine(so.Error+" "+sn.Error))
+		d.say(explain.FailedSentence(errtext.FirstLine(so.Error + " " + sn.Error)))
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
@@ -539,20 +548,20 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	}
 	switch d.Status {
 	case StatusTooFew:
-		d.Sentence = explain.TooFewSentence(d.Label(), what, *j, results.MinRoundsToCompare)
+		d.say(explain.TooFewSentence(what, *j, results.MinRoundsToCompare))
 		if d.Unit == "run" {
-			d.Sentence = explain.WholeTraceSentence(d.Label(), d.ChangePct)
+			d.say(explain.WholeTraceSentence(d.ChangePct))
 		}
 		return d
 	case StatusNoise:
-		d.Sentence = explain.NoiseSentence(d.Label(), what, *j)
+		d.say(explain.NoiseSentence(what, *j))
 		return d
 	case StatusWithBaseline:
-		d.Sentence = explain.WithBaselineSentence(d.Label(), what, d.Rate, *j, ownRate)
+		d.say(explain.WithBaselineSentence(what, d.Rate, *j, ownRate))
 		return d
 	}
-	d.Sentence = explain.ChangeSentence(d.Label(), explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras,
-		d.Work != nil && d.Work.MoreOrLess())
+	d.say(explain.ChangeSentence(explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras,
+		d.Work != nil && d.Work.MoreOrLess()))
 	return d
 }
 
@@ -589,7 +598,7 @@ func drift(rep *DiffReport) []DriftNote {
 			Moved: moved}
 		n.Sentence = explain.DriftSentence(n.Group, base.Arm, *base.OpsPerS, moved, carried)
 		base.Status = StatusDrift
-		base.Sentence = explain.DriftBaselineSentence(base.Label(), base.Rate, *base.OpsPerS)
+		base.say(explain.DriftBaselineSentence(base.Rate, *base.OpsPerS))
 		out = append(out, n)
 	}
 	return out

@@ -113,21 +113,15 @@ func sayWork(arms []judged, env []FactChange, whole []explain.NeighbourChange, c
 			note = explain.DeviceNote(*w.Unit, everyArmMoved(arms, *w.Unit, minEffectPct), deviceOf(cur, a.sn.Dir))
 		}
 		w.Say(a.sn.Unit(), note)
-		head, rest := a.d.Sentence, ""
-		if label := a.d.Label() + ": "; strings.HasPrefix(head, label) {
-			head, rest = label, strings.TrimPrefix(a.d.Sentence, label)
-		}
-		switch {
-		case w.Headline == "":
-		case a.d.Status == StatusRegressed || a.d.Status == StatusImproved || w.MoreOrLess():
+		if w.Headline != "" && (a.d.Status == StatusRegressed || a.d.Status == StatusImproved || w.MoreOrLess()) {
 			// The exact counts first: they hold where the timing
 			// beside them may be within noise.
-			a.d.Sentence = head + w.Headline + "; " + rest
+			a.d.say(w.Headline + "; " + a.d.said)
 		}
 		if a.rqGrew && (w.Unit == nil || w.Unit.Name != "run-queue wait") {
 			if g := explain.NewRunQueueGrowth(a.rq, whole); g != nil {
 				a.d.RunQueue = g
-				a.d.Sentence += "; " + g.Clause(a.sn.Unit())
+				a.d.say(a.d.said + "; " + g.Clause(a.sn.Unit()))
 			}
 		}
 	}

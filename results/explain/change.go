@@ -17,9 +17,9 @@ import (
 // changed), the two largest terms are named, each with its largest time
 // only, not counts again: the work that changed is the story, the waits
 // it cost are its detail.
-func ChangeSentence(label, headline string, deltaNs float64, unit string, terms []Term, extras []Detail, countsSaid bool) string {
+func ChangeSentence(headline string, deltaNs float64, unit string, terms []Term, extras []Detail, countsSaid bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s", label, headline)
+	b.WriteString(headline)
 	if len(terms) == 0 {
 		return b.String()
 	}

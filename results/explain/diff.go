@@ -18,40 +18,34 @@ func ChangeHeadline(judged results.Comparison, what string) string {
 	return fmt.Sprintf("%s %s (p=%s)", results.SignedPct(judged.DeltaPct), what, results.PValue(judged.P))
 }
 
-// StatusSentence says an arm's status alone: "NamedTemporaryFile (go):
-// only in NEW".
-func StatusSentence(label, status string) string {
-	return label + ": " + status
-}
-
 // FailedSentence says an arm has no throughput in one run, and why.
-func FailedSentence(label, why string) string {
-	return fmt.Sprintf("%s: no throughput to compare (%s)", label, why)
+func FailedSentence(why string) string {
+	return fmt.Sprintf("no throughput to compare (%s)", why)
 }
 
 // TooFewSentence says the change of an arm with too few rounds a side to
 // test it.
-func TooFewSentence(label, what string, judged results.Comparison, need int) string {
-	return fmt.Sprintf("%s: %s %s; too few rounds to judge (%d and %d, need %d a side)", label,
+func TooFewSentence(what string, judged results.Comparison, need int) string {
+	return fmt.Sprintf("%s %s; too few rounds to judge (%d and %d, need %d a side)",
 		results.SignedPct(judged.DeltaPct), what, judged.NOld, judged.NNew, need)
 }
 
 // WholeTraceSentence says the change of a whole trace, one sample a side,
 // as the change of its wall time (its throughput's, inverted).
-func WholeTraceSentence(label string, changePct float64) string {
-	return fmt.Sprintf("%s: %s wall time; a whole trace is one sample (compare the regions it marks)",
-		label, results.SignedPct(-changePct))
+func WholeTraceSentence(changePct float64) string {
+	return fmt.Sprintf("%s wall time; a whole trace is one sample (compare the regions it marks)",
+		results.SignedPct(-changePct))
 }
 
 // NoiseSentence says an arm did not change beyond its rounds' spread.
-func NoiseSentence(label, what string, judged results.Comparison) string {
-	return fmt.Sprintf("%s: ~ %s (p=%s)", label, what, results.PValue(judged.P))
+func NoiseSentence(what string, judged results.Comparison) string {
+	return fmt.Sprintf("~ %s (p=%s)", what, results.PValue(judged.P))
 }
 
 // WithBaselineSentence says an arm's ratio moved while its own throughput
 // did not move with it.
-func WithBaselineSentence(label, what, rate string, judged, rates results.Comparison) string {
-	return fmt.Sprintf("%s: %s %s (p=%s), but its own %s %s: its baseline moved", label,
+func WithBaselineSentence(what, rate string, judged, rates results.Comparison) string {
+	return fmt.Sprintf("%s %s (p=%s), but its own %s %s: its baseline moved",
 		results.SignedPct(judged.DeltaPct), what, results.PValue(judged.P), rate, comparisonPhrase(rates))
 }
 
@@ -72,8 +66,8 @@ func TraceFell(name string, changePct float64) string {
 
 // DriftBaselineSentence is the sentence of a baseline arm that moved with
 // its group: the drift note says the rest.
-func DriftBaselineSentence(label, rate string, moved results.Comparison) string {
-	return fmt.Sprintf("%s: %s %s (p=%s), with its group: see the drift note", label,
+func DriftBaselineSentence(rate string, moved results.Comparison) string {
+	return fmt.Sprintf("%s %s (p=%s), with its group: see the drift note",
 		results.SignedPct(moved.DeltaPct), rate, results.PValue(moved.P))
 }
 
