@@ -66,7 +66,7 @@ func python(t *testing.T) arms.Runtime {
 }
 
 // counts are exact calls per op (per round for the buffers lab) by class,
-// as strace shows them for the same code (see the README, "Exact counts").
+// as strace shows them for the same code (see docs/measuring.md, "Exact counts").
 type counts map[string]int
 
 // Classes the allocator of either runtime may or may not call in a given

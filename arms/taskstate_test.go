@@ -19,8 +19,8 @@ import (
 // maxTaskStateDisagreement bounds, for every arm, the share of the
 // switches where the state decides the off-CPU cause (sleep or blocked,
 // not preempted) in which the task's state read in sched_switch says
-// another cause than prev_state: the bound the README and the report's
-// note on kernels before 5.18 give.
+// another cause than prev_state: the bound docs/kernels.md and the
+// report's note on kernels before 5.18 give.
 const maxTaskStateDisagreement = 0.05
 
 // stateCounts are one case's task_state_read and task_state_differs

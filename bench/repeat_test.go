@@ -341,7 +341,7 @@ func printCoverage(coverage []string) {
 	}
 }
 
-// spreadTarget is the README's bound on a ratio's spread across runs, 0
+// spreadTarget is docs/rounds.md's bound on a ratio's spread across runs, 0
 // where it sets none (SpooledTemporaryFile above max_size, NamedTemporaryFile
 // in the buffers lab).
 func spreadTarget(lab, key string) float64 {

@@ -4,8 +4,8 @@ package probe
 
 import "fmt"
 
-// Backend is how the named syscalls are timed (README.md, "Backends and
-// tmpprobe check"; ARCHITECTURE.md, probe/).
+// Backend is how the named syscalls are timed (docs/kernels.md, "Backends
+// and tmpprobe check"; ARCHITECTURE.md, probe/).
 type Backend string
 
 const (

@@ -295,9 +295,9 @@ func (p *Probe) Describe() string {
 
 // taskStateBound is how often, measured where a kernel has both, the
 // task's state read in sched_switch named another off-CPU cause than
-// prev_state (README.md, "Kernels and architectures", which gives the
-// command and the runs).
-const taskStateBound = "where a kernel has both, they disagreed on 0 of 15,026 switches measured (under 0.02% at 95% confidence; README, \"Kernels and architectures\")"
+// prev_state (docs/kernels.md, "Kernels and architectures", which gives
+// the command and the runs).
+const taskStateBound = "where a kernel has both, they disagreed on 0 of 15,026 switches measured (under 0.02% at 95% confidence; docs/kernels.md, \"Kernels and architectures\")"
 
 // OlderForms are the report's notes of the hooks this kernel has in an
 // older form and what the probe reads instead.

@@ -33,7 +33,8 @@ func (k StockKernel) Name() string { return k.Release + "/" + k.Meta }
 // serves to bookworm (the kernel of the next release), on x86-64; 12's 6.1
 // and 6.12 on arm64. Under TCG an arm64 guest takes about twice as long as
 // an x86-64 one, so make vmtest (and CI) boots the three x86-64 kernels
-// and arm64's 6.12 (README, "Testing the backends on stock kernels").
+// and arm64's 6.12 (docs/kernels.md, "Testing the backends on stock
+// kernels").
 var StockKernels = []StockKernel{
 	{"linux-image-amd64", Archive{"bullseye", "amd64"}, true},
 	{"linux-image-amd64", Archive{"bookworm", "amd64"}, true},

@@ -4,29 +4,60 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
-// readmeCommand is a command README.md shows: a line of a sh code block
-// (backslash continuations joined, the comment dropped), or a "$ " line of
-// an output block with the first line the README shows it printing.
+// readmePages are the manual's pages in the order a user reads them: the
+// README, then docs/ by task. TestREADMECommands runs their commands in
+// this order in one copy of the clone, so a page may use the files an
+// earlier one made (postmortems.md profiles labs.md's run.pb.gz);
+// TestREADMEFrontPage holds docs/ to this list.
+var readmePages = []string{
+	"README.md",
+	"docs/labs.md",
+	"docs/rounds.md",
+	"docs/measuring.md",
+	"docs/trace.md",
+	"docs/compare.md",
+	"docs/postmortems.md",
+	"docs/kernels.md",
+	"docs/troubleshooting.md",
+	"docs/development.md",
+}
+
+// readmeMaxLines keeps the README a front page: what tmpprobe is, the two
+// commands, a run's first screen, and where to read on.
+const readmeMaxLines = 400
+
+// readmeCommand is a command a page of the manual shows: a line of a sh
+// code block (backslash continuations joined, the comment dropped), or a
+// "$ " line of an output block with the first line the page shows it
+// printing.
 type readmeCommand struct {
 	text   string
+	file   string
 	line   int
 	output string
 }
 
+// where is the command's file:line.
+func (c readmeCommand) where() string { return fmt.Sprintf("%s:%d", c.file, c.line) }
+
 var readmeComment = regexp.MustCompile(`\s+#\s.*$`)
 
-func readmeCommands(readme string) []readmeCommand {
+func readmeCommands(file, page string) []readmeCommand {
 	var out []readmeCommand
-	lines := strings.Split(readme, "\n")
+	lines := strings.Split(page, "\n")
 	block := "" // the fence's language while inside one
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
@@ -47,10 +78,10 @@ func readmeCommands(readme string) []readmeCommand {
 			}
 			l = strings.Join(strings.Fields(readmeComment.ReplaceAllString(l, "")), " ")
 			if l != "" {
-				out = append(out, readmeCommand{text: l, line: start + 1})
+				out = append(out, readmeCommand{text: l, file: file, line: start + 1})
 			}
 		case block == " " && strings.HasPrefix(l, "$ "):
-			c := readmeCommand{text: strings.TrimPrefix(l, "$ "), line: i + 1}
+			c := readmeCommand{text: strings.TrimPrefix(l, "$ "), file: file, line: i + 1}
 			if i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "$ ") && !strings.HasPrefix(lines[i+1], "```") {
 				c.output = lines[i+1]
 			}
@@ -60,7 +91,8 @@ func readmeCommands(readme string) []readmeCommand {
 	return out
 }
 
-// readmeNotRun are the README's commands this test does not run, and why.
+// readmeNotRun are the manual's commands this test does not run, and why,
+// by the command's text, on whichever page shows it.
 var readmeNotRun = map[string]string{
 	"make && sudo ./tmpprobe all": ".ci/run runs it first, as a sudo user in a fresh clone (this test runs make itself)",
 	"make test":                   "the suite this test is part of",
@@ -86,32 +118,36 @@ var readmeNotRun = map[string]string{
 // this machine's; they must succeed.
 var readmeOutputVaries = map[string]bool{"./tmpprobe --version": true}
 
-// Every command README.md shows, run as written, in order, in a copy of
+// Every command the manual shows (README.md, then each page of docs/ in
+// the order of readmePages), run as written, in order, in one copy of
 // this clone (as root: the tests run as root), so the manual cannot drift
 // from what tmpprobe, make and the Go tools accept. A command in
 // readmeNotRun is named with why; one that fails, or prints other than
-// the README shows, fails the test.
+// its page shows, fails the test, named by file:line.
 func TestREADMECommands(t *testing.T) {
 	needRoot(t)
 	if _, err := exec.LookPath("sudo"); err != nil {
-		t.Fatal("the README's commands need sudo")
+		t.Fatal("the manual's commands need sudo")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
+	var commands []readmeCommand
+	for _, file := range readmePages {
+		page, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		commands = append(commands, readmeCommands(file, string(page))...)
 	}
-	commands := readmeCommands(string(readme))
 	seen := map[string]bool{}
 	for _, c := range commands {
 		seen[c.text] = true
 	}
 	for text := range readmeNotRun {
 		if !seen[text] {
-			t.Errorf("readmeNotRun names %q, which the README does not show", text)
+			t.Errorf("readmeNotRun names %q, which no page of the manual shows", text)
 		}
 	}
 
@@ -140,23 +176,23 @@ func TestREADMECommands(t *testing.T) {
 	}
 	for _, c := range commands {
 		if why, ok := readmeNotRun[c.text]; ok {
-			t.Logf("README.md:%d: not run: %s (%s)", c.line, c.text, why)
+			t.Logf("%s: not run: %s (%s)", c.where(), c.text, why)
 			continue
 		}
 		start := time.Now()
 		out, err := sh(c.text, 10*time.Minute)
-		t.Logf("README.md:%d: %s (%.1fs)", c.line, c.text, time.Since(start).Seconds())
+		t.Logf("%s: %s (%.1fs)", c.where(), c.text, time.Since(start).Seconds())
 		first, _, _ := strings.Cut(out, "\n")
 		switch {
 		case c.output != "" && !readmeOutputVaries[c.text]:
 			if first != c.output {
-				t.Errorf("README.md:%d: %s printed first\n\t%s\nthe README shows\n\t%s", c.line, c.text, first, c.output)
+				t.Errorf("%s: %s printed first\n\t%s\nthe page shows\n\t%s", c.where(), c.text, first, c.output)
 			}
 			if strings.HasPrefix(c.output, "tmpprobe: ") && err == nil {
-				t.Errorf("README.md:%d: %s succeeded; the README shows it failing", c.line, c.text)
+				t.Errorf("%s: %s succeeded; the page shows it failing", c.where(), c.text)
 			}
 		case err != nil:
-			t.Errorf("README.md:%d: %s: %v\n%s", c.line, c.text, err, tail(out, 20))
+			t.Errorf("%s: %s: %v\n%s", c.where(), c.text, err, tail(out, 20))
 		}
 	}
 	// What the commands wrote in the clone is ignored, so git status (what
@@ -167,7 +203,7 @@ func TestREADMECommands(t *testing.T) {
 		return
 	}
 	if left, _ := sh("git status --porcelain", time.Minute); left != "" {
-		t.Errorf("after the README's commands, git status (--version would say modified):\n%s", left)
+		t.Errorf("after the manual's commands, git status (--version would say modified):\n%s", left)
 	}
 	out, err := sh("make && ./tmpprobe --version", 10*time.Minute)
 	switch {
@@ -176,8 +212,145 @@ func TestREADMECommands(t *testing.T) {
 	case strings.Contains(out, "without VCS information"):
 		t.Logf("the build is not stamped (GOFLAGS=-buildvcs=false here?):\n%s", out)
 	case !strings.Contains(out, ", clean"):
-		t.Errorf("after the README's commands, --version:\n%s", out)
+		t.Errorf("after the manual's commands, --version:\n%s", out)
 	}
+}
+
+// The README stays a front page of at most readmeMaxLines lines, links
+// every page of docs/, and every page is in readmePages (so its commands
+// run); every link of the manual, between its pages and to the tree,
+// reaches a file that exists, and an anchor a heading of that page.
+func TestREADMEFrontPage(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string]string{}
+	for _, file := range readmePages {
+		b, err := os.ReadFile(filepath.Join(root, file))
+		if err != nil {
+			t.Fatalf("readmePages names %s: %v", file, err)
+		}
+		pages[file] = string(b)
+	}
+	if n := strings.Count(pages["README.md"], "\n"); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, over %d: move the detail to a page of docs/", n, readmeMaxLines)
+	}
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked := map[string]bool{}
+	for _, l := range markdownLinks(pages["README.md"]) {
+		linked[path.Clean(l.target)] = true
+	}
+	for _, d := range docs {
+		file := "docs/" + filepath.Base(d)
+		if !slices.Contains(readmePages, file) {
+			t.Errorf("%s is not in readmePages: its commands would not run", file)
+		}
+		if !linked[file] {
+			t.Errorf("README.md does not link %s", file)
+		}
+	}
+	anchors := map[string]map[string]bool{}
+	for _, file := range readmePages {
+		for _, l := range markdownLinks(pages[file]) {
+			where := fmt.Sprintf("%s:%d", file, l.line)
+			target := file // "#anchor": this page
+			if l.target != "" {
+				target = path.Join(path.Dir(file), l.target)
+				if strings.HasPrefix(target, "../") {
+					t.Errorf("%s: %s leaves the repository", where, l.target)
+					continue
+				}
+				if _, err := os.Stat(filepath.Join(root, target)); err != nil {
+					t.Errorf("%s: %s: no such file", where, l.target)
+					continue
+				}
+			}
+			if l.anchor == "" {
+				continue
+			}
+			if anchors[target] == nil {
+				b, err := os.ReadFile(filepath.Join(root, target))
+				if err != nil {
+					t.Errorf("%s: %v", where, err)
+					continue
+				}
+				anchors[target] = headingAnchors(string(b))
+			}
+			if !anchors[target][l.anchor] {
+				t.Errorf("%s: %s has no heading #%s", where, target, l.anchor)
+			}
+		}
+	}
+}
+
+// markdownLink is a link of a page outside its code blocks: the file it
+// names relative to the page ("" for the page itself) and the anchor.
+type markdownLink struct {
+	target, anchor string
+	line           int
+}
+
+var markdownLinkRE = regexp.MustCompile(`\]\(([^()\s]+)\)`)
+
+// markdownLinks are a page's links to files of the tree (not to the web),
+// its fenced code blocks left out.
+func markdownLinks(page string) []markdownLink {
+	var out []markdownLink
+	fenced := false
+	for i, l := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		for _, m := range markdownLinkRE.FindAllStringSubmatch(l, -1) {
+			if strings.Contains(m[1], "://") || strings.HasPrefix(m[1], "mailto:") {
+				continue
+			}
+			target, anchor, _ := strings.Cut(m[1], "#")
+			out = append(out, markdownLink{target: target, anchor: anchor, line: i + 1})
+		}
+	}
+	return out
+}
+
+// headingAnchors are the anchors GitHub gives a page's headings: lower
+// case, spaces as hyphens, every character but a letter, a digit, a
+// hyphen or an underscore dropped, and a repeated one numbered.
+func headingAnchors(page string) map[string]bool {
+	out := map[string]bool{}
+	fenced := false
+	for _, l := range strings.Split(page, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		heading := strings.TrimLeft(l, "#")
+		if fenced || heading == l || !strings.HasPrefix(heading, " ") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+			switch {
+			case unicode.IsLetter(r), unicode.IsDigit(r), r == '-', r == '_':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteRune('-')
+			}
+		}
+		a := b.String()
+		for n := 1; out[a]; n++ {
+			a = fmt.Sprintf("%s-%d", b.String(), n)
+		}
+		out[a] = true
+	}
+	return out
 }
 
 // copyClone clones the repository and copies this work tree's files over

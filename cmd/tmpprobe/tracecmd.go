@@ -28,7 +28,7 @@ Attributes the syscalls of any program the way the labs do: per syscall
 class calls, time, off-CPU time and why, percentiles, block I/O and journal
 work, and explanations. A launched command gets TMPPROBE_COOKIE in its
 environment; a region it marks with lseek(-1, cookie, phase<<1 | begin)
-(begin 1, end 0) is reported separately, per entry (see the README).
+(begin 1, end 0) is reported separately, per entry (see docs/trace.md).
 
 A launched command runs in a cgroup v2 of its own. When the trace ends
 (the command exits, --duration passes, or Ctrl-C: SIGTERM, then SIGKILL

@@ -78,7 +78,7 @@ var rules = []rule{
 		forbid: []string{"follow", "preflight", "arms", "cmdbench", "cmd/...", "results/explain", "results/compare", "results/report", "results/render", "results/runfile"},
 	},
 	{
-		says:   "arms never reaches the probe or BPF: cmd hands it a Tracer",
+		says:   "arms never reaches the probe or BPF: session hands it a Tracer",
 		from:   []string{"arms"},
 		forbid: []string{"probe/...", "follow", "preflight", "cmdbench", "cmd/...", "github.com/cilium/ebpf/..."},
 	},

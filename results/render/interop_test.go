@@ -85,7 +85,7 @@ func TestPprof(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go not on PATH")
 	}
-	// By name, as the README selects them (pprof refuses a name with a
+	// By name, as docs/postmortems.md selects them (pprof refuses a name with a
 	// space: "must be one of: [calls syscall time off-CPU time]").
 	for i, typ := range []string{"calls", "syscall_time", "offcpu_time"} {
 		out, err := exec.Command("go", "tool", "pprof", "-top", "-unit=ns", "-sample_index="+typ, oldPath).CombinedOutput()

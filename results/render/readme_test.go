@@ -8,11 +8,15 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// Every column of arms.csv and syscalls.csv has a row in the README's
+// csvColumnsPage is the page of the manual whose tables say what each
+// column of arms.csv and syscalls.csv means.
+const csvColumnsPage = "docs/postmortems.md"
+
+// Every column of arms.csv and syscalls.csv has a row in the manual's
 // table for that file, and every name a table gives is a column: a column
 // added without saying what it means fails here.
 func TestREADMEDocumentsCSVColumns(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	page, err := os.ReadFile("../../" + csvColumnsPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,33 +24,33 @@ func TestREADMEDocumentsCSVColumns(t *testing.T) {
 		heading string
 		columns []string
 	}{
-		{"### arms.csv columns", results.ArmColumns},
+		{"## arms.csv columns", results.ArmColumns},
 		{"## The syscall CSV", append(append([]string(nil), results.SyscallColumns...), results.RowsColumn)},
 	} {
-		documented := readmeColumns(t, string(readme), c.heading)
+		documented := pageColumns(t, string(page), c.heading)
 		want := map[string]bool{}
 		for _, col := range c.columns {
 			want[col] = true
 			if !documented[col] {
-				t.Errorf("README %q: no row for column %s", c.heading, col)
+				t.Errorf("%s %q: no row for column %s", csvColumnsPage, c.heading, col)
 			}
 		}
 		for col := range documented {
 			if !want[col] {
-				t.Errorf("README %q documents %s, which is not a column", c.heading, col)
+				t.Errorf("%s %q documents %s, which is not a column", csvColumnsPage, c.heading, col)
 			}
 		}
 	}
 }
 
-// readmeColumns are the names in the first cell of each row of the first
+// pageColumns are the names in the first cell of each row of the first
 // table under heading: "a, b" and "a / b" name two columns; a pattern
 // such as offcpu_\<label\>_ns names none.
-func readmeColumns(t *testing.T, readme, heading string) map[string]bool {
+func pageColumns(t *testing.T, page, heading string) map[string]bool {
 	t.Helper()
-	_, section, ok := strings.Cut(readme, "\n"+heading+"\n")
+	_, section, ok := strings.Cut(page, "\n"+heading+"\n")
 	if !ok {
-		t.Fatalf("README has no heading %q", heading)
+		t.Fatalf("%s has no heading %q", csvColumnsPage, heading)
 	}
 	out := map[string]bool{}
 	inTable := false
@@ -70,7 +74,7 @@ func readmeColumns(t *testing.T, readme, heading string) map[string]bool {
 		}
 	}
 	if len(out) == 0 {
-		t.Fatalf("README %q: no table", heading)
+		t.Fatalf("%s %q: no table", csvColumnsPage, heading)
 	}
 	return out
 }
