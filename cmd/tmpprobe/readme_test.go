@@ -108,9 +108,7 @@ var readmeNotRun = map[string]string{
 	"./tmpprobe diff baseline/ current/ --gate work --threshold 5":                                                   "a CI job's own saved runs",
 	"./tmpprobe diff baseline/ current/ --format markdown > diff.md":                                                 "a CI job's own saved runs",
 	`./tmpprobe diff baseline/run.json current/run.json --format json | jq '.arms[] | select(.status=="regressed")'`: "a CI job's own saved runs",
-	"hyperfine --warmup 2 'sqlite3 off.db < off.sql' 'sqlite3 full.db < full.sql'":                                   "what compare replaces: hyperfine is not installed here, and the .sql files are the reader's",
-	"strace -f -c sh -c 'sqlite3 full.db < full.sql'":                                                                "what compare replaces, on the reader's full.sql (cmd/tmpprobe's compare tests run sqlite3 themselves)",
-	"sudo ./tmpprobe trace --follow -- sh -c 'sqlite3 full.db < full.sql'":                                           "on the reader's full.sql (cmd/tmpprobe's compare tests run sqlite3 themselves)",
+	"hyperfine --warmup 2 'sqlite3 off.db < off.sql' 'sqlite3 full.db < full.sql'":                                   "what compare replaces: hyperfine is not installed in CI",
 	"sudo ./tmpprobe run TemporaryFile --attach kprobe":                                                              "shows the refusal of a kernel without kprobes; on one with them it runs",
 }
 

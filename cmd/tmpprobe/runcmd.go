@@ -138,7 +138,7 @@ func runUsageOf(cmd string) string {
   sudo tmpprobe all --out runs/$(date +%%H%%M)   # then: the spread between runs
   sudo tmpprobe all --lab buffers --sizes 256K,4M --spool-max 1M
   sudo tmpprobe all --payload 64,400,65536 --dir /tmp,/dev/shm
-  sudo tmpprobe all --until 10%% --dir /dev/shm   # stop once the intervals are narrow
+  sudo tmpprobe all --until 10%% --dir /dev/shm   # stop once narrow enough
 `)
 }
 
