@@ -102,7 +102,12 @@ func StateLinks(group []*results.Summary, baseline string) []StateLink {
 			if l.P >= MaxStateP || l.StateHi < MinStateSpread*l.StateLo || !(spread >= MinRatioSpread) {
 				continue
 			}
-			if best == nil || l.P < best.P {
+			// Of the states the ratio followed, the one whose time moved
+			// most: a slow create makes the thread wait its turn on the
+			// CPU too, so run-queue wait follows inode allocation as
+			// closely (the same halves, p as small) while moving a
+			// hundredth of the time.
+			if best == nil || l.StateHi-l.StateLo > best.StateHi-best.StateLo {
 				best = &l
 			}
 		}
