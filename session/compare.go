@@ -22,9 +22,11 @@ type Compare struct {
 	Backend probe.Backend
 	Outputs Outputs
 	Stderr  io.Writer
-	// Measured is told that the rounds have ended (the progress line is
-	// cleared before the report).
-	Measured func()
+	// Progress, when set, starts the progress line as the rounds start
+	// (the probe's load is not in its times): update is told where they
+	// are, done that they have ended (the line is cleared before the
+	// report).
+	Progress func() (update func(cmdbench.Progress), done func())
 }
 
 // RunCompare runs the commands in rounds, untraced and traced, then
@@ -58,11 +60,13 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 	startGuard()
 	opts := c.Options
 	opts.Tracer, opts.Cookie = p, p.Cookie
+	measured := func() {}
+	if c.Progress != nil {
+		opts.Progress, measured = c.Progress()
+	}
 	ran, proto, runErr := cmdbench.Run(in.ctx, opts)
 	interrupted := in.decide()
-	if c.Measured != nil {
-		c.Measured()
-	}
+	measured()
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
 	run.Complete = runErr == nil && interrupted == nil
 	run.Drops, _ = p.Drops()

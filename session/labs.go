@@ -32,10 +32,12 @@ type Labs struct {
 	// Skipped is the note of a runtime that cannot run here (nil: none).
 	Skipped *results.Note
 	Outputs Outputs
-	// Progress is told where the run is; Measured, that the measuring
-	// has ended (the progress line is cleared before the report).
-	Progress func(arms.Progress)
-	Measured func()
+	// Progress, when set, starts the progress line as the measuring
+	// starts, so that its times leave out the setup before it (a fresh
+	// file system, the probe's load): update is told where the run is,
+	// done that the measuring has ended (the line is cleared before the
+	// report).
+	Progress func() (update func(arms.Progress), done func())
 	Stderr   io.Writer
 }
 
@@ -73,7 +75,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	if l.Skipped != nil {
 		run.Meta.Notes = append(run.Meta.Notes, say(l.Stderr, run.Kind, *l.Skipped)...)
 	}
-	runner := &arms.Runner{Progress: l.Progress}
+	runner := &arms.Runner{}
 	in.onSecond(runner.Abort)
 	var p *probe.Probe
 	if l.Backend == "" {
@@ -91,12 +93,14 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	}
 	pressure := preflight.PressureOver()
 	setup := time.Since(run.Started)
+	measured := func() {}
+	if l.Progress != nil {
+		runner.Progress, measured = l.Progress()
+	}
 	res, runErr := runner.Run(ctx, l.Plan)
 	interrupted := in.decide()
 	run.Meta.Pressure = pressure()
-	if l.Measured != nil {
-		l.Measured()
-	}
+	measured()
 	run.Arms, run.Finished = res, time.Now().UTC()
 	if l.Plan.Protocol != results.ProtocolSeed {
 		run.Timing = runner.Timing(setup)

@@ -22,12 +22,22 @@ import (
 // syscalls.csv) and summarizes it as the run did. Its error is one line
 // naming the input.
 func Load(path string) (*Outcome, error) {
+	run, err := loadRun(path)
+	if err != nil {
+		return nil, err
+	}
+	labs := knowledge()
+	return &Outcome{Run: run, Sums: results.SummarizeAll(run, labs.Baselines), Labs: labs}, nil
+}
+
+// loadRun reads a saved run, not yet summarized; its error is one line
+// naming the input.
+func loadRun(path string) (*results.Run, error) {
 	run, err := runfile.LoadRun(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s", errtext.FirstLine(err.Error()))
 	}
-	labs := knowledge()
-	return &Outcome{Run: run, Sums: results.SummarizeAll(run, labs.Baselines), Labs: labs}, nil
+	return run, nil
 }
 
 // What a diff gates on (--gate) and its defaults, as compare has them.
@@ -69,12 +79,13 @@ func (e *Regressed) Error() string {
 // three runs or more, the matrix) to w.
 func RunDiff(d Diff, w io.Writer) error {
 	var runs []*results.Run
+	// compare summarizes each run as it compares them: read only.
 	for _, path := range d.Paths {
-		out, err := Load(path)
+		run, err := loadRun(path)
 		if err != nil {
 			return err
 		}
-		runs = append(runs, out.Run)
+		runs = append(runs, run)
 	}
 	baselines := knowledge().Baselines
 	if len(runs) > 2 {

@@ -51,8 +51,8 @@ func (o *Outputs) files(run *results.Run, sums []*results.Summary) []outputFile 
 // --out (which is replaced as a whole), are refused by their real paths,
 // every symlink followed.
 func (o *Outputs) Check() error {
-	if !slices.Contains(results.SortKeys, o.Sort) {
-		return usagef("--sort %q: want %s", o.Sort, strings.Join(results.SortKeys, ", "))
+	if err := CheckSort(o.Sort); err != nil {
+		return err
 	}
 	if err := CheckWhy(o.Why); err != nil {
 		return err
@@ -94,6 +94,14 @@ func (o *Outputs) Check() error {
 	return nil
 }
 
+// CheckSort checks --sort: the breakdown's order, one of results.SortKeys.
+func CheckSort(key string) error {
+	if !slices.Contains(results.SortKeys, key) {
+		return usagef("--sort %q: want %s", key, strings.Join(results.SortKeys, ", "))
+	}
+	return nil
+}
+
 // CheckWhy checks --why: short (each gap's answer and its largest terms)
 // or full (every term).
 func CheckWhy(why string) error {
@@ -109,7 +117,7 @@ func (o *Outputs) report(stdout io.Writer, out *Outcome) error {
 	f, _ := render.FormatNamed(o.Format, render.LiveFormat) // Check took it
 	opts := o.Text
 	opts.Sort = o.Sort
-	opts.FullWhy = opts.FullWhy || o.Why == "full"
+	opts.FullWhy = o.Why == "full"
 	write := func(w io.Writer) error {
 		opts.Width, _ = Width(w)
 		return f.Report(w, report.Input{Run: out.Run, Sums: out.Sums, Labs: out.Labs}, opts)

@@ -84,8 +84,10 @@ func cmdCompare(in *session.Interrupts, args []string, stdout, stderr io.Writer)
 	}
 	c.Stderr = stderr
 	if !f.quiet {
-		c.Options.Progress = compareProgress(stderr)
-		c.Measured = func() { c.Options.Progress(cmdbench.Progress{}) } // clears the line
+		c.Progress = func() (func(cmdbench.Progress), func()) {
+			update := compareProgress(stderr)
+			return update, func() { update(cmdbench.Progress{}) } // clears the line
+		}
 	}
 	_, err = session.RunCompare(in, c, stdout)
 	return err

@@ -12,9 +12,6 @@ import (
 	"github.com/tmpprobe/tmpprobe/session"
 )
 
-// exitRegressed is diff's answer when an arm regressed beyond --threshold,
-// as diff(1) exits 1 when files differ.
-
 const diffUsage = `Usage: tmpprobe diff OLD NEW [MORE...] [flags]
 
 Compares saved runs (directories written by --out, run.json files, or

@@ -73,11 +73,7 @@ func exitFor(err error, stderr io.Writer) int {
 	case errors.As(err, &pe):
 		return say(exitUsage, privilegeHint(pe.Err, pe.AttachNone))
 	case errors.As(err, &ie):
-		code := exitSIGINT
-		if ie.Signal != nil {
-			code = session.ExitCode(ie.Signal)
-		}
-		return say(code, ie.Error())
+		return say(session.ExitCode(ie.Signal), ie.Error())
 	case errors.As(err, &ce):
 		return say(ce.Status, ce.Msg)
 	case errors.As(err, &oe):

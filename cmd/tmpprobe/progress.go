@@ -19,16 +19,15 @@ import (
 // of the time left, rounds.Progress.Left); elsewhere one line per
 // finished stage or round.
 type progressMeter struct {
-	w      io.Writer
-	tty    bool
-	width  int
-	mu     sync.Mutex
-	cur    arms.Progress
-	at     time.Time // of cur
-	start  time.Time // of the run
-	since  time.Time // the last stage or round ended
-	stop   chan struct{}
-	closed bool
+	w     io.Writer
+	tty   bool
+	width int
+	mu    sync.Mutex
+	cur   arms.Progress
+	at    time.Time // of cur
+	start time.Time // of the run
+	since time.Time // the last stage or round ended
+	stop  chan struct{}
 }
 
 func newProgress(w io.Writer) *progressMeter {
@@ -147,15 +146,10 @@ func (m *progressMeter) tick() {
 	}
 }
 
-// close ends the line once the measuring ends; closing again (when the
-// command returns) does nothing.
+// close ends the line once the measuring ends.
 func (m *progressMeter) close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
-		return
-	}
-	m.closed = true
 	close(m.stop)
 	if m.tty {
 		fmt.Fprint(m.w, "\r\033[K")

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -47,8 +46,8 @@ func cmdReport(args []string, stdout io.Writer) error {
 	if fs.NArg() != 1 {
 		return usagef("report takes one run (a directory, run.json or syscalls.csv)")
 	}
-	if !slices.Contains(results.SortKeys, *sortBy) {
-		return usagef("--sort %q: want %s", *sortBy, strings.Join(results.SortKeys, ", "))
+	if err := session.CheckSort(*sortBy); err != nil {
+		return err
 	}
 	if err := session.CheckWhy(*why); err != nil {
 		return err
@@ -82,5 +81,3 @@ func cmdReport(args []string, stdout io.Writer) error {
 	}
 	return nil
 }
-
-// loadRun reads a saved run; anything wrong with it is one line, exit 2.

@@ -116,9 +116,10 @@ func cmdRun(in *session.Interrupts, cmd string, args []string, stdout, stderr io
 	}
 	labs.Stderr = stderr
 	if !f.quiet {
-		meter := newProgress(stderr)
-		defer meter.close()
-		labs.Progress, labs.Measured = meter.update, meter.close
+		labs.Progress = func() (func(arms.Progress), func()) {
+			meter := newProgress(stderr)
+			return meter.update, meter.close
+		}
 	}
 	_, err = session.RunLabs(in, labs, stdout)
 	return err

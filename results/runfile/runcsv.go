@@ -12,9 +12,6 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
-// readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
-// untraced batch at the headline ops/s and one traced batch with the
-// records. Columns are found by name, so files with added columns read.
 // record is the class record a syscalls.csv row holds.
 func (row *csvRow) record() results.ClassRecord {
 	rec := results.ClassRecord{
@@ -64,6 +61,9 @@ func (row *csvRow) batches(a *results.ArmResult) (*results.Figures, error) {
 	return figures, nil
 }
 
+// readSyscallCSV rebuilds a run from the syscall breakdown CSV: per arm one
+// untraced batch at the headline ops/s and one traced batch with the
+// records. Columns are found by name, so files with added columns read.
 func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
