@@ -138,6 +138,12 @@ func (m *progressMeter) tick() {
 			return
 		case <-t.C:
 			m.mu.Lock()
+			select {
+			case <-m.stop: // closed while this tick waited: the line stays cleared
+				m.mu.Unlock()
+				return
+			default:
+			}
 			if line := fitFields(m.fields(), m.width-1); line != "" {
 				fmt.Fprintf(m.w, "\r\033[K%s", line)
 			}
