@@ -41,10 +41,6 @@ func sig3(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// BytesPerOp renders a mean count of bytes per op: Size's ("16 KiB" for
-// 16378).
-func BytesPerOp(v float64) string { return Size(v) }
-
 // Micros renders ns as µs with a precision that suits its size.
 func Micros(ns float64) string {
 	us := ns / 1000

@@ -560,8 +560,7 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 		d.say(explain.WithBaselineSentence(what, d.Rate, *j, ownRate))
 		return d
 	}
-	d.say(explain.ChangeSentence(explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras,
-		d.Work != nil && d.Work.MoreOrLess()))
+	d.say(explain.ChangeSentence(explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras, workMoved))
 	return d
 }
 

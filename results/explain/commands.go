@@ -25,13 +25,13 @@ func CommandVerdict(s, first *results.Summary, minEffectPct float64) string {
 	r := s.Ratio
 	switch results.Differs(r, minEffectPct) {
 	case 1:
-		return fmt.Sprintf("%s: %s %s's throughput: faster", s.Arm, results.TimesText(r), first.Arm)
+		return throughputHead(s.Arm, first.Arm, r, false) + ": faster"
 	case -1:
-		return fmt.Sprintf("%s: %s %s's throughput: slower", s.Arm, results.TimesText(r), first.Arm)
+		return throughputHead(s.Arm, first.Arm, r, false) + ": slower"
 	}
 	if !r.Bounded() {
-		return fmt.Sprintf("%s: %s %s's throughput: too few rounds for an interval (want %d or more)",
-			s.Arm, results.TimesText(r), first.Arm, results.MinRoundsForCI)
+		return throughputHead(s.Arm, first.Arm, r, false) +
+			fmt.Sprintf(": too few rounds for an interval (want %d or more)", results.MinRoundsForCI)
 	}
-	return fmt.Sprintf("%s: no different from %s's throughput (%s)", s.Arm, first.Arm, results.TimesText(r))
+	return throughputHead(s.Arm, first.Arm, r, true)
 }

@@ -38,9 +38,9 @@ func untraced(r *results.RoundSample) float64 { return r.OpsPerS }
 // interval includes (#29), or as a syscalls.csv recorded it: one figure,
 // one interval (#31).
 func NewGap(a, b *results.Summary) Gap {
-	g := Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: results.PairedRatio(a, b, untraced)}
-	if a.RatioTo == b.Arm && a.Ratio.Known() {
-		g.Untraced = a.Ratio
+	g := Gap{Difference: Decompose(b, a, true), A: a, B: b, Untraced: a.Ratio}
+	if a.RatioTo != b.Arm || !a.Ratio.Known() {
+		g.Untraced = results.PairedRatio(a, b, untraced)
 	}
 	return g
 }
@@ -118,19 +118,21 @@ func inodeMove(a, b *results.Summary, class string) inodeMoved {
 	return notMoved
 }
 
-// offReason turns the dominant off-CPU label into words.
-var offReason = map[string]string{
-	results.OffPreempted:      "preempted (run-queue wait)",
-	results.OffBlockedJBD2:    "waiting for the journal commit",
-	results.OffBlockedIRQ:     "waiting for the device (woken from irq)",
-	results.OffBlockedKworker: "waiting for writeback (woken by a kworker)",
-	results.OffBlockedOther:   "blocked",
-	results.OffBlocked:        "blocked",
-	results.OffSleepJBD2:      "sleeping until the journal commit",
-	results.OffSleepIRQ:       "sleeping until the device answered",
-	results.OffSleepKworker:   "sleeping until a kworker woke it",
-	results.OffSleepOther:     "sleeping",
-	results.OffSleep:          "sleeping",
+// offWords turn the dominant off-CPU label into words: long where a
+// breakdown says it, short where a WHY bullet does. One table, so that a
+// label cannot be worded in one and missing from the other.
+var offWords = map[string]struct{ long, short string }{
+	results.OffPreempted:      {"preempted (run-queue wait)", "waits for a CPU"},
+	results.OffBlockedJBD2:    {"waiting for the journal commit", "waits for the journal"},
+	results.OffBlockedIRQ:     {"waiting for the device (woken from irq)", "waits for the device"},
+	results.OffBlockedKworker: {"waiting for writeback (woken by a kworker)", "waits for writeback"},
+	results.OffBlockedOther:   {"blocked", "blocked"},
+	results.OffBlocked:        {"blocked", "blocked"},
+	results.OffSleepJBD2:      {"sleeping until the journal commit", "waits for the journal"},
+	results.OffSleepIRQ:       {"sleeping until the device answered", "waits for the device"},
+	results.OffSleepKworker:   {"sleeping until a kworker woke it", "waits for writeback"},
+	results.OffSleepOther:     {"sleeping", "sleeps"},
+	results.OffSleep:          {"sleeping", "sleeps"},
 }
 
 // ioStages are the stages that explain a syscall's time, in the order
@@ -194,8 +196,8 @@ func classMechanism(s, base *results.Summary, class string) string {
 }
 
 func offPhrase(label string) string {
-	if why, ok := offReason[label]; ok {
-		return why
+	if words, ok := offWords[label]; ok {
+		return words.long
 	}
 	return label
 }
@@ -340,13 +342,19 @@ func (g Gap) head(full bool) string {
 	if !full {
 		a, b = textwrap.Middle(a, ShortName), textwrap.Middle(b, ShortName)
 	}
-	switch {
-	case !u.Known():
+	if !u.Known() {
 		return fmt.Sprintf("%s against %s", a, b)
-	case g.same():
-		return fmt.Sprintf("%s: no different from %s's throughput (%s)", a, b, results.TimesText(u))
 	}
-	return fmt.Sprintf("%s: %s %s's throughput", a, results.TimesText(u), b)
+	return throughputHead(a, b, u, g.same())
+}
+
+// throughputHead says a's throughput against b's as the ratio r, or, when
+// the rounds do not tell them apart (same), that they are no different.
+func throughputHead(a, b string, r results.Estimate, same bool) string {
+	if same {
+		return fmt.Sprintf("%s: no different from %s's throughput (%s)", a, b, results.TimesText(r))
+	}
+	return fmt.Sprintf("%s: %s %s's throughput", a, results.TimesText(r), b)
 }
 
 // ShortName is the most of a name (a compared command's line) a short
@@ -450,9 +458,10 @@ func (g Gap) Reason(t Term) string {
 	ca, cb := g.A.Class(class), g.B.Class(class)
 	switch {
 	case cb.Calls == 0 && ca.Calls > 0:
+		if w := waitReason(g.A, class); w != "" {
+			return "new, " + w
+		}
 		switch {
-		case waitReason(g.A, class) != "":
-			return "new, " + waitReason(g.A, class)
 		case g.A.Stage(class, results.StageExt4FreeInode).CallsPerOp >= 0.5:
 			return "new, frees the inode"
 		case ca.CallsPerOp != 1:
@@ -490,7 +499,7 @@ func userReason(a, b *results.Summary) string {
 		if d < 0 {
 			label, _ = dominant(ub.OffByLabel)
 		}
-		if w := shortWait[label]; w != "" {
+		if w := offWords[label].short; w != "" {
 			return "off-CPU: " + w
 		}
 	}
@@ -511,22 +520,7 @@ func waitReason(s *results.Summary, class string) string {
 		return ""
 	}
 	label, _ := dominant(c.OffByLabel)
-	return shortWait[label]
-}
-
-// shortWait says an off-CPU label in the fewest words.
-var shortWait = map[string]string{
-	results.OffPreempted:      "waits for a CPU",
-	results.OffBlockedJBD2:    "waits for the journal",
-	results.OffBlockedIRQ:     "waits for the device",
-	results.OffBlockedKworker: "waits for writeback",
-	results.OffBlockedOther:   "blocked",
-	results.OffBlocked:        "blocked",
-	results.OffSleepJBD2:      "waits for the journal",
-	results.OffSleepIRQ:       "waits for the device",
-	results.OffSleepKworker:   "waits for writeback",
-	results.OffSleepOther:     "sleeps",
-	results.OffSleep:          "sleeps",
+	return offWords[label].short
 }
 
 // ioChange is the first of the class's I/O stages whose count per op

@@ -16,9 +16,9 @@ func TestKeysAreResultsNames(t *testing.T) {
 			t.Errorf("ioStages: %q is not in results.StageNames", io.stage)
 		}
 	}
-	for label := range offReason {
+	for label := range offWords {
 		if !slices.Contains(results.OffLabels, label) {
-			t.Errorf("offReason: %q is not in results.OffLabels", label)
+			t.Errorf("offWords: %q is not in results.OffLabels", label)
 		}
 	}
 }

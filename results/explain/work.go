@@ -55,7 +55,7 @@ func (w WorkCount) Pct() float64 {
 // calls/op 1 → 2", "write bytes/op 400 → 800".
 func (w WorkCount) Text(unit string) string {
 	if results.WorkIsBytes(w.Name) {
-		return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.BytesPerOp(w.Old), results.BytesPerOp(w.New))
+		return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Size(w.Old), results.Size(w.New))
 	}
 	return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Count(w.Old), results.Count(w.New))
 }

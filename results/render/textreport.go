@@ -141,11 +141,25 @@ func writeWhy(w io.Writer, why []report.Sentence, width int, full bool) {
 // sentence, which starts with its time split, and its syscall table.
 func writeArms(w io.Writer, d *report.Document, width int) {
 	fmt.Fprintln(w, "\nBREAKDOWN (per arm, traced: where its time goes)")
-	forExplained(w, d, func(a *report.Arm) {
-		fmt.Fprintln(w)
-		bullet(w, "  ", a.Sentence.Text, width)
-		writeClassTable(w, a)
-	}, func(*report.Group) {})
+	for _, g := range d.Groups {
+		if !g.Explained {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s\n", g.Title)
+		for _, a := range g.Arms {
+			if a.Traced {
+				writeArmBreakdown(w, a, width)
+			}
+		}
+	}
+}
+
+// writeArmBreakdown is a traced arm's sentence, which starts with its
+// time split, and its syscall table.
+func writeArmBreakdown(w io.Writer, a *report.Arm, width int) {
+	fmt.Fprintln(w)
+	bullet(w, "  ", a.Sentence.Text, width)
+	writeClassTable(w, a)
 }
 
 // writeTraceBody is a trace's report before its footer: per traced arm
@@ -196,9 +210,7 @@ func writeCommands(w io.Writer, d *report.Document, full bool) {
 	fmt.Fprintln(w, "\nBREAKDOWN (per command, traced over its process tree)")
 	for _, a := range d.Arms {
 		if a.Traced {
-			fmt.Fprintln(w)
-			bullet(w, "  ", a.Sentence.Text, DefaultWidth)
-			writeClassTable(w, a)
+			writeArmBreakdown(w, a, DefaultWidth)
 		}
 	}
 }
@@ -209,23 +221,6 @@ const (
 	commandWidth = 40
 	commandsRow  = "%-40s %15s %22s\n"
 )
-
-// forExplained writes the title of each group that has breakdowns, then
-// each of its traced arms with arm, then the group with after.
-func forExplained(w io.Writer, d *report.Document, arm func(*report.Arm), after func(*report.Group)) {
-	for _, g := range d.Groups {
-		if !g.Explained {
-			continue
-		}
-		fmt.Fprintf(w, "\n%s\n", g.Title)
-		for _, a := range g.Arms {
-			if a.Traced {
-				arm(a)
-			}
-		}
-		after(g)
-	}
-}
 
 // writeSpills says where each spilling arm rolled over to a file.
 func writeSpills(w io.Writer, d *report.Document, width int) {
