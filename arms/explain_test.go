@@ -80,7 +80,7 @@ func TestFsyncWaitsForJournalAndFlush(t *testing.T) {
 		commits := s.Stage("fsync", "jbd2_commit").CallsPerOp
 		flushes := s.Stage("fsync", "dev_flush").CallsPerOp
 		t.Logf("fsync %.1f µs/op, off-CPU %.1f, commits/op %.2f, flushes/op %.2f; %s",
-			fsync.NsPerOp/1e3, fsync.OffNsPerOp/1e3, commits, flushes, explain.ArmSentence(s))
+			fsync.NsPerOp/1e3, fsync.OffNsPerOp/1e3, commits, flushes, explain.ArmSentence(s, s.TimeScale()))
 		if commits < 0.9 {
 			t.Errorf("journal commits per fsync = %.2f, want ≥ 0.9", commits)
 		}

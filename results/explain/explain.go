@@ -51,17 +51,18 @@ func (g Gap) mechanism(t Term) string {
 	case t.Name == results.UserTerm:
 		return userMechanism(g.A, g.B)
 	case t.oldClass != t.newClass:
-		m := classMechanism(g.A, nil, t.newClass)
-		if mb := classMechanism(g.B, nil, t.oldClass); mb != "" {
+		m := classMechanism(g.A, nil, t.newClass, g.scale())
+		if mb := classMechanism(g.B, nil, t.oldClass, g.scale()); mb != "" {
 			m = strings.TrimPrefix(m+"; vs "+mb, "; ")
 		}
 		return m
 	}
-	return deltaMechanism(g.A, g.B, t.newClass)
+	return deltaMechanism(g.A, g.B, t.newClass, g.scale())
 }
 
-// deltaMechanism says what changed in one class between A and B.
-func deltaMechanism(a, b *results.Summary, class string) string {
+// deltaMechanism says what changed in one class between A and B, its
+// times in sc.
+func deltaMechanism(a, b *results.Summary, class string, sc results.TimeScale) string {
 	ca, cb := a.Class(class), b.Class(class)
 	var parts []string
 	switch {
@@ -71,7 +72,7 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 		// What the calls no longer made did is the culprit of this term:
 		// say it, as for a new syscall.
 		p := fmt.Sprintf("not made, was %s/%s", results.Count(cb.CallsPerOp), a.Unit())
-		if m := classMechanism(b, nil, class); m != "" {
+		if m := classMechanism(b, nil, class, sc); m != "" {
 			p += ": " + m
 		}
 		parts = append(parts, p)
@@ -82,7 +83,7 @@ func deltaMechanism(a, b *results.Summary, class string) string {
 	if cb.Calls == 0 {
 		base = nil
 	}
-	if m := classMechanism(a, base, class); m != "" {
+	if m := classMechanism(a, base, class, sc); m != "" {
 		parts = append(parts, m)
 	}
 	if ca.Calls > 0 && cb.Calls > 0 {
@@ -148,15 +149,14 @@ var ioStages = []struct{ stage, what string }{
 // classMechanism describes one class of one arm from its measurements:
 // off-CPU share and why, and the I/O, journal and inode work inside it.
 // With a base arm, stage counts that differ are shown as "base → s".
-func classMechanism(s, base *results.Summary, class string) string {
+func classMechanism(s, base *results.Summary, class string, t results.TimeScale) string {
 	c := s.Class(class)
 	if c.Calls == 0 {
 		return ""
 	}
 	var parts []string
-	// One unit in a sentence: the one its class's time is in (µs in the
-	// labs; ms or s in a long trace, where "1.01 s … 992452 µs" read badly).
-	t := s.TimeScale()
+	// One unit in a sentence, t: µs in the labs; ms or s in a long trace,
+	// where "1.01 s … 992452 µs" read badly; a compare table's in its WHY.
 	in := func(ns float64) string { return t.Of(ns) + " " + t.Unit }
 	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
 		label, ns := dominant(c.OffByLabel)
@@ -550,8 +550,9 @@ func syscallsPerOp(s *results.Summary) float64 {
 // threads sat in syscalls at once and their times add past the wall time
 // (a traced multi-threaded program), that instead. "traced" where the
 // arm also ran untraced: its table's time per op is the untraced one.
-func TimeSplit(s *results.Summary) string {
-	unit, t := s.Unit(), s.TimeScale()
+// Its times are in t, the unit of the table the arm is a row of.
+func TimeSplit(s *results.Summary, t results.TimeScale) string {
+	unit := s.Unit()
 	traced := ""
 	if slices.ContainsFunc(s.Rounds, func(r results.RoundSample) bool { return r.OpsPerS > 0 }) {
 		traced = " traced"
@@ -564,22 +565,22 @@ func TimeSplit(s *results.Summary) string {
 		t.Of(s.WallNsPerOp), t.Unit, unit, traced, t.Of(s.KernelNsPerOp), t.Unit)
 }
 
-// ArmSentence explains one arm on its own: where its time goes.
-func ArmSentence(s *results.Summary) string {
+// ArmSentence explains one arm on its own: where its time goes, its
+// times in t (results.Summary.TimeScale, or its table's unit).
+func ArmSentence(s *results.Summary, t results.TimeScale) string {
 	var b strings.Builder
-	b.WriteString(TimeSplit(s))
+	b.WriteString(TimeSplit(s, t))
 	overlapped := s.UserNsPerOp < 0
 	var parts []string
 	for _, c := range s.Classes {
 		if !c.IsSyscall() || c.Overlapped || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {
 			continue
 		}
-		t := s.TimeScale()
 		p := fmt.Sprintf("%s %s %s (%s)", c.Class, t.Of(c.NsPerOp), t.Unit, results.Share(c.NsPerOp/s.WallNsPerOp))
 		if overlapped {
 			p = fmt.Sprintf("%s %s %s", c.Class, t.Of(c.NsPerOp), t.Unit)
 		}
-		if m := classMechanism(s, nil, c.Class); m != "" {
+		if m := classMechanism(s, nil, c.Class, t); m != "" {
 			p += ": " + m
 		}
 		parts = append(parts, p)

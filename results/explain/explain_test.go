@@ -90,7 +90,8 @@ func TestSentenceKeepsOneUnit(t *testing.T) {
 				{Class: results.ClassOpenatCreate, Stage: results.StageExt4NewInode, Calls: 1000, TotalNs: 992_452_000},
 			}}},
 	}
-	got := explain.ArmSentence(results.Summarize(a, ""))
+	s := results.Summarize(a, "")
+	got := explain.ArmSentence(s, s.TimeScale())
 	if strings.Contains(got, "µs") || !strings.Contains(got, "ext4 inode allocation 0.992 s") {
 		t.Errorf("%s", got)
 	}

@@ -31,7 +31,7 @@ func TestDeviceIOOnlyUnderSyscallsThatWait(t *testing.T) {
 		t.Errorf("beside: nanosleep %v, fsync %v, openat %v; want only the sleep's",
 			s.Stage("clock_nanosleep", "dev_write").Beside, s.Stage("fsync", "dev_flush").Beside, s.Stage("openat[create]", "dev_read").Beside)
 	}
-	why := explain.ArmSentence(s)
+	why := explain.ArmSentence(s, s.TimeScale())
 	if strings.Contains(why, "device writes") || !strings.Contains(why, "cache flushes") {
 		t.Errorf("WHY %q: want fsync's flush named and the sleep's device writes not", why)
 	}

@@ -39,9 +39,24 @@ func New(in Input, o Options) *Document {
 	d := &Document{Kind: run.Kind, Head: Head{Schema: run.Schema, Started: run.Started, Protocol: run.Protocol,
 		Complete: run.Complete, Args: run.Args, Meta: run.Meta, Warnings: run.Derived.Warnings, Drops: run.Drops,
 		Between: run.Derived.Between}}
+	// A compare group's times are in one unit, its fastest command's:
+	// its table, its WHY and each command's breakdown alike.
+	scales := map[*results.Summary]results.TimeScale{}
+	if run.Kind == results.KindCompare {
+		for _, g := range results.PeerGroups(sums) {
+			sc := commandScale(g)
+			for _, s := range g {
+				scales[s] = sc
+			}
+		}
+	}
 	arms := map[*results.Summary]*Arm{}
 	for _, s := range sums {
-		a := newArm(s, run.Kind, o)
+		sc, ok := scales[s]
+		if !ok {
+			sc = s.TimeScale()
+		}
+		a := newArm(s, run.Kind, sc, o)
 		arms[s] = a
 		d.Arms = append(d.Arms, a)
 	}
@@ -73,7 +88,7 @@ func newGroup(kind results.RunKind, g []*results.Summary, arms map[*results.Summ
 		// Commands have no runtime, and the dir they ran in is in the
 		// footer: "compare lab · - ·  · per run" said nothing twice.
 		out.Title, out.Rate, out.Unit, out.Ratio, out.Base = "compared commands · "+first.ParamTitle(), "wall", "run", "runs/s", first.Arm
-		out.Scale = commandScale(g)
+		out.Scale = arms[first].Scale
 	case first.SizeBytes > 0:
 		out.Rate, out.Unit, out.Ratio = "MiB/s", "round", "MiB/s"
 	}
@@ -81,7 +96,6 @@ func newGroup(kind results.RunKind, g []*results.Summary, arms map[*results.Summ
 		out.Arms = append(out.Arms, arms[s])
 		out.Explained = out.Explained || s.Traced != nil
 		if kind == results.KindCompare {
-			arms[s].Scale = out.Scale
 			out.Rows = append(out.Rows, commandRow(s, out.Scale))
 			if s != first {
 				out.Verdicts = append(out.Verdicts, Sentence{Kind: SentenceVerdict, Text: explain.CommandVerdict(s, first, results.MinEffectPct)})
@@ -189,11 +203,11 @@ func commandRow(s *results.Summary, sc results.TimeScale) Row {
 }
 
 // newArm fills an arm: its figures, and, when it was traced, its
-// sentence and breakdown as the options show them.
-func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
+// sentence and breakdown as the options show them, times in sc.
+func newArm(s *results.Summary, kind results.RunKind, sc results.TimeScale, o Options) *Arm {
 	a := &Arm{CaseID: s.CaseID, Ops: s.Ops, Error: s.Error, Figures: s.Headline(), TimePerOp: s.TimePerOp(), TracedOpsPerS: s.TracedOpsPerS,
 		WallNs: s.WallNsPerOp, KernelNs: s.KernelNsPerOp, UserNs: s.UserNsPerOp, Traced: s.Traced != nil,
-		Unit: s.Unit(), Scale: s.TimeScale(), Classes: s.Classes}
+		Unit: s.Unit(), Scale: sc, Classes: s.Classes}
 	if s.Traced == nil {
 		return a
 	}
@@ -210,8 +224,8 @@ func newArm(s *results.Summary, kind results.RunKind, o Options) *Arm {
 		}
 	}
 	a.Breakdown = shown.Classes
-	a.Split = explain.TimeSplit(shown)
-	a.Sentence = Sentence{Kind: SentenceArm, Text: explain.ArmSentence(said)}
+	a.Split = explain.TimeSplit(shown, sc)
+	a.Sentence = Sentence{Kind: SentenceArm, Text: explain.ArmSentence(said, sc)}
 	if o.Hist {
 		a.Hist = &Hist{Title: fmt.Sprintf("%s/%s · %s · %s · %s", s.Lab, s.Arm, s.Runtime, s.Dir, s.ParamTitle())}
 		if s.OfCommand() {
