@@ -56,7 +56,7 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 func gapSentence(t *testing.T, run *results.Run, sums []*results.Summary, i int, out string) explain.Gap {
 	t.Helper()
 	g := explain.NewGap(sums[i], sums[0])
-	if s := whyOf(run, sums, sums[i].Arm); s == nil || !strings.Contains(strings.Join(strings.Fields(out), " "), s.Short) {
+	if s := whyOf(run, sums, sums[i].Arm); s == nil || !strings.Contains(oneLine(out), s.Short) {
 		t.Errorf("the report lacks the WHY %+v:\n%s", s, out)
 	}
 	var sum float64
@@ -110,7 +110,7 @@ func TestCompareAA(t *testing.T) {
 				want := textwrap.Middle(c+" #2", explain.ShortName) + ": no different from " + textwrap.Middle(c, explain.ShortName) +
 					"'s throughput (" + results.TimesText(r) + ")."
 				if why := whyOf(run, sums, sums[1].Arm); why == nil || why.Short != want ||
-					!strings.Contains(strings.Join(strings.Fields(out), " "), "• "+want+" BREAKDOWN") {
+					!strings.Contains(oneLine(out), "• "+want+" BREAKDOWN") {
 					t.Errorf("%s: the WHY is %+v, want only %q:\n%s", c, why, want, out)
 				}
 				break
@@ -209,8 +209,11 @@ func TestCompareTempfiles(t *testing.T) {
 		if !strings.Contains(why.Text, pair+" +") && !strings.Contains(why.Text, pair+" −") {
 			t.Errorf("the WHY does not name %q as one term: %s", pair, why.Text)
 		}
-		if lines := textwrapLines(why.Short); lines > report.ShortLines {
-			t.Errorf("the terminal's WHY has %d lines: %s", lines, why.Short)
+		if !strings.Contains(why.Text, "unlink +") {
+			t.Errorf("the WHY does not name the unlinks NamedTemporaryFile adds: %s", why.Text)
+		}
+		if n := bulletLines(strings.Split(out, "\n"), "• "+named.Arm+": "); n < 1 || n > report.ShortLines {
+			t.Errorf("the terminal's WHY of %s has %d lines, want 1 to %d:\n%s", named.Arm, n, report.ShortLines, out)
 		}
 		user := userShare.FindString(why.Short)
 		if user != "" && !strings.Contains(why.Text, "cancel") {
@@ -233,11 +236,6 @@ func TestCompareTempfiles(t *testing.T) {
 // userShare is user space named by its share of a gap: "user space
 // +12.3 (52%".
 var userShare = regexp.MustCompile(`user space [+−][0-9.]+ \([0-9]+%`)
-
-// textwrapLines is how many lines a WHY bullet takes at 80 columns.
-func textwrapLines(s string) int {
-	return textwrap.Lines(textwrap.Bullet("  ", s, report.ShortWidth))
-}
 
 // cp of a 64 MiB file, then the same followed by sync: the WHY says the
 // difference is the sync, a syscall cp alone never makes.
@@ -459,7 +457,7 @@ func TestCompareNamesCPUNeighbour(t *testing.T) {
 			t.Errorf("%s: no cpuhog among the CPU neighbours of its traced runs: %+v", a.Arm, a.Neighbours())
 		}
 	}
-	if flat := strings.Join(strings.Fields(report), " "); !strings.Contains(flat, "cpuhog (pid ") || !strings.Contains(flat, "of the run-queue wait") {
+	if flat := oneLine(report); !strings.Contains(flat, "cpuhog (pid ") || !strings.Contains(flat, "of the run-queue wait") {
 		t.Errorf("the footer names no cpuhog with its share of the run-queue wait:\n%s", report)
 	}
 	wantCPUHogAppeared(t, diffAll(t, alone, busy))

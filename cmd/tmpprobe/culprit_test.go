@@ -439,7 +439,7 @@ func TestRunOnOverlay(t *testing.T) {
 	}
 	_, text, _ := inProcess("report", out)
 	// The footer wraps to the terminal's width (80 here): words, not lines.
-	if words := strings.Join(strings.Fields(text), " "); !strings.Contains(words, "overlay: upper layer") || strings.Contains(words, "no block device") {
+	if words := oneLine(text); !strings.Contains(words, "overlay: upper layer") || strings.Contains(words, "no block device") {
 		t.Errorf("footer does not say the overlay's upper layer is measured:\n%s", text)
 	}
 }

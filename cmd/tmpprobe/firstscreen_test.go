@@ -192,6 +192,17 @@ func firstWords(s string) string {
 	return strings.Join(f[:min(3, len(f))], " ")
 }
 
+// bulletLines is how many lines the first WHY bullet that starts with
+// head takes in a report's lines; 0 if there is none.
+func bulletLines(lines []string, head string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), head) && inWhy(lines, i) {
+			return sentenceEnd(lines[i:], head) + 1
+		}
+	}
+	return 0
+}
+
 // sentenceEnd is the index of the last line of the bullet starting with
 // head (its continuation lines are indented deeper), or -1.
 func sentenceEnd(lines []string, head string) int {

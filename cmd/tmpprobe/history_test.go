@@ -83,18 +83,23 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	if !slices.Equal(again.Cases, d.Derived.Between.Cases) {
 		t.Errorf("recorded %+v, measured again %+v", d.Derived.Between.Cases, again.Cases)
 	}
+	checked := 0
 	for i, s := range results.SummarizeAll(d, arms.Knowledge().Baselines) {
 		o := own[i]
 		spread, ok := d.Derived.Between.Spread(d.CaseKey(s.CaseID))
 		if !o.OpsPerS.Bounded() || !ok {
 			continue
 		}
+		checked++
 		half := results.NextRunHalf(spread.OpsPerS, spread.Runs)
 		lo, hi := o.OpsPerS.Center*math.Exp(-half), o.OpsPerS.Center*math.Exp(half)
 		if s.OpsPerS.Center != o.OpsPerS.Center || !near(s.OpsPerS.Lo, lo) || !near(s.OpsPerS.Hi, hi) {
 			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around its own median (log sd %g of %d runs)",
 				s.Arm, s.OpsPerS, lo, hi, spread.OpsPerS, spread.Runs)
 		}
+	}
+	if checked == 0 {
+		t.Error("no arm of d has an interval and a spread between runs to check")
 	}
 	code, rerendered, stderr := inProcess("report", filepath.Join(runs, "d"))
 	if code != 0 || rerendered != live {
