@@ -55,9 +55,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 		return nil, err
 	}
 	defer p.Close()
-	run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: AsWho(c.Options.As)})
-	run.Meta.Notes = append(run.Meta.Notes, say(c.Stderr, run.Kind, leftovers(follow.SweepCgroups())...)...)
-	startGuard()
+	launching(run, c.Options.As, c.Stderr)
 	opts := c.Options
 	opts.Tracer, opts.Cookie = p, p.Cookie
 	measured := func() {}

@@ -3,6 +3,7 @@
 package session
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/follow"
 	"github.com/tmpprobe/tmpprobe/freshfs"
+	"github.com/tmpprobe/tmpprobe/results"
 )
 
 // GuardArg is the hidden subcommand of the process that cleans up after a
@@ -21,6 +23,15 @@ import (
 // mounts and loop devices of --fresh-fs. The next run would find and remove them too,
 // and say so; the guard removes them at once.
 const GuardArg = "__guard"
+
+// launching readies a run that launches commands (trace, compare): it
+// notes whom they run as, removes (and says) what an earlier tmpprobe's
+// commands left, and starts the guard for what these leave.
+func launching(run *results.Run, as *follow.User, stderr io.Writer) {
+	run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: AsWho(as)})
+	run.Meta.Notes = append(run.Meta.Notes, say(stderr, run.Kind, leftovers(follow.SweepCgroups())...)...)
+	startGuard()
+}
 
 // startGuard starts the guard. It runs in a session of its own, so a
 // signal to tmpprobe's process group does not end it with tmpprobe, and

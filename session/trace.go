@@ -56,9 +56,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	}
 	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindTrace, Args: os.Args[1:], Meta: preflight.Host()}
 	if len(spec.Command) > 0 {
-		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRanAs, What: AsWho(spec.As)})
-		run.Meta.Notes = append(run.Meta.Notes, say(t.Stderr, run.Kind, leftovers(follow.SweepCgroups())...)...)
-		startGuard()
+		launching(run, spec.As, t.Stderr)
 	}
 	p, err := openProbe(opts, nil, &run.Meta, false)
 	if err != nil {
