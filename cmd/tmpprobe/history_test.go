@@ -83,24 +83,7 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	if !slices.Equal(again.Cases, d.Derived.Between.Cases) {
 		t.Errorf("recorded %+v, measured again %+v", d.Derived.Between.Cases, again.Cases)
 	}
-	checked := 0
-	for i, s := range results.SummarizeAll(d, arms.Knowledge().Baselines) {
-		o := own[i]
-		spread, ok := d.Derived.Between.Spread(d.CaseKey(s.CaseID))
-		if !o.OpsPerS.Bounded() || !ok {
-			continue
-		}
-		checked++
-		half := results.NextRunHalf(spread.OpsPerS, spread.Runs)
-		lo, hi := o.OpsPerS.Center*math.Exp(-half), o.OpsPerS.Center*math.Exp(half)
-		if s.OpsPerS.Center != o.OpsPerS.Center || !near(s.OpsPerS.Lo, lo) || !near(s.OpsPerS.Hi, hi) {
-			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around its own median (log sd %g of %d runs)",
-				s.Arm, s.OpsPerS, lo, hi, spread.OpsPerS, spread.Runs)
-		}
-	}
-	if checked == 0 {
-		t.Error("no arm of d has an interval and a spread between runs to check")
-	}
+	predictsNextRun(t, d, own)
 	code, rerendered, stderr := inProcess("report", filepath.Join(runs, "d"))
 	if code != 0 || rerendered != live {
 		t.Errorf("report of d (exit %d, %s) differs from what the run printed:\n%s\nvs\n%s", code, stderr, rerendered, live)
@@ -119,6 +102,31 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	code, _, stderr = inProcess("run", "TemporaryFile", "--history", filepath.Join(runs, "missing"), "-q")
 	if code != exitUsage || !strings.Contains(stderr, "--history "+filepath.Join(runs, "missing")) {
 		t.Errorf("a missing --history dir: exit %d, %q; want a usage error before the run", code, stderr)
+	}
+}
+
+// predictsNextRun checks that the ops/s interval run prints is the next
+// run's prediction interval around its own median (own: its summaries
+// without the spread between runs).
+func predictsNextRun(t *testing.T, run *results.Run, own []*results.Summary) {
+	t.Helper()
+	checked := 0
+	for i, s := range results.SummarizeAll(run, arms.Knowledge().Baselines) {
+		o := own[i]
+		spread, ok := run.Derived.Between.Spread(run.CaseKey(s.CaseID))
+		if !o.OpsPerS.Bounded() || !ok {
+			continue
+		}
+		checked++
+		half := results.NextRunHalf(spread.OpsPerS, spread.Runs)
+		lo, hi := o.OpsPerS.Center*math.Exp(-half), o.OpsPerS.Center*math.Exp(half)
+		if s.OpsPerS.Center != o.OpsPerS.Center || !near(s.OpsPerS.Lo, lo) || !near(s.OpsPerS.Hi, hi) {
+			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around its own median (log sd %g of %d runs)",
+				s.Arm, s.OpsPerS, lo, hi, spread.OpsPerS, spread.Runs)
+		}
+	}
+	if checked == 0 {
+		t.Error("no arm has an interval and a spread between runs to check")
 	}
 }
 
