@@ -93,6 +93,10 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 		if err != nil || ops < 1 {
 			return fmt.Errorf("bad command %q", line)
 		}
+		// The markers trace one thread: gettid before and after, outside
+		// them, tells a batch the scheduler moved to another M midway
+		// (its syscalls since then untraced) from one it did not.
+		began, _, _ := unix.RawSyscall(unix.SYS_GETTID, 0, 0, 0)
 		if traced {
 			marker.Begin(cfg.Cookie, uint32(phase))
 		}
@@ -106,7 +110,11 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 		if traced {
 			marker.End(cfg.Cookie, uint32(phase))
 		}
-		fmt.Fprintf(out, "done %d\n", wall.Nanoseconds())
+		reply := "done"
+		if ended, _, _ := unix.RawSyscall(unix.SYS_GETTID, 0, 0, 0); ended != began {
+			reply = replyMoved
+		}
+		fmt.Fprintf(out, "%s %d\n", reply, wall.Nanoseconds())
 	}
 	unix.Unlink(string(w.dest[:len(w.dest)-1]))
 	return nil

@@ -191,6 +191,9 @@ type Runner struct {
 	// Times are where the rounds' time went (rounds.Times), once Run
 	// returns.
 	Times rounds.Times
+	// Reruns counts the traced batches that ran again because what the
+	// probe recorded could not be one thread's (see batch).
+	Reruns int
 	// observer are tmpprobe's own processes: itself and every worker it
 	// started. On a worker's CPU they are the observer, not a neighbour.
 	observer map[uint32]bool
@@ -721,42 +724,81 @@ func (r *Runner) report(p Progress) {
 
 var errTracer = errors.New("tracer")
 
+// tracedAttempts bounds how often a traced batch runs before its case
+// fails because none of its runs could be attributed (see batch).
+const tracedAttempts = 3
+
 // batch runs one batch of the case, with the probe attached for it or
 // not, fills in b and appends it to the case's result. A worker failure
 // fails the case; only a tracer failure is returned.
+//
+// A lab's traced batch is one thread between its markers. One whose
+// worker ended it on another thread (ErrMovedThread), or whose records
+// hold more syscall time than its wall time (a second thread's syscalls,
+// or one call's time counted twice), cannot be attributed: its records
+// are dropped, the threads the probe follows forgotten, and it runs again
+// under a new phase, at most tracedAttempts times.
 func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Batch) error {
-	if b.Traced {
-		r.phase++
-		b.Phase = r.phase
-	}
-	wall, err := cr.w.Batch(b.Phase, b.Traced, b.Ops, p.BatchTimeout)
-	if err != nil && ctx.Err() != nil {
-		return ErrInterrupted // the interrupt killed the worker: not the case's fault
-	}
-	if err != nil {
-		w := cr.w
-		cr.fail(r.describe(cr, w, err, p.BatchTimeout), w.Stderr())
+	for attempt := 1; ; attempt++ {
 		if b.Traced {
-			r.Tracer.ForgetThreads()
+			r.phase++
+			b.Phase = r.phase
 		}
-		return nil
+		wall, err := cr.w.Batch(b.Phase, b.Traced, b.Ops, p.BatchTimeout)
+		whyNot := err
+		if errors.Is(err, ErrMovedThread) {
+			err = nil
+		}
+		if err != nil && ctx.Err() != nil {
+			return ErrInterrupted // the interrupt killed the worker: not the case's fault
+		}
+		if err != nil {
+			w := cr.w
+			cr.fail(r.describe(cr, w, err, p.BatchTimeout), w.Stderr())
+			if b.Traced {
+				r.Tracer.ForgetThreads()
+			}
+			return nil
+		}
+		b.WallNs = wall
+		if !b.Traced {
+			cr.res.Batches = append(cr.res.Batches, *b)
+			return nil
+		}
+		if err := r.collect(b); err != nil {
+			return err
+		}
+		if whyNot == nil {
+			whyNot = b.CheckOneThread(b.Ops)
+		}
+		if whyNot == nil {
+			cr.res.Batches = append(cr.res.Batches, *b)
+			return nil
+		}
+		r.Tracer.ForgetThreads()
+		b.Records, b.Neighbours = nil, nil
+		if attempt == tracedAttempts {
+			cr.fail(fmt.Sprintf("%d traced batches in a row could not be attributed: %v", attempt, whyNot), "")
+			return nil
+		}
+		r.Reruns++
 	}
-	b.WallNs = wall
-	if b.Traced {
-		recs, err := r.Tracer.Collect()
+}
+
+// collect reads a traced batch's records and neighbours into b.
+func (r *Runner) collect(b *results.Batch) error {
+	recs, err := r.Tracer.Collect()
+	if err != nil {
+		return fmt.Errorf("%w: %v", errTracer, err)
+	}
+	b.Records = recs[b.Phase]
+	if nc, ok := r.Tracer.(NeighbourCollector); ok {
+		nbs, err := nc.CollectNeighbours()
 		if err != nil {
 			return fmt.Errorf("%w: %v", errTracer, err)
 		}
-		b.Records = recs[b.Phase]
-		if nc, ok := r.Tracer.(NeighbourCollector); ok {
-			nbs, err := nc.CollectNeighbours()
-			if err != nil {
-				return fmt.Errorf("%w: %v", errTracer, err)
-			}
-			b.Neighbours = results.MarkObserver(nbs[b.Phase], r.observes)
-		}
+		b.Neighbours = results.MarkObserver(nbs[b.Phase], r.observes)
 	}
-	cr.res.Batches = append(cr.res.Batches, *b)
 	return nil
 }
 

@@ -178,16 +178,28 @@ func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration
 	if err != nil {
 		return 0, err
 	}
-	ns, ok := strings.CutPrefix(reply, "done ")
-	if !ok {
+	word, ns, _ := strings.Cut(reply, " ")
+	if word != "done" && word != replyMoved {
 		return 0, w.fail(fmt.Errorf("unexpected reply %q", reply))
 	}
 	v, err := strconv.ParseInt(ns, 10, 64)
 	if err != nil || v <= 0 {
 		return 0, w.fail(fmt.Errorf("bad wall time %q", reply))
 	}
+	if word == replyMoved {
+		return v, ErrMovedThread
+	}
 	return v, nil
 }
+
+// replyMoved is a Go worker's "done" for a batch that ended on another
+// thread than the one it began on.
+const replyMoved = "moved"
+
+// ErrMovedThread is a batch that did not run on one thread from marker to
+// marker: the probe traced only the thread that marked it, so the batch's
+// wall time holds (and is returned) but its records do not.
+var ErrMovedThread = errors.New("the batch moved to another thread between its markers")
 
 // TimedOut reports whether a batch outlived its timeout and was killed.
 func (w *Worker) TimedOut() bool { return w.timedOut.Load() }

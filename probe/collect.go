@@ -131,6 +131,16 @@ func (p *Probe) Drops() (map[string]uint64, error) {
 		out[name] = sum
 	}
 	out["neighbours_unread"] = p.neighboursUnread
+	// A program the kernel skipped because it was already running on that
+	// CPU (interrupted, or preempted on a preemptible kernel) lost its
+	// event: a syscall's entry or exit, a switch. Counted since v5.12.
+	for _, c := range append([]*ebpf.Collection{p.coll}, p.colls...) {
+		for _, prog := range c.Programs {
+			if st, err := prog.Stats(); err == nil {
+				out["recursion_misses"] += st.RecursionMisses
+			}
+		}
+	}
 	return out, nil
 }
 

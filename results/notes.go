@@ -38,6 +38,10 @@ const (
 	// which before 5.18 has no prev_state, Reason is the measured bound
 	// on how often reading the task's state instead can be wrong.
 	NoteOlderForm NoteKind = "older form"
+	// NoteRerun: traced batches that ran again (What, how many) because
+	// what the probe recorded of them could not be one thread's; Reason
+	// says what was seen.
+	NoteRerun NoteKind = "batches rerun"
 	// NoteText: a note saved as words, by a tmpprobe before notes were
 	// typed (What).
 	NoteText NoteKind = "text"

@@ -52,6 +52,27 @@ type Batch struct {
 // Measured reports whether the batch enters the figures.
 func (b *Batch) Measured() bool { return b.Kind == BatchMeasured }
 
+// CheckOneThread checks what a lab's traced batch is: one thread between
+// its markers, timed by that thread on the probe's clock, so its syscalls
+// fit inside its wall time, with slack for the per-op rounding of a CSV
+// (ops is the arm's batch size). A batch that fails it counted a second
+// thread's syscalls, or one syscall's time twice. A trace or a compare
+// sums threads, and has no such bound.
+func (b *Batch) CheckOneThread(ops int) error {
+	// The syscall rows' time (a stage's is inside its syscall's), summed
+	// in floats: a damaged file's totals may not fit 64 bits.
+	var kernel float64
+	for _, r := range b.Records {
+		if r.Stage == "" && r.Class != ClassUser {
+			kernel += float64(r.TotalNs)
+		}
+	}
+	if wall := float64(b.WallNs); kernel > wall+wall/100+float64(ops) {
+		return fmt.Errorf("kernel time %.0f ns above wall time %d ns: one thread cannot spend longer in syscalls than the batch took", kernel, b.WallNs)
+	}
+	return nil
+}
+
 // LabTrace is the lab of what 'tmpprobe trace' recorded: one arm for the
 // whole traced target (one op = the whole run), then one per region the
 // target marked itself (one op = one entry into it, see RegionArm).

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/arms"
@@ -108,6 +109,10 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	run.Complete = runErr == nil && interrupted == nil
 	if p != nil {
 		run.Drops, _ = p.Drops()
+	}
+	if runner.Reruns > 0 {
+		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRerun, What: strconv.Itoa(runner.Reruns),
+			Reason: "what the probe recorded of each could not be one thread's (it ended on another thread, or held more syscall time than wall time)"})
 	}
 	out = derive(run, knowledge())
 	widen(out, l.History, l.Outputs.Out)

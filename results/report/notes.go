@@ -23,6 +23,8 @@ func NoteText(n results.Note, k results.RunKind) string {
 				"off-CPU causes are read from the task's state, which a wakeup can race: " + n.Reason
 		}
 		return n.What + " in its older form: " + n.Reason
+	case results.NoteRerun:
+		return n.What + " traced batches ran again, and only their reruns count: " + n.Reason
 	case results.NoteUncontained:
 		return "the command ran without a cgroup of its own (" + n.Reason + "): what it started may have outlived the trace"
 	}

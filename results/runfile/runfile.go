@@ -210,7 +210,6 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 	// Every thread takes at least a nanosecond per call, and the probe
 	// tracks at most maxThreads of them.
 	most := wall * maxThreads
-	var kernel float64
 	for _, r := range b.Records {
 		for _, h := range r.Hist {
 			if h.Slot < 0 || h.Slot >= results.HistSlots {
@@ -235,16 +234,9 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 		case float64(r.TotalNs) > wall*maxThreads || float64(r.OffCPUNs) > wall*maxThreads:
 			return fmt.Errorf("%s %s: total_ns %d, offcpu_ns %d in a batch of wall_ns %d", r.Class, r.Stage, r.TotalNs, r.OffCPUNs, b.WallNs)
 		}
-		if r.Stage == "" && r.Class != results.ClassUser {
-			kernel += float64(r.TotalNs)
-		}
 	}
-	// A lab batch is one thread between its markers, timed by that thread
-	// on the same clock as the probe: its syscalls fit inside its wall time
-	// (with slack for the per-op rounding of a CSV). A trace or a compare
-	// sums threads.
-	if !a.OfCommand() && kernel > wall+wall/100+float64(a.Ops) {
-		return fmt.Errorf("kernel time %.0f ns above wall time %d ns: one thread cannot spend longer in syscalls than the batch took", kernel, b.WallNs)
+	if !a.OfCommand() {
+		return b.CheckOneThread(a.Ops)
 	}
 	return nil
 }
