@@ -37,7 +37,11 @@ func (s *secondThread) Collect() (map[uint32][]results.ClassRecord, error) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			runtime.LockOSThread() // the thread exits with the goroutine
+			// Unlocked again, not left to exit with the goroutine: a
+			// worker whose fork came from this thread has it as the
+			// parent its death signal follows.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			ts := unix.NsecToTimespec(s.sleep.Nanoseconds())
 			marker.Begin(s.Cookie, phase)
 			unix.Nanosleep(&ts, nil)

@@ -67,7 +67,7 @@ func TestFirstScreenLive(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "run")
 			code, stdout, stderr := inProcess("all", "-q", "--rounds", "12", "--worker-rounds", "2", "--dir", c.dir, "--out", out)
 			if code != 0 {
-				t.Fatalf("all: exit %d: %s", code, stderr)
+				t.Fatalf("all: exit %d: %s", code, whyFailed(stdout, stderr))
 			}
 			run, err := runfile.LoadRun(out)
 			if err != nil {

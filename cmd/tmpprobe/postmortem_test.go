@@ -21,6 +21,18 @@ func inProcess(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// whyFailed is a failed run's stderr and the FAILED lines of its report,
+// which say why each arm failed.
+func whyFailed(stdout, stderr string) string {
+	var failed []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "FAILED") {
+			failed = append(failed, strings.TrimSpace(l))
+		}
+	}
+	return strings.TrimSpace(stderr + "\n" + strings.Join(failed, "\n"))
+}
+
 var (
 	goldenOld = filepath.Join("..", "..", "results", "testdata", "old")
 	goldenNew = filepath.Join("..", "..", "results", "testdata", "new")

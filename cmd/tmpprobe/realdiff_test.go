@@ -55,7 +55,7 @@ func saveRunWith(t *testing.T, dir, out string, flags []string, armNames ...stri
 	args = append(args, flags...)
 	code, stdout, stderr := inProcess(args...)
 	if code != 0 {
-		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		t.Fatalf("%v: exit %d: %s", args, code, whyFailed(stdout, stderr))
 	}
 	if code, again, stderr := inProcess("report", out); code != 0 || again != stdout {
 		t.Errorf("report %s: exit %d (%s), output differs from the run's:\n%s\n---\n%s", out, code, stderr, again, stdout)
@@ -222,8 +222,8 @@ func TestDiffAA(t *testing.T) {
 	for i := 1; i <= runs; i++ {
 		for _, s := range settings {
 			args := []string{"all", "--lab", s.lab, "--runtime", s.runtime, "-q", "--dir", os.TempDir(), "--out", path(s, i)}
-			if code, _, stderr := inProcess(args...); code != 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			if code, stdout, stderr := inProcess(args...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, whyFailed(stdout, stderr))
 			}
 		}
 	}
@@ -278,8 +278,8 @@ func TestInteropFilesFromARealRun(t *testing.T) {
 	prof, bench, csvPath := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "b.txt"), filepath.Join(dir, "s.csv")
 	args := []string{"run", "TemporaryFile", "mkstemp-fsync", "--runtime", "go", "--rounds", "4", "--min-batch", "5ms",
 		"--dir", t.TempDir(), "-q", "--pprof", prof, "--benchfmt", bench, "--csv", csvPath}
-	if code, _, stderr := inProcess(args...); code != 0 {
-		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	if code, stdout, stderr := inProcess(args...); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, whyFailed(stdout, stderr))
 	}
 	p := resultstest.ReadProfile(t, prof)
 	var calls int64

@@ -92,8 +92,8 @@ func TestDiffTmpfsToDiskFitsAScreen(t *testing.T) {
 	shm, ext := filepath.Join(out, "shm"), filepath.Join(out, "tmp")
 	for _, r := range []struct{ dir, out string }{{"/dev/shm", shm}, {os.TempDir(), ext}} {
 		args := []string{"all", "--lab", "modes", "--runtime", "go", "--dir", r.dir, "--out", r.out, "-q"}
-		if code, _, stderr := inProcess(args...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		if code, stdout, stderr := inProcess(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, whyFailed(stdout, stderr))
 		}
 	}
 	rep := diffAll(t, shm, ext)
