@@ -745,9 +745,9 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Bat
 			b.Phase = r.phase
 		}
 		wall, err := cr.w.Batch(b.Phase, b.Traced, b.Ops, p.BatchTimeout)
-		whyNot := err
+		var unattributed error // why a traced batch's records are not one thread's
 		if errors.Is(err, ErrMovedThread) {
-			err = nil
+			unattributed, err = err, nil
 		}
 		if err != nil && ctx.Err() != nil {
 			return ErrInterrupted // the interrupt killed the worker: not the case's fault
@@ -761,24 +761,22 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Bat
 			return nil
 		}
 		b.WallNs = wall
-		if !b.Traced {
-			cr.res.Batches = append(cr.res.Batches, *b)
-			return nil
+		if b.Traced {
+			if err := r.collect(b); err != nil {
+				return err
+			}
+			if unattributed == nil {
+				unattributed = b.CheckOneThread(b.Ops)
+			}
 		}
-		if err := r.collect(b); err != nil {
-			return err
-		}
-		if whyNot == nil {
-			whyNot = b.CheckOneThread(b.Ops)
-		}
-		if whyNot == nil {
+		if !b.Traced || unattributed == nil {
 			cr.res.Batches = append(cr.res.Batches, *b)
 			return nil
 		}
 		r.Tracer.ForgetThreads()
 		b.Records, b.Neighbours = nil, nil
 		if attempt == tracedAttempts {
-			cr.fail(fmt.Sprintf("%d traced batches in a row could not be attributed: %v", attempt, whyNot), "")
+			cr.fail(fmt.Sprintf("%d traced batches in a row could not be attributed: %v", attempt, unattributed), "")
 			return nil
 		}
 		r.Reruns++
