@@ -39,8 +39,7 @@ const (
 	// on how often reading the task's state instead can be wrong.
 	NoteOlderForm NoteKind = "older form"
 	// NoteRerun: traced batches that ran again (What, how many) because
-	// what the probe recorded of them could not be one thread's; Reason
-	// says what was seen.
+	// what the probe recorded of them could not be one thread's.
 	NoteRerun NoteKind = "batches rerun"
 	// NoteText: a note saved as words, by a tmpprobe before notes were
 	// typed (What).

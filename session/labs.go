@@ -111,8 +111,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 		run.Drops, _ = p.Drops()
 	}
 	if runner.Reruns > 0 {
-		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRerun, What: strconv.Itoa(runner.Reruns),
-			Reason: "what the probe recorded of each could not be one thread's (it ended on another thread, or held more syscall time than wall time)"})
+		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRerun, What: strconv.Itoa(runner.Reruns)})
 	}
 	out = derive(run, knowledge())
 	widen(out, l.History, l.Outputs.Out)

@@ -39,3 +39,18 @@ func TestCompareGroupSaysOneUnit(t *testing.T) {
 		}
 	}
 }
+
+// A run whose batches ran again says so in its footer, in words the
+// report gives the note (run.json stores the kind and the count).
+func TestFooterSaysBatchesRanAgain(t *testing.T) {
+	run := resultstest.CommandsRun()
+	run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRerun, What: "2"})
+	d := report.New(report.Input{Run: run, Sums: results.SummarizeAll(run, resultstest.Labs.Baselines), Labs: resultstest.Labs},
+		report.Options{})
+	for _, l := range d.Footer {
+		if strings.HasPrefix(l.Text, "2 traced batches ran again") && strings.Contains(l.Text, "could not be one thread's") {
+			return
+		}
+	}
+	t.Errorf("the footer %+v does not say that 2 batches ran again", d.Footer)
+}

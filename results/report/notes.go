@@ -24,7 +24,8 @@ func NoteText(n results.Note, k results.RunKind) string {
 		}
 		return n.What + " in its older form: " + n.Reason
 	case results.NoteRerun:
-		return n.What + " traced batches ran again, and only their reruns count: " + n.Reason
+		return n.What + " traced batches ran again, and only their reruns count: what the probe recorded of each " +
+			"could not be one thread's (it ended on another thread, or held more syscall time than wall time)"
 	case results.NoteUncontained:
 		return "the command ran without a cgroup of its own (" + n.Reason + "): what it started may have outlived the trace"
 	}
