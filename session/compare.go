@@ -62,6 +62,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 	if c.Progress != nil {
 		opts.Progress, measured = c.Progress()
 	}
+	c.Outputs.hold()
 	ran, proto, runErr := cmdbench.Run(in.ctx, opts)
 	interrupted := in.decide()
 	measured()
@@ -69,7 +70,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 	run.Complete = runErr == nil && interrupted == nil
 	run.Drops, _ = p.Drops()
 	out := derive(run, knowledge())
-	if err := c.Outputs.finish(stdout, out); err != nil {
+	if err := c.Outputs.finish(stdout, c.Stderr, out); err != nil {
 		return out, err
 	}
 	var failed *cmdbench.Failure

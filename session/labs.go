@@ -98,6 +98,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	if l.Progress != nil {
 		runner.Progress, measured = l.Progress()
 	}
+	l.Outputs.hold()
 	res, runErr := runner.Run(ctx, l.Plan)
 	interrupted := in.decide()
 	run.Meta.Pressure = pressure()
@@ -116,7 +117,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	out = derive(run, knowledge())
 	widen(out, l.History, l.Outputs.Out)
 	run.Derived.Warnings = append(run.Derived.Warnings, explain.StateWarnings(out.Sums, out.Labs.Baselines)...)
-	if err := l.Outputs.finish(stdout, out); err != nil {
+	if err := l.Outputs.finish(stdout, l.Stderr, out); err != nil {
 		return out, err
 	}
 	switch {

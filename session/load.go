@@ -158,4 +158,23 @@ func (o *Outcome) Chart(path, format string) error {
 }
 
 // SaveRunDir saves the outcome as a run directory, as --out does.
-func (o *Outcome) SaveRunDir(dir string) error { return runfile.WriteRunDir(dir, runDirFiles(o)) }
+func (o *Outcome) SaveRunDir(dir string) error {
+	if err := runfile.CheckRunDir(dir); err != nil {
+		return err
+	}
+	return runfile.WriteRunDir(dir, runfile.HeldNow(dir), o.Whole(), runDirFiles(o))
+}
+
+// Whole says whether the run finished with every arm: one that did not
+// never replaces one that did.
+func (o *Outcome) Whole() bool {
+	if !o.Run.Complete {
+		return false
+	}
+	for _, a := range o.Run.Arms {
+		if a.Error != "" {
+			return false
+		}
+	}
+	return true
+}

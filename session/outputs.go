@@ -3,6 +3,9 @@
 package session
 
 import (
+	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,6 +32,10 @@ type Outputs struct {
 	CSV, Pprof, Benchfmt      string
 	Out                       string
 	Text                      render.TextOptions // Hist, Verbose, …: Width is set where the report goes
+
+	// outHeld is what Out held when the measuring began (hold): a run
+	// saved there since is another tmpprobe's.
+	outHeld runfile.Held
 }
 
 // outputFile is one file output: its flag, path and writer.
@@ -111,6 +118,13 @@ func CheckWhy(why string) error {
 	return nil
 }
 
+// hold notes what --out holds as the measuring begins.
+func (o *Outputs) hold() {
+	if o.Out != "" {
+		o.outHeld = runfile.HeldNow(o.Out)
+	}
+}
+
 // report writes the report in Format (text at the width of where it
 // goes) to stdout or -o FILE.
 func (o *Outputs) report(stdout io.Writer, out *Outcome) error {
@@ -120,47 +134,91 @@ func (o *Outputs) report(stdout io.Writer, out *Outcome) error {
 	opts.FullWhy = o.Why == "full"
 	write := func(w io.Writer) error {
 		opts.Width, _ = Width(w)
-		return f.Report(w, report.Input{Run: out.Run, Sums: out.Sums, Labs: out.Labs}, opts)
+		// Buffered, so that a write that failed is not lost among the
+		// writers' unchecked ones: bufio keeps the first error, and
+		// Flush returns it.
+		bw := bufio.NewWriter(w)
+		if err := f.Report(bw, report.Input{Run: out.Run, Sums: out.Sums, Labs: out.Labs}, opts); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
 	if o.Output == "" {
-		return write(stdout)
+		// A closed pipe (| head) is EPIPE here, not a SIGPIPE death:
+		// main has asked for SIGPIPE.
+		if err := write(stdout); err != nil {
+			return fmt.Errorf("the report could not be written to stdout (%s)", errtext.Bare(err))
+		}
+		return nil
 	}
 	if err := atomicfile.Write(o.Output, write); err != nil {
-		return &OutputError{"writing -o " + o.Output + ": " + errtext.FirstLine(err.Error())}
+		return fmt.Errorf("the report could not be written to -o %s (%s)", o.Output, errtext.FirstLine(errtext.Bare(err)))
 	}
 	return nil
 }
 
-// save writes the files the user asked for, the run directory first: it
-// holds everything, and everything else can be rebuilt from it, so an
-// output that fails after the run never costs it.
-func (o *Outputs) save(out *Outcome) error {
-	var errs []string
-	if o.Out != "" {
-		if err := runfile.WriteRunDir(o.Out, runDirFiles(out)); err != nil {
-			errs = append(errs, "--out "+o.Out+": "+errtext.FirstLine(err.Error()))
+// save writes the run directory, then the file outputs that streams
+// says are, or are not, streams (a device, a FIFO, tmpprobe's own
+// stdout), returning what it saved and what failed. --out comes first:
+// it holds everything, and everything else can be rebuilt from it.
+func (o *Outputs) save(out *Outcome, streams bool, stderr io.Writer) (saved, failed []string) {
+	if o.Out != "" && !streams {
+		err := runfile.WriteRunDir(o.Out, o.outHeld, out.Whole(), runDirFiles(out))
+		var aside *runfile.SavedAside
+		switch {
+		case errors.As(err, &aside):
+			saved = append(saved, aside.Dir)
+			if aside.Reason == runfile.KeptWhole {
+				// Not a failure: the run ends with a status of its own.
+				fmt.Fprintln(stderr, "tmpprobe: --out "+o.Out+": "+aside.Error())
+			} else {
+				failed = append(failed, "--out "+o.Out+": "+aside.Error())
+			}
+		case err != nil:
+			failed = append(failed, "--out "+o.Out+": "+errtext.FirstLine(err.Error()))
+		default:
+			saved = append(saved, o.Out)
 		}
 	}
 	for _, f := range o.files(out.Run, out.Sums) {
-		if f.path == "" {
+		if f.path == "" || isStream(f.path) != streams {
 			continue
 		}
 		if err := atomicfile.Write(f.path, f.write); err != nil {
-			errs = append(errs, "writing "+f.flag+" "+f.path+": "+errtext.FirstLine(err.Error()))
+			failed = append(failed, "writing "+f.flag+" "+f.path+": "+errtext.FirstLine(err.Error()))
+		} else {
+			saved = append(saved, f.path)
 		}
 	}
-	if len(errs) > 0 {
-		return &OutputError{strings.Join(errs, "; ")}
-	}
-	return nil
+	return saved, failed
 }
 
-// finish reports and saves a measured outcome.
-func (o *Outputs) finish(stdout io.Writer, out *Outcome) error {
+// isStream says whether an output is written as a stream, after the
+// report (where the report goes too, say), rather than a file replaced.
+func isStream(path string) bool {
+	real, err := atomicfile.ReplacedFile(path)
+	return err == nil && real == ""
+}
+
+// finish saves a measured outcome, then reports it, then writes the
+// outputs that are streams: a report that cannot be written (a full disk,
+// a reader gone from the pipe) costs no file. An output that failed is an
+// OutputError, which says what was saved.
+func (o *Outputs) finish(stdout, stderr io.Writer, out *Outcome) error {
+	saved, failed := o.save(out, false, stderr)
 	if err := o.report(stdout, out); err != nil {
-		return err
+		failed = append([]string{err.Error()}, failed...)
 	}
-	return o.save(out)
+	s, f := o.save(out, true, stderr)
+	saved, failed = append(saved, s...), append(failed, f...)
+	if len(failed) == 0 {
+		return nil
+	}
+	msg := strings.Join(failed, "; ")
+	if len(saved) > 0 {
+		msg += "; saved: " + strings.Join(saved, ", ")
+	}
+	return &OutputError{msg}
 }
 
 // runDirFiles are what --out saves: run.json first, the CSVs, report.md

@@ -63,6 +63,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 		return nil, err
 	}
 	defer p.Close()
+	t.Outputs.hold()
 	res, err := follow.Run(in.ctx, p, p.Cookie, spec, t.ready(p.Cookie), t.everyInterval(stdout))
 	interrupted := in.decide()
 	if err != nil {
@@ -76,7 +77,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	run.Drops, _ = p.Drops()
 	out := derive(run, explain.LabKnowledge{}) // a target and its regions: no lab to compare them by
 	t.Outputs.Text.Trace = &t.View
-	if err := t.Outputs.finish(stdout, out); err != nil {
+	if err := t.Outputs.finish(stdout, t.Stderr, out); err != nil {
 		return out, err
 	}
 	if interrupted != nil {

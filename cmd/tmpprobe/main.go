@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -62,6 +64,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tmpprobe:", err)
 		os.Exit(127)
 	}
+	// A reader that goes away (tmpprobe all | head) makes a write to
+	// stdout fail with EPIPE instead of killing tmpprobe before it has
+	// said what it saved. Notify, not Ignore: an ignored signal stays
+	// ignored across exec, in the commands tmpprobe runs.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -22,7 +22,17 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	forgetSudo()
 	os.Exit(m.Run())
+}
+
+// Tests run as root, through make test's sudo, and write in root's temp
+// dirs: they are root's own runs. A test of what tmpprobe does for a sudo
+// user sets SUDO_UID and SUDO_GID for it (a real second user's).
+func forgetSudo() {
+	for _, v := range []string{"SUDO_UID", "SUDO_GID", "SUDO_USER"} {
+		os.Unsetenv(v)
+	}
 }
 
 // Bad input is refused before anything runs: exit 2, one line saying why,

@@ -482,3 +482,44 @@ func TestSignalsWhileSaving(t *testing.T) {
 		}
 	}
 }
+
+// #37: the run is saved before the report is written, so a report that
+// cannot be written (-o /dev/full; a reader gone from the pipe, as with
+// | head) costs no file: --out and --csv are whole, the exit status is 1
+// and stderr says the report was not written and what was saved. Before,
+// -o /dev/full left no --out, and a closed pipe killed tmpprobe with
+// SIGPIPE (exit 141) before it saved anything.
+func TestReportNotWrittenKeepsTheRun(t *testing.T) {
+	needRoot(t)
+	for _, c := range []struct{ name, output string }{{"-o /dev/full", "/dev/full"}, {"closed stdout pipe", ""}} {
+		dir := t.TempDir()
+		out, csv := filepath.Join(dir, "D"), filepath.Join(dir, "a.csv")
+		args := quickRun(t.TempDir(), "--out", out, "--csv", csv)
+		if c.output != "" {
+			args = append(args, "-o", c.output)
+		}
+		cmd := tmpprobe(args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if c.output == "" {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close() // nobody will read: every write to it is EPIPE
+			cmd.Stdout = w
+			defer w.Close()
+		}
+		code := exitStatus(t, cmd.Run())
+		msg := stderr.String()
+		if code != exitArmFailed || !strings.Contains(msg, "the report could not be written") || !strings.Contains(msg, "saved: "+out+", "+csv) {
+			t.Errorf("%s: exit %d, stderr %q; want 1, saying the report was not written and that %s and %s were saved", c.name, code, msg, out, csv)
+		}
+		if run, err := runfile.LoadRun(out); err != nil || !run.Complete {
+			t.Errorf("%s: --out holds no whole run: %v", c.name, err)
+		}
+		if b, err := os.ReadFile(csv); err != nil || !bytes.HasPrefix(b, []byte("lab,arm,")) {
+			t.Errorf("%s: --csv: %v, %.40q", c.name, err, b)
+		}
+	}
+}

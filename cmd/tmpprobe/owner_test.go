@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"os/user"
@@ -42,20 +43,12 @@ func ownerOf(t *testing.T, path string) string {
 	return strconv.Itoa(int(st.Sys().(*syscall.Stat_t).Uid))
 }
 
-// Under sudo, what tmpprobe writes for the user in a directory of theirs
-// is theirs (the files, the --out directory and the parents it made), so
-// they can delete it; in a directory they do not own it stays root's.
+// Under sudo, tmpprobe opens every output as the user who ran it would:
+// what it writes for them is theirs (the files, the --out directory and
+// the parents it made), so they can delete it, and where they cannot
+// write, it does not either.
 func TestOutputsBelongToTheSudoUser(t *testing.T) {
-	u, env := sudoUser(t)
-	home := filepath.Join(u.HomeDir, "outputs-test")
-	os.RemoveAll(home)
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(home)
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	os.Chown(home, uid, gid)
+	u, env, home := sudoHome(t, "outputs-test")
 	rootDir := filepath.Join(home, "root-owned")
 	os.Mkdir(rootDir, 0o755)
 
@@ -70,17 +63,21 @@ func TestOutputsBelongToTheSudoUser(t *testing.T) {
 	}
 	sudo(quickRun("/tmp", "--out", "runs/a", "--csv", "a.csv", "--pprof", "a.pb.gz", "--benchfmt", "a.txt")...)
 	sudo("report", "runs/a", "--chart", "runs/chart.png")
-	sudo(quickRun("/tmp", "--out", "root-owned/runs/b", "--csv", "root-owned/b.csv")...)
-
 	for _, p := range []string{"runs", "runs/a", "runs/a/run.json", "runs/a/syscalls.csv", "runs/chart.png", "a.csv", "a.pb.gz", "a.txt"} {
 		if got := ownerOf(t, filepath.Join(home, p)); got != u.Uid {
 			t.Errorf("%s is uid %s's, want %s's (%s)", p, got, u.Username, u.Uid)
 		}
 	}
-	for _, p := range []string{"root-owned/runs", "root-owned/runs/b", "root-owned/runs/b/run.json", "root-owned/b.csv"} {
-		if got := ownerOf(t, filepath.Join(home, p)); got != "0" {
-			t.Errorf("%s, in a directory root owns, is uid %s's, want root's", p, got)
+	for _, args := range [][]string{{"--out", "root-owned/runs/b"}, {"--csv", "root-owned/b.csv"}} {
+		cmd := tmpprobe(quickRun("/tmp", args...)...)
+		cmd.Dir, cmd.Env = home, append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		if code := exitCode(err); code != exitUsage || !strings.Contains(string(out), "permission denied") || strings.Count(string(out), "\n") != 2 {
+			t.Errorf("%v in a directory of root's: exit %d, want 2 and one line saying permission denied (and the hint):\n%s", args, code, out)
 		}
+	}
+	if left, _ := os.ReadDir(rootDir); len(left) != 0 {
+		t.Errorf("written in root's directory for the user: %v", left)
 	}
 	rm := exec.Command("runuser", "-u", u.Username, "--", "rm", "-rf", "runs", "a.csv", "a.pb.gz", "a.txt")
 	rm.Dir = home
@@ -93,6 +90,54 @@ func TestOutputsBelongToTheSudoUser(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Errorf("left after the user's rm -rf: %s", strings.Join(names, " "))
+	}
+}
+
+// sudoHome is a fresh directory of the sudo user's in their home, removed
+// after the test.
+func sudoHome(t *testing.T, name string) (*user.User, []string, string) {
+	t.Helper()
+	u, env := sudoUser(t)
+	home := filepath.Join(u.HomeDir, name)
+	os.RemoveAll(home)
+	if err := os.Mkdir(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	os.Chown(home, uid, gid)
+	return u, env, home
+}
+
+// #37: as a sudo user whose output path is their own symlink to a file
+// only root may write, every output flag leaves that file byte-identical
+// and exits non-zero with one line, their EACCES: tmpprobe hands its
+// outputs to the user, so it opens them as the user would.
+func TestOutputLinkToRootsFileRefused(t *testing.T) {
+	_, env, home := sudoHome(t, "link-test")
+	secrets := filepath.Join(home, "root-only")
+	os.Mkdir(secrets, 0o700)
+	secret := filepath.Join(secrets, "passwd")
+	const content = "root:x:0:0:root:/root:/bin/bash\n"
+	for _, flag := range []string{"--csv", "-o", "--pprof", "--benchfmt", "--out"} {
+		if err := os.WriteFile(secret, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		link := filepath.Join(home, "out"+flag)
+		os.Remove(link)
+		os.Symlink(secret, link)
+		uid, _ := strconv.Atoi(env[1][len("SUDO_UID="):])
+		os.Lchown(link, uid, uid)
+		cmd := tmpprobe(quickRun("/tmp", flag, link)...)
+		cmd.Dir, cmd.Env = home, append(cmd.Env, env...)
+		out, err := cmd.CombinedOutput()
+		if got, _ := os.ReadFile(secret); string(got) != content {
+			t.Errorf("%s %s: root's file now holds %q", flag, link, got)
+		}
+		if code := exitCode(err); code == 0 || strings.Count(string(out), "tmpprobe:") != 1 {
+			t.Errorf("%s through the user's link to root's file: exit %d, want non-zero and one line:\n%s", flag, code, out)
+		}
 	}
 }
 
@@ -138,4 +183,16 @@ func TestTraceUser(t *testing.T) {
 	if code, _, _ := inProcess("trace", "--user", "root", "--pid", "1", "--duration", "1ms"); code != exitUsage {
 		t.Errorf("--user with --pid: exit %d, want 2", code)
 	}
+}
+
+// exitCode is the exit status a finished command's error stands for.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	case err != nil:
+		return -1
+	}
+	return 0
 }

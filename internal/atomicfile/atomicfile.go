@@ -122,6 +122,10 @@ func procPid(p string) (int, bool) {
 // writable, an fd that is not open to write or is not one tmpprobe was
 // given.
 func Check(path string) error {
+	return safefs.AsInvoker(func() error { return check(path) })
+}
+
+func check(path string) error {
 	t, err := resolveOutput(path)
 	switch {
 	case err != nil:
@@ -178,18 +182,27 @@ func checkOwnFd(fd int) error {
 // ReplacedFile is the real path of the regular file an output path replaces,
 // every symlink followed, or "" for an output written as a stream or to
 // tmpprobe's own fd: what two outputs must not share, nor --out hold.
-func ReplacedFile(path string) (string, error) {
-	t, err := resolveOutput(path)
-	if err != nil || t.file == "" {
-		return "", err
-	}
-	return safefs.Resolve(t.file, false)
+func ReplacedFile(path string) (real string, err error) {
+	err = safefs.AsInvoker(func() error {
+		t, err := resolveOutput(path)
+		if err != nil || t.file == "" {
+			return err
+		}
+		real, err = safefs.Resolve(t.file, false)
+		return err
+	})
+	return real, err
 }
 
 func tempPrefix(file string) string { return "." + filepath.Base(file) + ".tmp-" }
 
-// Write writes path by the rules above.
+// Write writes path by the rules above, with the rights of the user who
+// ran sudo (safefs.AsInvoker): what they could not write, it does not.
 func Write(path string, write func(io.Writer) error) error {
+	return safefs.AsInvoker(func() error { return writeOutput(path, write) })
+}
+
+func writeOutput(path string, write func(io.Writer) error) error {
 	t, err := resolveOutput(path)
 	if err != nil {
 		return err
@@ -234,20 +247,22 @@ func Write(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer release()
-	if err := safefs.GiveToInvoker(pf, f); err != nil {
-		f.Close()
-		unix.Unlinkat(int(pf.Fd()), tmp, 0)
-		return err
-	}
+	defer f.Close()
 	if err := writeSynced(f, write); err != nil {
 		unix.Unlinkat(int(pf.Fd()), tmp, 0)
 		return err
 	}
+	base := filepath.Base(t.file)
 	if err := withTemps(func() error {
-		return unix.Renameat(int(pf.Fd()), tmp, int(pf.Fd()), filepath.Base(t.file))
+		return unix.Renameat(int(pf.Fd()), tmp, int(pf.Fd()), base)
 	}); err != nil {
 		unix.Unlinkat(int(pf.Fd()), tmp, 0)
 		return &os.PathError{Op: "rename", Path: t.file, Err: err}
+	}
+	// The temp is renamed by name, in a directory its user may write in:
+	// what landed must be what was written.
+	if !safefs.IsAt(pf, base, f) {
+		return fmt.Errorf("%s was replaced while it was being written; not saved", filepath.Join(pf.Name(), tmp))
 	}
 	return syncDir(pf)
 }
@@ -266,7 +281,8 @@ func writeStream(f *os.File, write func(io.Writer) error) error {
 
 // writeSynced writes a new file, makes it 0644 and fsyncs it before the
 // caller renames it into place: without the fsync, a power cut after the
-// rename can leave the new name on an empty or partial file.
+// rename can leave the new name on an empty or partial file. The caller
+// closes f, which it may still need to tell the file it wrote.
 func writeSynced(f *os.File, write func(io.Writer) error) error {
 	bw := bufio.NewWriter(f)
 	err := write(bw)
@@ -278,9 +294,6 @@ func writeSynced(f *os.File, write func(io.Writer) error) error {
 	}
 	if err == nil {
 		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
 	}
 	return err
 }

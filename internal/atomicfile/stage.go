@@ -38,8 +38,7 @@ func NewStage(parent *os.File, prefix string) (*Stage, error) {
 }
 
 // Add writes a new file into the stage: created (never over another),
-// the invoker's when the parent is theirs (safefs.GiveToInvoker), written
-// by write, made 0644 and fsync'ed.
+// written by write, made 0644 and fsync'ed.
 func (s *Stage) Add(name string, write func(io.Writer) error) error {
 	var fd int
 	err := withTemps(func() (err error) {
@@ -50,22 +49,16 @@ func (s *Stage) Add(name string, write func(io.Writer) error) error {
 		return err
 	}
 	f := os.NewFile(uintptr(fd), name)
-	if err := safefs.GiveToInvoker(s.parent, f); err != nil {
-		f.Close()
-		return err
-	}
+	defer f.Close()
 	return writeSynced(f, write)
 }
 
-// Replace makes the stage the parent's entry base: the stage is made the
-// invoker's when the parent is theirs, 0755 and fsync'ed, then renamed
+// Replace makes the stage the parent's entry base: the stage is made
+// 0755 and fsync'ed, then renamed
 // over base, or, when base is a directory that is not empty, swapped with
 // it once check (which refuses a base that may not be replaced) passes
 // again: base may have changed since the caller first checked it.
 func (s *Stage) Replace(base string, check func() error) error {
-	if err := safefs.GiveToInvoker(s.parent, s.dir); err != nil {
-		return err
-	}
 	if err := s.dir.Chmod(0o755); err != nil {
 		return err
 	}
@@ -90,6 +83,27 @@ func (s *Stage) Replace(base string, check func() error) error {
 	// landed must be what was written.
 	if !safefs.IsAt(s.parent, base, s.dir) {
 		return fmt.Errorf("%s was replaced while it was being written; not saved", filepath.Join(s.parent.Name(), s.name))
+	}
+	return syncDir(s.parent)
+}
+
+// Land renames the stage to name, a new entry of the parent, never over
+// what is there (EEXIST), made 0755 and fsync'ed as Replace does.
+func (s *Stage) Land(name string) error {
+	if err := s.dir.Chmod(0o755); err != nil {
+		return err
+	}
+	if err := syncDir(s.dir); err != nil {
+		return err
+	}
+	pfd := int(s.parent.Fd())
+	if err := withTemps(func() error {
+		return unix.Renameat2(pfd, s.name, pfd, name, unix.RENAME_NOREPLACE)
+	}); err != nil {
+		return err
+	}
+	if !safefs.IsAt(s.parent, name, s.dir) {
+		return fmt.Errorf("%s was replaced while it was being written; not saved", filepath.Join(s.parent.Name(), name))
 	}
 	return syncDir(s.parent)
 }

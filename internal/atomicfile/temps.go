@@ -69,11 +69,17 @@ func withTemps(f func() error) error {
 
 // RemoveTemps removes every temp file and staging directory being written,
 // and refuses new ones: for a second interrupt, just before tmpprobe exits.
-// It keeps the lock, so no temp is made after it.
+// It keeps the lock, so no temp is made after it. It removes with the
+// rights the temps were made with (safefs.AsInvoker): under sudo, a temp's
+// name is in a directory of the user's, who could rename something of
+// root's to it.
 func RemoveTemps() {
 	temps.Lock()
 	temps.aborted = true
-	for p := range temps.paths {
-		os.RemoveAll(p)
-	}
+	safefs.AsInvoker(func() error {
+		for p := range temps.paths {
+			os.RemoveAll(p)
+		}
+		return nil
+	})
 }

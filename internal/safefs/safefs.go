@@ -207,14 +207,55 @@ func MkdirOwned(parent *os.File, prefix string) (string, *os.File, error) {
 		if err != nil {
 			return "", nil, &os.PathError{Op: "mkdir", Path: join(parent.Name(), name), Err: err}
 		}
+		afterMkdir(parent, name)
 		f, err := openLocked(parent, name, unix.O_RDONLY|unix.O_DIRECTORY)
+		if err == nil {
+			err = checkMade(f)
+			if err != nil {
+				f.Close()
+			}
+		}
 		if err != nil {
-			unix.Unlinkat(int(parent.Fd()), name, unix.AT_REMOVEDIR)
+			// Only ours: what was swapped in stays for its owner.
+			var st unix.Stat_t
+			if uid, e := fsUID(); e == nil && unix.Fstatat(int(parent.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Uid == uid {
+				unix.Unlinkat(int(parent.Fd()), name, unix.AT_REMOVEDIR)
+			}
 			return "", nil, err
 		}
 		return name, f, nil
 	}
 	return "", nil, fmt.Errorf("%s: no free name for %s*", parent.Name(), prefix)
+}
+
+// afterMkdir is a test's hook into the window between MkdirOwned's mkdir
+// and its open, where a swap of the new name would land.
+var afterMkdir = func(parent *os.File, name string) {}
+
+// checkMade refuses a directory, opened by the name MkdirOwned just made,
+// that is not the one it made: whoever can write the parent can rename
+// another directory to that name between the mkdir and the open, and a
+// directory of root's taken for tmpprobe's would then be written in,
+// made 0755 or handed on. The one made is this thread's fsuid's, open to
+// its owner alone (mode 0700 less the umask) and empty. (Its link count
+// says nothing on btrfs, where every directory has one.)
+func checkMade(dir *os.File) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(dir.Fd()), &st); err != nil {
+		return &os.PathError{Op: "fstat", Path: dir.Name(), Err: err}
+	}
+	uid, err := fsUID()
+	if err != nil {
+		return err
+	}
+	names, err := readNames(int(dir.Fd()))
+	if err != nil {
+		return &os.PathError{Op: "readdir", Path: dir.Name(), Err: err}
+	}
+	if st.Uid != uid || st.Mode&0o7077 != 0 || len(names) > 0 {
+		return fmt.Errorf("%s was replaced between its mkdir and its open (now uid %d, mode %04o, %d entries): not using it", dir.Name(), st.Uid, st.Mode&0o7777, len(names))
+	}
+	return nil
 }
 
 // CreateOwned makes a new 0600 file named OwnedName(prefix) in parent,

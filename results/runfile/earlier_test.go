@@ -27,7 +27,7 @@ func TestLoadEarlier(t *testing.T) {
 		t.Helper()
 		run := resultstest.FixtureRun(false)
 		edit(run)
-		if err := WriteRunDir(filepath.Join(dir, name), saved(run)); err != nil {
+		if err := saveRunDir(filepath.Join(dir, name), saved(run)); err != nil {
 			t.Fatal(err)
 		}
 		when := time.Now().Add(-age)

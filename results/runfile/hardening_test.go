@@ -3,8 +3,11 @@ package runfile
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,13 +153,13 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 func TestWriteRunDirReplacesWhole(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	first, second := resultstest.FixtureRun(false), resultstest.FixtureRun(true)
-	if err := WriteRunDir(dir, saved(first)); err != nil {
+	if err := saveRunDir(dir, saved(first)); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckRunDir(dir); err != nil {
 		t.Fatalf("a saved run is not replaceable: %v", err)
 	}
-	if err := WriteRunDir(dir, saved(second)); err != nil {
+	if err := saveRunDir(dir, saved(second)); err != nil {
 		t.Fatal(err)
 	}
 	back, err := LoadRun(dir)
@@ -168,12 +171,55 @@ func TestWriteRunDirReplacesWhole(t *testing.T) {
 		t.Errorf("left beside the run: %v", entries)
 	}
 	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("x"), 0o644)
-	for _, err := range []error{CheckRunDir(dir), WriteRunDir(dir, saved(first))} {
+	for _, err := range []error{CheckRunDir(dir), saveRunDir(dir, saved(first))} {
 		if err == nil || !strings.Contains(err.Error(), `"mine.txt"`) {
 			t.Errorf("a directory with another file: %v", err)
 		}
 	}
 	if back, _ := LoadRun(dir); back.Meta.KernelRelease != second.Meta.KernelRelease {
 		t.Error("the refused save changed the run")
+	}
+}
+
+// A run is never lost to another saved in its place: one saved in --out
+// while this one ran (two tmpprobes, one --out) sends this one beside it,
+// and a run that is not whole never replaces one that is; in both the
+// error says where it went, and --out still holds the run it held.
+func TestWriteRunDirSavesAside(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	first, second := resultstest.FixtureRun(false), resultstest.FixtureRun(true)
+	// The fixture's failed arm would make it a run that is not whole.
+	first.Arms = slices.DeleteFunc(first.Arms, func(a results.ArmResult) bool { return a.Error != "" })
+	if !first.Complete || len(first.Arms) == 0 {
+		t.Fatal("the fixture has no whole run")
+	}
+	held := HeldNow(dir)
+	if err := saveRunDir(dir, saved(first)); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range []struct {
+		held   Held
+		whole  bool
+		reason AsideReason
+	}{
+		{held, true, SavedMeanwhile},
+		{heldAt(dir), false, KeptWhole},
+	} {
+		err := WriteRunDir(dir, c.held, c.whole, saved(second))
+		var aside *SavedAside
+		want := dir + "." + strconv.Itoa(i+2)
+		if !errors.As(err, &aside) || aside.Dir != want || aside.Reason != c.reason {
+			t.Fatalf("case %d: %v, want the run saved aside in %s (reason %d)", i, err, want, c.reason)
+		}
+		if back, err := LoadRun(aside.Dir); err != nil || back.Meta.KernelRelease != second.Meta.KernelRelease {
+			t.Errorf("case %d: %s does not hold the run saved aside: %v", i, aside.Dir, err)
+		}
+		if back, err := LoadRun(dir); err != nil || back.Meta.KernelRelease != first.Meta.KernelRelease {
+			t.Errorf("case %d: %s no longer holds the first run: %v", i, dir, err)
+		}
+	}
+	// A whole run replaces a whole run, as before.
+	if err := WriteRunDir(dir, heldAt(dir), true, saved(second)); err != nil {
+		t.Fatal(err)
 	}
 }

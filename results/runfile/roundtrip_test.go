@@ -103,6 +103,14 @@ func saved(run *results.Run) []File {
 	return []File{RunJSON(run, sums), {"syscalls.csv", func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) }}}
 }
 
+// saveRunDir saves files as dir as a run does: checked before, whole.
+func saveRunDir(dir string, files []File) error {
+	if err := CheckRunDir(dir); err != nil {
+		return err
+	}
+	return WriteRunDir(dir, HeldNow(dir), true, files)
+}
+
 // A run directory holds the files it was handed, no temp file, and reads
 // back as the run; files that do not start with run.json, or name a file
 // no saved run holds, are refused before anything is written.
@@ -111,14 +119,14 @@ func TestWriteRunDir(t *testing.T) {
 	run := resultstest.FixtureRun(false)
 	files := saved(run)
 	for _, bad := range [][]File{nil, files[1:], append(saved(run), File{"notes.txt", files[1].Write})} {
-		if err := WriteRunDir(dir, bad); err == nil {
+		if err := saveRunDir(dir, bad); err == nil {
 			t.Errorf("saved %d files, the first %v", len(bad), bad)
 		}
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 0 {
 		t.Errorf("a refused save left %v", entries)
 	}
-	if err := WriteRunDir(dir, files); err != nil {
+	if err := saveRunDir(dir, files); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -35,7 +36,40 @@ var RunFiles = []string{"run.json", "arms.csv", "syscalls.csv", "report.md", "ch
 // a staging directory to see that one can be made, in the nearest
 // directory that exists: missing parents are made only when the run is
 // saved, so a run refused later (no BPF privilege) leaves none behind.
+// It looks as the user who ran sudo (safefs.AsInvoker), as WriteRunDir
+// writes.
 func CheckRunDir(dir string) error {
+	return safefs.AsInvoker(func() error { return checkRunDir(dir) })
+}
+
+// Held is what a run directory held when its run began (HeldNow):
+// nothing, or the directory of a run saved before, by its inode.
+type Held struct {
+	exists   bool
+	dev, ino uint64
+}
+
+// HeldNow is what dir holds now, for WriteRunDir to tell a run that
+// another tmpprobe saved there since.
+func HeldNow(dir string) (held Held) {
+	safefs.AsInvoker(func() error {
+		if abs, err := filepath.Abs(dir); err == nil {
+			held = heldAt(abs)
+		}
+		return nil
+	})
+	return held
+}
+
+func heldAt(abs string) Held {
+	var st unix.Stat_t
+	if unix.Lstat(abs, &st) != nil {
+		return Held{}
+	}
+	return Held{true, st.Dev, st.Ino}
+}
+
+func checkRunDir(dir string) error {
 	abs, err := runDirPath(dir)
 	if err != nil {
 		return err
@@ -119,8 +153,7 @@ func makeParents(parent string) error {
 	if _, err := safefs.CheckDir(p); err != nil {
 		return err
 	}
-	// One level at a time, each handed to the user who ran sudo when the
-	// one above is theirs (see safefs.GiveToInvoker).
+	// One level at a time, each opened without following a symlink.
 	rel, err := filepath.Rel(p, parent)
 	if err != nil {
 		return err
@@ -130,7 +163,7 @@ func makeParents(parent string) error {
 		if err != nil {
 			return err
 		}
-		err = safefs.MkdirGiven(df, name)
+		err = safefs.Mkdir(df, name, 0o755)
 		df.Close()
 		if err != nil {
 			return err
@@ -210,10 +243,17 @@ func RunJSON(run *results.Run, sums []*results.Summary) File {
 }
 
 // WriteRunDir writes files as the run directory dir, replacing a previous
-// run there as a whole (see above). The caller chooses what a saved run
-// holds besides its run.json (RunJSON), which comes first: everything
-// else can be rebuilt from it.
-func WriteRunDir(dir string, files []File) error {
+// run there as a whole (see above), as the user who ran sudo
+// (safefs.AsInvoker). The caller chooses what a saved run holds besides
+// its run.json (RunJSON), which comes first: everything else can be
+// rebuilt from it.
+//
+// held is what dir held when the run began (HeldNow). A run is never
+// lost to another saved in its place: when another tmpprobe saved a run
+// in dir meanwhile, or dir holds a whole run and this one is not whole
+// (interrupted, or an arm failed), this one is saved beside it, in the
+// first free dir.N, and the error is a *SavedAside that says where.
+func WriteRunDir(dir string, held Held, whole bool, files []File) error {
 	if len(files) == 0 || files[0].Name != "run.json" {
 		return errors.New("a saved run starts with its run.json")
 	}
@@ -222,6 +262,36 @@ func WriteRunDir(dir string, files []File) error {
 			return fmt.Errorf("%s is not a file of a saved run (%s)", f.Name, strings.Join(RunFiles, ", "))
 		}
 	}
+	return safefs.AsInvoker(func() error { return writeRunDir(dir, held, whole, files) })
+}
+
+// SavedAside is a run saved in Dir instead of the --out it was given,
+// for Reason.
+type SavedAside struct {
+	Dir    string
+	Reason AsideReason
+}
+
+// AsideReason says why a run was saved beside its --out.
+type AsideReason int
+
+const (
+	// SavedMeanwhile: another run was saved in --out while this one ran.
+	SavedMeanwhile AsideReason = iota
+	// KeptWhole: --out holds a whole run, and this one is not whole.
+	KeptWhole
+)
+
+func (e *SavedAside) Error() string {
+	if e.Reason == KeptWhole {
+		return "it holds a whole run and this one is not: this run is saved in " + e.Dir + " instead"
+	}
+	return "another run was saved there while this one ran: this run is saved in " + e.Dir + " instead"
+}
+
+var errSavedMeanwhile = errors.New("saved meanwhile")
+
+func writeRunDir(dir string, held Held, whole bool, files []File) error {
 	abs, err := runDirPath(dir)
 	if err != nil {
 		return err
@@ -237,7 +307,8 @@ func WriteRunDir(dir string, files []File) error {
 		return err
 	}
 	defer pf.Close()
-	if err := safefs.CheckReplaceable(pf, filepath.Base(abs)); err != nil {
+	base := filepath.Base(abs)
+	if err := safefs.CheckReplaceable(pf, base); err != nil {
 		return err
 	}
 	stage, err := atomicfile.NewStage(pf, stagePrefix(abs))
@@ -250,16 +321,54 @@ func WriteRunDir(dir string, files []File) error {
 			return fmt.Errorf("%s: %w", f.Name, err)
 		}
 	}
-	// A previous run there is checked again (it may have changed during
-	// the run) before it is swapped out.
-	err = stage.Replace(filepath.Base(abs), func() error {
-		_, err := replaceable(abs)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("moving the run into place: %w", err)
+	reason := KeptWhole
+	if whole || !holdsWholeRun(abs) {
+		// A previous run there is checked again (it may have changed
+		// during the run) before it is swapped out.
+		err = stage.Replace(base, func() error {
+			if _, err := replaceable(abs); err != nil {
+				return err
+			}
+			if heldAt(abs) != held {
+				return errSavedMeanwhile
+			}
+			return nil
+		})
+		if !errors.Is(err, errSavedMeanwhile) {
+			if err != nil {
+				return fmt.Errorf("moving the run into place: %w", err)
+			}
+			return nil
+		}
+		reason = SavedMeanwhile
 	}
-	return nil
+	for n := 2; n < 1000; n++ {
+		name := base + "." + strconv.Itoa(n)
+		err := stage.Land(name)
+		if errors.Is(err, unix.EEXIST) || errors.Is(err, unix.ENOTEMPTY) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("moving the run beside %s: %w", dir, err)
+		}
+		return &SavedAside{Dir: filepath.Join(filepath.Dir(dir), name), Reason: reason}
+	}
+	return fmt.Errorf("no free name beside %s to save the run in", dir)
+}
+
+// holdsWholeRun reports whether abs holds a run.json of a run that
+// finished with every arm.
+func holdsWholeRun(abs string) bool {
+	run, err := LoadRun(filepath.Join(abs, "run.json"))
+	if err != nil || !run.Complete {
+		return false
+	}
+	for _, a := range run.Arms {
+		if a.Error != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // withFigures is run with each arm's headline figures filled in, for
