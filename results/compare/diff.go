@@ -60,6 +60,56 @@ type DiffReport struct {
 	Gated []string `json:"gated,omitempty"`
 }
 
+// Failure is what an arm lost in NEW: Error is why its worker failed
+// ("" when it did not), Rounds the measured rounds it has, of Planned
+// (0: the run does not say); FailedRuns of Runs are a command's runs
+// that exited non-zero (compare --ignore-failure) where OLD's had none.
+type Failure struct {
+	Error      string `json:"error,omitempty"`
+	Rounds     int    `json:"rounds"`
+	Planned    int    `json:"planned_rounds,omitempty"`
+	FailedRuns int    `json:"failed_runs,omitempty"`
+	Runs       int    `json:"runs,omitempty"`
+}
+
+// Text says what was lost, after the arm's name.
+func (f *Failure) Text() string {
+	if f.Error == "" {
+		return fmt.Sprintf("exited non-zero in %d of %d runs in NEW (none in OLD)", f.FailedRuns, f.Runs)
+	}
+	of := ""
+	if f.Planned > 0 {
+		of = fmt.Sprintf(" of %d", f.Planned)
+	}
+	return fmt.Sprintf("failed in NEW after %d%s rounds (%s)", f.Rounds, of, errtext.FirstLine(f.Error))
+}
+
+// failureOf is what sn lost that so did not (nil: nothing).
+func failureOf(so, sn *results.Summary, planned int) *Failure {
+	if sn.Error != "" {
+		return &Failure{Error: sn.Error, Rounds: sn.RoundCount, Planned: planned}
+	}
+	failedNew, runs := failedRuns(sn)
+	if failedOld, _ := failedRuns(so); failedNew > 0 && failedOld == 0 {
+		return &Failure{Rounds: sn.RoundCount, FailedRuns: failedNew, Runs: runs}
+	}
+	return nil
+}
+
+// failedRuns counts the measured batches of a command that exited
+// non-zero, and all of them.
+func failedRuns(s *results.Summary) (failed, all int) {
+	for _, b := range s.Batches {
+		if b.Kind == results.BatchMeasured {
+			all++
+			if b.ExitStatus != 0 {
+				failed++
+			}
+		}
+	}
+	return failed, all
+}
+
 // DriftNote is a group whose baseline arm's throughput changed.
 type DriftNote struct {
 	Group    string  `json:"group"`
@@ -91,6 +141,10 @@ type ArmDiff struct {
 	Baseline bool            `json:"baseline,omitempty"` // the lab's baseline arm
 	Status   string          `json:"status"`
 	Lost     bool            `json:"lost,omitempty"` // ran in OLD, failed in NEW
+	// Failure is what NEW's arm lost though it has figures: its worker
+	// failed after some rounds, or its command exited non-zero in runs
+	// where OLD's did not; nil when nothing.
+	Failure *Failure `json:"failure_in_new,omitempty"`
 	Unit     string          `json:"unit"`
 	Rate     string          `json:"rate"` // "ops/s", or "MiB/s" for the buffers lab
 	// OpsPerS compares the headline throughput (in Rate units);
@@ -222,7 +276,11 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		if n != nil {
 			matched[n] = true
 		}
-		rep.Arms = append(rep.Arms, diffArm(cur.Kind, o, n, baseline, minEffectPct, rep.Preflight, spread))
+		d := diffArm(cur.Kind, o, n, baseline, minEffectPct, rep.Preflight, spread)
+		if n != nil && !d.Lost {
+			d.Failure = failureOf(o, n, cur.Protocol.Rounds)
+		}
+		rep.Arms = append(rep.Arms, d)
 		pair(o, n)
 	}
 	for _, n := range sn {
@@ -296,6 +354,11 @@ func (rep *DiffReport) gate(cur *results.Run) {
 	if !cur.Complete {
 		rep.Gated = append(rep.Gated, "NEW is incomplete")
 	}
+	// Under either gate: an arm that failed in NEW is no pass, whatever
+	// its figures before the failure say.
+	for _, d := range rep.Failed() {
+		rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" "+d.Failure.Text())
+	}
 	if len(cur.Arms) == 0 {
 		rep.Gated = append(rep.Gated, "NEW has no arms")
 	}
@@ -350,6 +413,18 @@ func (rep *DiffReport) gate(cur *results.Run) {
 			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label())
 		}
 	}
+}
+
+// Failed lists the arms that lost something in NEW though they have
+// figures (see Failure).
+func (rep *DiffReport) Failed() []*ArmDiff {
+	var out []*ArmDiff
+	for i := range rep.Arms {
+		if rep.Arms[i].Failure != nil {
+			out = append(out, &rep.Arms[i])
+		}
+	}
+	return out
 }
 
 // Changed lists the arms that changed: regressions, worst first, then

@@ -57,14 +57,15 @@ func TestDiffFindsTheCause(t *testing.T) {
 	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
 		t.Errorf("preflight %v: want the kernel", rep.Preflight)
 	}
-	if len(rep.Gated) != 1 {
-		t.Errorf("gated %v at 10%%: want mkstemp-fsync", rep.Gated)
+	// Every gate also fails on the fixture's arm that fails in NEW.
+	if len(rep.Gated) != 2 || rep.Gated[1] != "modes/mkstemp-fsync (go)" {
+		t.Errorf("gated %q at 10%%: want the failed arm and mkstemp-fsync", rep.Gated)
 	}
-	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 5, 60).Gated; len(g) != 0 {
-		t.Errorf("gated %v at 60%% for a 57%% drop", g)
+	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 5, 60).Gated; len(g) != 1 || g[0] != fdatasyncFailed {
+		t.Errorf("gated %q at 60%% for a 57%% drop", g)
 	}
-	if g := compare.Diff("new", resultstest.FixtureRun(true), "old", resultstest.FixtureRun(false), resultstest.Labs.Baselines, 5, 10).Gated; len(g) != 0 {
-		t.Errorf("an improvement gated: %v", g)
+	if g := compare.Diff("new", resultstest.FixtureRun(true), "old", resultstest.FixtureRun(false), resultstest.Labs.Baselines, 5, 10).Gated; len(g) != 1 || g[0] != fdatasyncFailed {
+		t.Errorf("an improvement gated: %q", g)
 	}
 	// A change smaller than --min-effect is not one, significant or not.
 	if d := findArm(t, compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 60, compare.NoGate), "mkstemp-fsync"); d.Status != compare.StatusNoise {
@@ -78,7 +79,7 @@ func TestDiffDrift(t *testing.T) {
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
 	// The buffers arm has no BytesIO beside it: nothing tells the machine
 	// from the arm there, so its own throughput judges it.
-	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != "buffers/NamedTemporaryFile (go, 1 MiB)" {
+	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != fdatasyncFailed+"; buffers/NamedTemporaryFile (go, 1 MiB)" {
 		t.Errorf("changed %d, gated %q: want only the buffers arm, which has no baseline", len(rep.Changed()), g)
 	}
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
@@ -242,12 +243,16 @@ func TestMatrixNamesDirsByRun(t *testing.T) {
 	}
 }
 
+// fdatasyncFailed is what every gate says of the fixture's arm that
+// fails in both runs: a NEW with a failed arm is never a pass.
+const fdatasyncFailed = "modes/mkstemp-fdatasync (go) failed in NEW after 0 of 6 rounds (worker exit: exit status 1)"
+
 // --threshold 0 gates like any other threshold: a regression, an
 // incomplete or empty NEW and a lost arm fail it; an ungated diff does
 // not gate (#19: 0 passed a −12% regression).
 func TestDiffThresholdZeroGates(t *testing.T) {
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
-	if g := strings.Join(rep.Gated, "; "); g != "modes/mkstemp-fsync (go)" {
+	if g := strings.Join(rep.Gated, "; "); g != fdatasyncFailed+"; modes/mkstemp-fsync (go)" {
 		t.Errorf("gated %q at 0%%: want mkstemp-fsync", g)
 	}
 	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate).Gated; len(g) != 0 {
@@ -257,7 +262,7 @@ func TestDiffThresholdZeroGates(t *testing.T) {
 	cut.Complete = false
 	cut.Arms = cut.Arms[1:]
 	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", cut, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
-	if g := strings.Join(rep.Gated, "; "); g != "NEW is incomplete; modes/TemporaryFile (go) is missing from NEW" {
+	if g := strings.Join(rep.Gated, "; "); g != "NEW is incomplete; "+fdatasyncFailed+"; modes/TemporaryFile (go) is missing from NEW" {
 		t.Errorf("gated %q at 0%%: want the incomplete NEW and its lost arm", g)
 	}
 	empty := resultstest.FixtureRun(false)
@@ -355,14 +360,71 @@ func TestGateWork(t *testing.T) {
 		return compare.DiffWith("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines,
 			compare.Options{MinEffectPct: compare.DefaultMinEffectPct, ThresholdPct: threshold, Gate: compare.GateWork}).Gated
 	}
-	if g := gate(resultstest.FixtureRun(true), 5); len(g) != 1 || !strings.Contains(g[0], "more work: flushes/op 0 → 1") {
-		t.Errorf("a flush added per op: gated %q, want mkstemp-fsync's flushes", g)
+	if g := gate(resultstest.FixtureRun(true), 5); len(g) != 2 || g[0] != fdatasyncFailed || !strings.Contains(g[1], "more work: flushes/op 0 → 1") {
+		t.Errorf("a flush added per op: gated %q, want the failed arm and mkstemp-fsync's flushes", g)
 	}
-	if g := gate(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), 5); len(g) != 0 {
-		t.Errorf("the same work 25%% slower: gated %q, want nothing", g)
+	if g := gate(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), 5); len(g) != 1 || g[0] != fdatasyncFailed {
+		t.Errorf("the same work 25%% slower: gated %q, want only the failed arm", g)
 	}
 	if g := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25),
 		resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5).Gated; len(g) == 0 {
 		t.Error("--gate time passed 25% slower: the fixture no longer tells the gates apart")
 	}
+}
+
+// #37: an arm whose worker failed in NEW after some rounds has figures
+// from the rounds before, which may be no slower: under both gates the
+// diff still fails on it, and says which arm and after how many rounds.
+// So does a command that exited non-zero in NEW's runs where OLD's did
+// not (compare --ignore-failure).
+func TestGateFailsOnAFailedArm(t *testing.T) {
+	old := resultstest.FixtureRun(false)
+	failedArm := func(edit func(*results.ArmResult)) *results.Run {
+		cur := resultstest.FixtureRun(false)
+		for i := range cur.Arms {
+			if cur.Arms[i].Arm == "TemporaryFile" && cur.Arms[i].Lab == "modes" {
+				edit(&cur.Arms[i])
+			}
+		}
+		return cur
+	}
+	worker := failedArm(func(a *results.ArmResult) { a.Error = "worker exit: signal: killed\nmore" })
+	command := failedArm(func(a *results.ArmResult) {
+		for i := range a.Batches {
+			if a.Batches[i].Kind == results.BatchMeasured && a.Batches[i].Round%2 == 0 {
+				a.Batches[i].ExitStatus = 1
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		cur  *results.Run
+		want string
+	}{
+		{"worker", worker, "modes/TemporaryFile (go) failed in NEW after 6 of 6 rounds (worker exit: signal: killed)"},
+		{"command", command, "modes/TemporaryFile (go) exited non-zero in 6 of 12 runs in NEW (none in OLD)"},
+	} {
+		for _, gate := range []string{compare.GateTime, compare.GateWork} {
+			rep := compare.DiffWith("old", old, "new", c.cur, resultstest.Labs.Baselines, compare.Options{MinEffectPct: compare.DefaultMinEffectPct, ThresholdPct: 5, Gate: gate})
+			if !slices.Contains(rep.Gated, c.want) {
+				t.Errorf("%s, --gate %s: gated %q, want %q", c.name, gate, rep.Gated, c.want)
+			}
+			// The fixture's mkstemp-fdatasync fails in both runs.
+			if got := failedNames(rep); got != "TemporaryFile mkstemp-fdatasync" {
+				t.Errorf("%s, --gate %s: failed arms %s, want TemporaryFile and mkstemp-fdatasync", c.name, gate, got)
+			}
+		}
+	}
+	// An A/A of the same run fails nothing.
+	if rep := compare.DiffWith("old", old, "new", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.Options{ThresholdPct: 5}); failedNames(rep) != "mkstemp-fdatasync" {
+		t.Errorf("A/A: failed %s, want only the arm that fails in both (mkstemp-fdatasync)", failedNames(rep))
+	}
+}
+
+func failedNames(rep *compare.DiffReport) string {
+	var names []string
+	for _, d := range rep.Failed() {
+		names = append(names, d.Arm)
+	}
+	return strings.Join(names, " ")
 }

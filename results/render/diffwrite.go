@@ -22,6 +22,9 @@ func WriteDiffText(w io.Writer, rep *compare.DiffReport) { WriteDiffTextVerbose(
 // move of a work dir to another file system or device stands for.
 func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 	fmt.Fprintf(w, "OLD %s\nNEW %s\n", rep.Old, rep.New)
+	for _, d := range rep.Failed() {
+		fmt.Fprintln(w, wrap("FAILED: "+d.Lab+"/"+d.Label()+" "+d.Failure.Text(), 78, "  "))
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintln(w, wrap("warning: "+p, 78, "  "))
 	}
@@ -251,6 +254,9 @@ func wrapFor(s, bullet, indent string) string {
 // WriteDiffMarkdown writes the same as WriteDiffText as markdown.
 func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
 	fmt.Fprintf(w, "# tmpprobe diff\n\n- OLD: `%s`\n- NEW: `%s`\n", rep.Old, rep.New)
+	for _, d := range rep.Failed() {
+		fmt.Fprintf(w, "- **FAILED:** %s\n", mdCell(d.Lab+"/"+d.Label()+" "+d.Failure.Text()))
+	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(p))
 	}
