@@ -145,8 +145,8 @@ type ArmDiff struct {
 	// failed after some rounds, or its command exited non-zero in runs
 	// where OLD's did not; nil when nothing.
 	Failure *Failure `json:"failure_in_new,omitempty"`
-	Unit     string          `json:"unit"`
-	Rate     string          `json:"rate"` // "ops/s", or "MiB/s" for the buffers lab
+	Unit    string   `json:"unit"`
+	Rate    string   `json:"rate"` // "ops/s", or "MiB/s" for the buffers lab
 	// OpsPerS compares the headline throughput (in Rate units);
 	// Ratio the ratio to the baseline arm, paired per round in each run.
 	OpsPerS *results.Comparison `json:"ops_per_s,omitempty"`
