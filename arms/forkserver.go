@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -42,6 +43,11 @@ type forkServer struct {
 	closed bool
 	ready  chan struct{} // its modules are imported
 	done   chan struct{} // the control socket closed
+	// timeout (--arm-timeout) bounds every wait on the server: its
+	// start, a fork, an exit report, its exit. One that does not answer
+	// in time is killed: a late answer would be taken for the next.
+	timeout  time.Duration
+	killOnce sync.Once
 }
 
 type forkReply struct {
@@ -51,7 +57,7 @@ type forkReply struct {
 }
 
 // startForkServer starts a fork server of the python runtime.
-func startForkServer(rt Runtime) (*forkServer, error) {
+func startForkServer(rt Runtime, timeout time.Duration) (*forkServer, error) {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -63,8 +69,11 @@ func startForkServer(rt Runtime) (*forkServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if timeout <= 0 {
+		timeout = math.MaxInt64 // no --arm-timeout (a test's plan): no bound
+	}
 	s := &forkServer{conn: c.(*net.UnixConn), stderr: &tail{max: 4096}, forked: make(chan forkReply, 1),
-		exits: map[int]chan syscall.WaitStatus{}, ready: make(chan struct{}), done: make(chan struct{})}
+		exits: map[int]chan syscall.WaitStatus{}, ready: make(chan struct{}), done: make(chan struct{}), timeout: timeout}
 	s.cmd = exec.Command(rt.Python, "-I", "-c", driverSource, "serve")
 	s.cmd.ExtraFiles = []*os.File{theirs} // fd 3
 	s.cmd.Stderr = s.stderr
@@ -130,8 +139,10 @@ func (s *forkServer) read() {
 }
 
 // wait waits until the server has imported its modules; an error if it
-// exited first.
+// exited first, or did not say so within its timeout (then it is killed).
 func (s *forkServer) wait(ctx context.Context) error {
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
 	select {
 	case <-s.ready:
 		return nil
@@ -139,6 +150,9 @@ func (s *forkServer) wait(ctx context.Context) error {
 		return s.gone()
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-timer.C:
+		s.Kill()
+		return fmt.Errorf("the python fork server was not ready within %v (--arm-timeout)", s.timeout)
 	}
 }
 
@@ -180,7 +194,7 @@ func (s *forkServer) Start(ctx context.Context, cfg Config, timeout time.Duratio
 	} else {
 		theirs = append(theirs, int(ends[0][0].Fd())) // a worker without one opens cfg.Dir by name
 	}
-	p, err := s.fork(theirs)
+	p, err := s.fork(ctx, theirs)
 	for _, f := range []*os.File{ends[0][0], ends[1][1], ends[2][1]} {
 		f.Close()
 	}
@@ -209,18 +223,30 @@ func (s *forkServer) Start(ctx context.Context, cfg Config, timeout time.Duratio
 	return w, w.handshake(cfg, timeout)
 }
 
-// fork asks the server for a worker on fds.
-func (s *forkServer) fork(fds []int) (*forkedProcess, error) {
+// fork asks the server for a worker on fds. A server that does not answer
+// within its timeout, or before ctx ends, is killed.
+func (s *forkServer) fork(ctx context.Context, fds []int) (*forkedProcess, error) {
 	s.forkMu.Lock()
 	defer s.forkMu.Unlock()
 	if _, _, err := s.conn.WriteMsgUnix([]byte("fork"), unix.UnixRights(fds...), nil); err != nil {
 		return nil, fmt.Errorf("asking the python fork server for a worker: %w", err)
 	}
-	r := <-s.forked
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	var r forkReply
+	select {
+	case r = <-s.forked:
+	case <-ctx.Done():
+		s.Kill()
+		return nil, ctx.Err()
+	case <-timer.C:
+		s.Kill()
+		return nil, fmt.Errorf("the python fork server did not fork a worker within %v (--arm-timeout)", s.timeout)
+	}
 	if r.err != nil {
 		return nil, r.err
 	}
-	p := &forkedProcess{pid: r.pid, pidfd: r.pidfd, exit: make(chan syscall.WaitStatus, 1)}
+	p := &forkedProcess{pid: r.pid, pidfd: r.pidfd, exit: make(chan syscall.WaitStatus, 1), srv: s}
 	s.mu.Lock()
 	if s.closed {
 		close(p.exit)
@@ -232,21 +258,62 @@ func (s *forkServer) fork(fds []int) (*forkedProcess, error) {
 }
 
 // Close tells the server that the generation is over: it waits for its
-// workers (ended by now) and exits, and Close reaps it.
+// workers (ended by now) and exits, and Close reaps it; one that has not
+// exited within its timeout is killed.
 func (s *forkServer) Close() error {
 	s.conn.CloseWrite()
-	<-s.done
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	select {
+	case <-s.done:
+	case <-timer.C:
+		s.Kill()
+		return fmt.Errorf("the python fork server did not exit within %v (--arm-timeout)", s.timeout)
+	}
 	s.conn.Close()
 	return s.cmd.Wait()
 }
 
 // Kill ends the server at once, and with it its workers (their
-// parent-death signal).
+// parent-death signal). It may be called more than once.
 func (s *forkServer) Kill() {
-	s.cmd.Process.Kill()
-	s.conn.Close()
-	<-s.done
-	s.cmd.Wait()
+	s.killOnce.Do(func() {
+		s.cmd.Process.Kill()
+		s.conn.Close()
+		<-s.done
+		s.cmd.Wait()
+	})
+}
+
+// exitReportGrace is how long the server may take to report the exit of
+// a worker that has exited (its pidfd says so): a server that takes
+// longer (stopped, hung) reports nothing more, and is killed.
+const exitReportGrace = time.Second
+
+// exitStatus waits for the worker's exit as its server reports it. The
+// worker's own end is seen on its pidfd (readable once it has exited,
+// reaped or not), so a server that never reports costs a second after the
+// worker is gone, not a hang: it is killed, which closes every report.
+func (p *forkedProcess) exitStatus() (syscall.WaitStatus, bool) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var exited time.Time
+	for {
+		select {
+		case status, ok := <-p.exit:
+			return status, ok
+		case now := <-tick.C:
+			fds := []unix.PollFd{{Fd: int32(p.pidfd), Events: unix.POLLIN}}
+			switch n, _ := unix.Poll(fds, 0); {
+			case n == 1 && exited.IsZero():
+				exited = now
+			case !exited.IsZero() && now.Sub(exited) > exitReportGrace:
+				p.srv.Kill()
+				status, ok := <-p.exit // closed by the server's end
+				return status, ok
+			}
+		}
+	}
 }
 
 // forkedProcess is a worker the fork server forked. tmpprobe is not its
@@ -256,6 +323,7 @@ func (s *forkServer) Kill() {
 type forkedProcess struct {
 	pid    int
 	pidfd  int
+	srv    *forkServer
 	exit   chan syscall.WaitStatus
 	stdout *os.File
 	stderr chan struct{} // closed when its stderr is read to the end
@@ -269,7 +337,7 @@ func (p *forkedProcess) Kill() { unix.PidfdSendSignal(p.pidfd, unix.SIGKILL, nil
 
 func (p *forkedProcess) Wait() error {
 	p.once.Do(func() {
-		status, ok := <-p.exit
+		status, ok := p.exitStatus()
 		<-p.stderr
 		p.stdout.Close()
 		unix.Close(p.pidfd)

@@ -3,11 +3,13 @@
 package arms_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,7 +133,7 @@ func oldPython(t *testing.T) arms.Runtime {
 		candidates = append(candidates, found...)
 	}
 	for _, c := range candidates {
-		if rt, err := arms.FindPython(c); err == nil && rt.Version < "3.9" {
+		if rt, err := arms.FindPython(context.Background(), c, time.Minute); err == nil && rt.Version < "3.9" {
 			return rt
 		}
 	}
@@ -186,4 +188,73 @@ func TestUntilStopsOnceTheIntervalsAreNarrow(t *testing.T) {
 			t.Errorf("%s: %d untraced and %d traced rounds (%s), want %d each", a.Arm, len(untraced), len(traced), a.Error, results.MinRoundsForCI)
 		}
 	}
+}
+
+// #37: a fork server that stops answering (SIGSTOP here: it reports no
+// worker's exit, forks nothing, never exits) hung the run past
+// --arm-timeout, and the first Ctrl-C did nothing. Every wait on it is
+// bounded: with a 2 s --arm-timeout the run ends by itself, and with a
+// 5-minute one the run ends within 5 s of its context's end; either way
+// nothing is left running or stopped.
+func TestStoppedForkServerEndsTheRun(t *testing.T) {
+	rt := python(t)
+	for _, c := range []struct {
+		name    string
+		timeout time.Duration
+		cancel  bool
+	}{{"--arm-timeout 2s", 2 * time.Second, false}, {"first Ctrl-C", 5 * time.Minute, true}} {
+		sel, _ := arms.Select([]string{"TemporaryFile"}, nil)
+		plan := &arms.Plan{Arms: sel, Runtimes: []arms.Runtime{rt}, Dirs: []string{t.TempDir()},
+			Payloads: []int{400}, Chunk: chunk, SpoolMax: spoolMax, Ops: 5,
+			Rounds: 4, Seed: 3, Baseline: true, BatchTimeout: c.timeout, WorkerRounds: 1}
+		ctx, cancel := context.WithCancel(context.Background())
+		var stopped []int
+		var cancelled time.Time
+		r := &arms.Runner{Progress: func(pr arms.Progress) {
+			if pr.Stage != arms.StageRound || pr.Round != 1 || pr.Done != 1 || stopped != nil {
+				return
+			}
+			servers, _ := pythons(t)
+			for pid := range servers {
+				syscall.Kill(pid, syscall.SIGSTOP)
+				stopped = append(stopped, pid)
+			}
+			if c.cancel {
+				cancelled = time.Now()
+				cancel()
+			}
+		}}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.Run(ctx, plan)
+		}()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s: the run still waits on its stopped fork servers %v after 2 minutes", c.name, stopped)
+		}
+		cancel()
+		if len(stopped) == 0 {
+			t.Fatalf("%s: no fork server was running to stop", c.name)
+		}
+		if c.cancel && time.Since(cancelled) > 5*time.Second {
+			t.Errorf("%s: the run ended %v after its context did, want within 5 s", c.name, time.Since(cancelled).Round(time.Millisecond))
+		}
+		for _, pid := range stopped {
+			if alive(pid) {
+				t.Errorf("%s: the stopped fork server %d is still there", c.name, pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if servers, execd := pythons(t); len(servers)+len(execd) > 0 {
+			t.Errorf("%s: after the run: servers %v, workers %v still running", c.name, servers, execd)
+		}
+	}
+}
+
+// alive: the process exists and has not been reaped.
+func alive(pid int) bool {
+	p, err := follow.ReadProc(pid)
+	return err == nil && p.State != 'Z'
 }

@@ -197,6 +197,8 @@ type Runner struct {
 	// observer are tmpprobe's own processes: itself and every worker it
 	// started. On a worker's CPU they are the observer, not a neighbour.
 	observer map[uint32]bool
+	// timeout is --arm-timeout, which bounds every wait on a fork server.
+	timeout time.Duration
 }
 
 // Stages a run goes through, as Progress reports them.
@@ -257,6 +259,7 @@ type caseRun struct {
 // measured before the run stopped.
 func (r *Runner) Run(ctx context.Context, p *Plan) ([]results.ArmResult, error) {
 	defer r.Abort()
+	r.timeout = p.BatchTimeout
 	runs, err := r.prepare(p)
 	if err != nil {
 		return nil, err
@@ -458,7 +461,7 @@ func (r *Runner) startAhead(rt Runtime) *forkServer {
 // newServer starts a fork server of rt, one of tmpprobe's own processes
 // (Runner.observer); nil if it cannot be started.
 func (r *Runner) newServer(rt Runtime) *forkServer {
-	s, err := startForkServer(rt)
+	s, err := startForkServer(rt, r.timeout)
 	if err != nil {
 		return nil
 	}

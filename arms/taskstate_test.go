@@ -3,6 +3,7 @@
 package arms_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -44,7 +45,7 @@ func TestTaskStateDisagreement(t *testing.T) {
 		dir = t.TempDir()
 	}
 	runtimes := []arms.Runtime{{Name: "go"}}
-	if py, err := arms.FindPython("python3"); err == nil {
+	if py, err := arms.FindPython(context.Background(), "python3", time.Minute); err == nil {
 		runtimes = append(runtimes, py)
 	}
 	sel, _ := arms.Select(nil, []string{arms.LabModes})

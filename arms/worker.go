@@ -68,7 +68,8 @@ type Worker struct {
 	err    error
 	// timedOut is set when a batch's timer killed the worker.
 	timedOut atomic.Bool
-	unwatch  func() bool // stops killing it when the start's context ends
+	unwatch  func() bool   // stops killing it when the start's context ends
+	timeout  time.Duration // --arm-timeout: its start, a batch, its quit
 }
 
 // process is a worker's process: exec'd by tmpprobe, or forked by a
@@ -135,6 +136,7 @@ func Start(ctx context.Context, rt Runtime, cfg Config, timeout time.Duration) (
 
 // handshake sends the worker its config and waits for its "ready".
 func (w *Worker) handshake(cfg Config, timeout time.Duration) error {
+	w.timeout = timeout
 	if timeout > 0 {
 		timer := time.AfterFunc(timeout, func() {
 			w.timedOut.Store(true)
@@ -246,9 +248,17 @@ func (w *Worker) Stderr() string { return strings.TrimSpace(w.stderr.String()) }
 // asked together end together.
 func (w *Worker) Quit() { fmt.Fprintln(w.in, "quit") }
 
-// Close asks the worker to quit and reaps it.
+// Close asks the worker to quit and reaps it; one still there after its
+// timeout (--arm-timeout) is killed.
 func (w *Worker) Close() error {
 	w.Quit()
+	if w.timeout > 0 {
+		timer := time.AfterFunc(w.timeout, func() {
+			w.timedOut.Store(true)
+			w.proc.Kill()
+		})
+		defer timer.Stop()
+	}
 	return w.wait()
 }
 

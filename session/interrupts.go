@@ -74,6 +74,10 @@ func Watch() (in *Interrupts, stop func()) {
 	}
 }
 
+// Context ends with the first signal: what a command waits for before
+// its session starts (an interpreter's version check) waits on it.
+func (in *Interrupts) Context() context.Context { return in.ctx }
+
 // onSecond sets what a second signal runs before tmpprobe exits.
 func (in *Interrupts) onSecond(abort func()) {
 	in.mu.Lock()
@@ -112,6 +116,15 @@ func (in *Interrupts) late() bool {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.decided && in.decidedBy == nil && in.first != nil
+}
+
+// Stopped is the error of a command a signal stopped before its session
+// began (during an interpreter's version check), nil if none did.
+func (in *Interrupts) Stopped() error {
+	if in.ctx.Err() == nil {
+		return nil
+	}
+	return in.before()
 }
 
 // before is the error of a session stopped before it measured anything.

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -110,7 +111,10 @@ func cmdRun(in *session.Interrupts, cmd string, args []string, stdout, stderr io
 	if err := parseCommand(fs, args, runUsageOf(cmd), stdout); err != nil {
 		return err
 	}
-	labs, err := f.session(cmd, fs)
+	labs, err := f.session(in.Context(), cmd, fs)
+	if stopped := in.Stopped(); stopped != nil {
+		return stopped
+	}
 	if err != nil {
 		return err
 	}
@@ -145,7 +149,7 @@ func runUsageOf(cmd string) string {
 
 // session checks the flags of all or run and makes the labs' session:
 // every mistake a flag can make is found here, before anything runs.
-func (f *runFlags) session(cmd string, fs *pflag.FlagSet) (session.Labs, error) {
+func (f *runFlags) session(ctx context.Context, cmd string, fs *pflag.FlagSet) (session.Labs, error) {
 	names := fs.Args()
 	if cmd == "all" && len(names) > 0 {
 		return session.Labs{}, usagef("'all' takes no arms (did you mean 'tmpprobe run %s'?)", strings.Join(names, " "))
@@ -167,7 +171,7 @@ func (f *runFlags) session(cmd string, fs *pflag.FlagSet) (session.Labs, error) 
 	if l.Plan, err = f.plan(names, fs); err != nil {
 		return l, err
 	}
-	if l.Plan.Runtimes, l.Skipped, err = f.runtimes(); err != nil {
+	if l.Plan.Runtimes, l.Skipped, err = f.runtimes(ctx); err != nil {
 		return l, err
 	}
 	if err := f.Check(); err != nil {
@@ -355,13 +359,13 @@ func (v noControls) Set(s string) error {
 
 // runtimes resolves --runtime and --python; auto takes both when Python 3
 // is there, and notes it when it is not.
-func (f *runFlags) runtimes() ([]arms.Runtime, *results.Note, error) {
+func (f *runFlags) runtimes(ctx context.Context) ([]arms.Runtime, *results.Note, error) {
 	switch f.runtime {
 	case "go", "python", "auto":
 	default:
 		return nil, nil, usagef("--runtime %q: want python, go or auto", f.runtime)
 	}
-	rts, skipped, err := arms.ResolveRuntimes(f.runtime, f.python)
+	rts, skipped, err := arms.ResolveRuntimes(ctx, f.runtime, f.python, f.armTimeout)
 	switch {
 	case err != nil:
 		return nil, nil, usagef("--python %s", err)
