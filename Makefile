@@ -81,13 +81,18 @@ bench:
 	$(GO) test $(ASROOT) -run '^$$' -bench . -benchtime 1x -count 1 -timeout 150m ./bench/
 
 # Installs the tmpprobe that make built as you; it builds nothing, so root
-# needs no Go and writes nothing in your clone.
+# needs no Go and writes nothing in your clone. The path is quoted for the
+# shell: a DESTDIR with a glob or a space in it names one path, and
+# uninstall removes that file, never every match of a pattern.
+shquote = '$(subst ','\'',$(1))'
+INSTALLED := $(call shquote,$(DESTDIR)$(BINDIR)/tmpprobe)
+
 install:
 	@test -x tmpprobe || { echo "make install: no ./tmpprobe: run make first (as you), then sudo make install" >&2; exit 1; }
-	install -D -m 0755 tmpprobe $(DESTDIR)$(BINDIR)/tmpprobe
+	install -D -m 0755 tmpprobe $(INSTALLED)
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/tmpprobe
+	rm -f -- $(INSTALLED)
 
 clean:
 	rm -f tmpprobe

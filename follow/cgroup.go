@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/preflight"
 )
 
@@ -36,19 +37,19 @@ func CgroupID(path string) (uint64, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return 0, fmt.Errorf("--cgroup %s: %w", path, errtext.Cause(err))
+		return 0, fmt.Errorf("--cgroup %s: %w", escape.Line(path), errtext.Cause(err))
 	}
 	if !fi.IsDir() {
-		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", path)
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup directory", escape.Line(path))
 	}
 	// Any directory has an inode number, and one on another filesystem can
 	// equal a real cgroup's id: only a cgroup2 directory's number is one.
 	var fs unix.Statfs_t
 	if err := unix.Statfs(path, &fs); err != nil {
-		return 0, fmt.Errorf("--cgroup %s: %w", path, err)
+		return 0, fmt.Errorf("--cgroup %s: %w", escape.Line(path), err)
 	}
 	if fs.Type != unix.CGROUP2_SUPER_MAGIC {
-		return 0, fmt.Errorf("--cgroup %s: not a cgroup v2 directory (not on a cgroup2 filesystem)", path)
+		return 0, fmt.Errorf("--cgroup %s: not a cgroup v2 directory (not on a cgroup2 filesystem)", escape.Line(path))
 	}
 	return fi.Sys().(*syscall.Stat_t).Ino, nil
 }

@@ -3,8 +3,9 @@
 package session
 
 import (
-	"fmt"
 	"os"
+
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 )
 
 // The errors a session ends with, typed so that cmd chooses the exit
@@ -17,7 +18,7 @@ type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
-func usagef(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return &UsageError{escape.Sprintf(format, a...)} }
 
 // ProbeError is the probe refusing to load or attach. AttachNone says
 // whether the session could have run without it (the labs can, for

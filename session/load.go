@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
@@ -88,8 +89,14 @@ func RunDiff(d Diff, w io.Writer) error {
 		runs = append(runs, run)
 	}
 	baselines := knowledge().Baselines
+	// The paths as the diff prints them: typed by the user, escaped as a
+	// run's own strings are.
+	names := make([]string, len(d.Paths))
+	for i, p := range d.Paths {
+		names[i] = escape.Line(p)
+	}
 	if len(runs) > 2 {
-		return writing(d.Format, d.Format.Matrix(w, compare.DiffMany(d.Paths, runs, baselines, d.MinEffectPct)))
+		return writing(d.Format, d.Format.Matrix(w, compare.DiffMany(names, runs, baselines, d.MinEffectPct)))
 	}
 	opt := compare.Options{MinEffectPct: d.MinEffectPct, ThresholdPct: compare.NoGate, Gate: d.Gate}
 	if d.Gated {
@@ -101,7 +108,7 @@ func RunDiff(d Diff, w io.Writer) error {
 			opt.History = earlier
 		}
 	}
-	rep := compare.DiffWith(d.Paths[0], runs[0], d.Paths[1], runs[1], baselines, opt)
+	rep := compare.DiffWith(names[0], runs[0], names[1], runs[1], baselines, opt)
 	if err := writing(d.Format, d.Format.Diff(w, rep, d.Verbose)); err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ func (o *Outputs) Check() error {
 	var outReal string
 	if o.Out != "" {
 		if err := runfile.CheckRunDir(o.Out); err != nil {
-			return usagef("--out %s: %s", o.Out, errtext.FirstLine(err.Error()))
+			return usagef("--out %s: %s", o.Out, err)
 		}
 		abs, _ := filepath.Abs(o.Out)
 		outReal, _ = safefs.Resolve(abs, false)
@@ -83,12 +83,12 @@ func (o *Outputs) Check() error {
 			continue
 		}
 		if err := atomicfile.Check(f.path); err != nil {
-			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
+			return usagef("%s %s: %s", f.flag, f.path, err)
 		}
 		real, err := atomicfile.ReplacedFile(f.path)
 		switch {
 		case err != nil:
-			return usagef("%s %s: %s", f.flag, f.path, errtext.FirstLine(err.Error()))
+			return usagef("%s %s: %s", f.flag, f.path, err)
 		case real == "":
 			continue // a stream or tmpprobe's own fd: nothing is replaced
 		case outReal != "" && (real == outReal || strings.HasPrefix(real, outReal+"/")):

@@ -16,6 +16,7 @@ import (
 	"io"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/report"
@@ -42,7 +43,7 @@ func derive(run *results.Run, labs explain.LabKnowledge) *Outcome {
 // the report's footer.
 func say(stderr io.Writer, kind results.RunKind, notes ...results.Note) []results.Note {
 	for _, n := range notes {
-		fmt.Fprintln(stderr, "tmpprobe:", report.NoteText(n, kind))
+		fmt.Fprintln(stderr, "tmpprobe:", escape.Line(report.NoteText(n, kind)))
 	}
 	return notes
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/session"
 )
@@ -28,7 +29,7 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+func usagef(format string, a ...any) error { return usageError{escape.Sprintf(format, a...)} }
 
 // exitError ends a command with code and msg ("" says nothing).
 type exitError struct {
@@ -56,9 +57,11 @@ func exitFor(err error, stderr io.Writer) int {
 		oe  *session.OutputError
 		re  *session.Regressed
 	)
+	// What reaches the terminal is escaped: a message may quote a path
+	// or a command the user typed.
 	say := func(code int, msg string) int {
 		if msg != "" {
-			fmt.Fprintf(stderr, "tmpprobe: %s\n", msg)
+			fmt.Fprintf(stderr, "tmpprobe: %s\n", escape.Line(msg))
 		}
 		return code
 	}
@@ -66,7 +69,7 @@ func exitFor(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.As(err, &ue), errors.As(err, &sue):
-		fmt.Fprintf(stderr, "tmpprobe: %s\nTry 'tmpprobe --help'.\n", errtext.FirstLine(err.Error()))
+		fmt.Fprintf(stderr, "tmpprobe: %s\nTry 'tmpprobe --help'.\n", escape.Line(errtext.FirstLine(err.Error())))
 		return exitUsage
 	case errors.As(err, &ee):
 		return say(ee.code, ee.msg)

@@ -20,6 +20,27 @@ import (
 // to print.
 func Line(s string) string { return text(s, false) }
 
+// Sprintf is fmt.Sprintf with every string, error and Stringer argument
+// escaped as Line escapes it first: a message that quotes what the user
+// typed (a path with a newline or an escape in it) stays one line, and
+// prints as what they typed.
+func Sprintf(format string, a ...any) string {
+	args := make([]any, len(a))
+	for i, v := range a {
+		switch v := v.(type) {
+		case string:
+			args[i] = Line(v)
+		case error:
+			args[i] = Line(v.Error())
+		case fmt.Stringer:
+			args[i] = Line(v.String())
+		default:
+			args[i] = v
+		}
+	}
+	return fmt.Sprintf(format, args...)
+}
+
 // Strings escapes, in place, every string reachable from p, a pointer:
 // struct fields (exported ones), slices, arrays, map keys and values.
 // Strings are escaped as Line escapes them, but a struct field whose name

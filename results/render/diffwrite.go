@@ -253,7 +253,7 @@ func wrapFor(s, bullet, indent string) string {
 
 // WriteDiffMarkdown writes the same as WriteDiffText as markdown.
 func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
-	fmt.Fprintf(w, "# tmpprobe diff\n\n- OLD: `%s`\n- NEW: `%s`\n", rep.Old, rep.New)
+	fmt.Fprintf(w, "# tmpprobe diff\n\n- OLD: %s\n- NEW: %s\n", mdCode(rep.Old), mdCode(rep.New))
 	for _, d := range rep.Failed() {
 		fmt.Fprintf(w, "- **FAILED:** %s\n", mdCell(d.Lab+"/"+d.Label()+" "+d.Failure.Text()))
 	}

@@ -27,7 +27,7 @@ func WriteMarkdownDocument(w io.Writer, d *report.Document) {
 	fmt.Fprintln(w, "# tmpprobe report")
 	fmt.Fprintln(w)
 	if h := d.Head; len(h.Args) > 0 {
-		fmt.Fprintf(w, "`tmpprobe %s`", strings.Join(h.Args, " "))
+		fmt.Fprint(w, mdCode("tmpprobe "+strings.Join(h.Args, " ")))
 		if !h.Started.IsZero() {
 			fmt.Fprintf(w, ", started %s", h.Started.Format("2006-01-02 15:04:05 MST"))
 		}

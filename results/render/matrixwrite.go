@@ -83,7 +83,7 @@ func WriteMatrixMarkdown(w io.Writer, rep *compare.MatrixReport) {
 	fmt.Fprintln(w, "# tmpprobe diff")
 	fmt.Fprintln(w)
 	for i, n := range rep.Runs {
-		fmt.Fprintf(w, "- #%d: `%s`\n", i+1, n)
+		fmt.Fprintf(w, "- #%d: %s\n", i+1, mdCode(n))
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(p))

@@ -74,3 +74,26 @@ func TestBreakdownSort(t *testing.T) {
 		t.Errorf("sorting changed the summary: by time, first %q", got)
 	}
 }
+
+// #37: report.md passed raw HTML from a command's name to whatever
+// renders it. A name is text there: its "<" is an entity in a table or a
+// sentence, and its backticks cannot end the code span that quotes the
+// command line.
+func TestMarkdownShowsNamesAsText(t *testing.T) {
+	run := resultstest.CommandsRun()
+	hostile := "sh -c '<img src=x onerror=alert(1)>' `x`"
+	run.Arms[1].Arm = hostile
+	run.Args = []string{"compare", "nosync", hostile}
+	var out strings.Builder
+	WriteMarkdown(&out, run, resultstest.Sums(run), resultstest.Labs)
+	md := out.String()
+	if !strings.Contains(md, "&lt;img") {
+		t.Fatalf("the name is not in report.md as text:\n%s", md)
+	}
+	// Outside the one code span, no tag: the span's fence is longer than
+	// the name's backticks.
+	span := "`` tmpprobe compare nosync " + hostile + " ``" // padded: the name ends in a backtick
+	if rest := strings.Replace(md, span, "", 1); strings.Contains(rest, "<img") || rest == md {
+		t.Errorf("report.md holds a raw tag outside the command line's code span %s:\n%s", span, md)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -36,7 +37,7 @@ const notRegular = "not a regular file: a run is a directory, a run.json or a sy
 func LoadRun(path string) (*results.Run, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, errtext.Bare(err))
+		return nil, fmt.Errorf("%s: %s", escape.Line(path), errtext.Bare(err))
 	}
 	if st.IsDir() {
 		for _, name := range []string{"run.json", "syscalls.csv"} {
@@ -47,28 +48,28 @@ func LoadRun(path string) (*results.Run, error) {
 			}
 			if !errors.Is(err, os.ErrNotExist) {
 				// EACCES on a directory we cannot search is not "no run here".
-				return nil, fmt.Errorf("%s: %s", p, errtext.Bare(err))
+				return nil, fmt.Errorf("%s: %s", escape.Line(p), errtext.Bare(err))
 			}
 		}
-		return nil, fmt.Errorf("%s: no run.json or syscalls.csv in this directory", path)
+		return nil, fmt.Errorf("%s: no run.json or syscalls.csv in this directory", escape.Line(path))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %s", path, notRegular)
+		return nil, fmt.Errorf("%s: %s", escape.Line(path), notRegular)
 	}
 	// O_NONBLOCK: a FIFO swapped in after the Stat must not block the open;
 	// the Fstat below refuses it.
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, err)
+		return nil, fmt.Errorf("%s: %s", escape.Line(path), err)
 	}
 	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	if fst, err := f.Stat(); err != nil || !fst.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %s", path, notRegular)
+		return nil, fmt.Errorf("%s: %s", escape.Line(path), notRegular)
 	}
 	run, err := ReadRun(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", escape.Line(path), err)
 	}
 	return run, nil
 }
