@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
-	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/internal/escape"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
