@@ -126,6 +126,21 @@ func RunQueueNs(b *Batch) uint64 {
 	return ns
 }
 
+// WaitShareBase is what a CPU neighbour's share of a run-queue wait of rq
+// is taken of: rq, or, when the CPU neighbours took more than rq, their
+// sum. A neighbour is counted wherever the thread waited for a CPU, rq
+// only where that was inside a syscall, and a share of rq alone read
+// "108% of the run-queue wait".
+func WaitShareBase(rq uint64, nbs []Neighbour) uint64 {
+	var sum uint64
+	for _, n := range nbs {
+		if n.Kind == NeighbourCPU && !n.Observer {
+			sum += n.Ns
+		}
+	}
+	return max(rq, sum)
+}
+
 // DeviceNs is the device time of the requests a batch's traced syscalls
 // waited for (the dev_* stages).
 func DeviceNs(b *Batch) uint64 {

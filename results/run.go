@@ -113,3 +113,15 @@ func NameRegions(run *Run) {
 		}
 	}
 }
+
+// MeasuredRounds is how many measured rounds a ran: the number of
+// distinct rounds among its measured batches.
+func MeasuredRounds(a *ArmResult) int {
+	seen := map[int]bool{}
+	for _, b := range a.Batches {
+		if b.Kind == BatchMeasured {
+			seen[b.Round] = true
+		}
+	}
+	return len(seen)
+}

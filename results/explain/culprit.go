@@ -429,6 +429,7 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 		// alone each neighbour had 100%, and a comm several processes
 		// share (a build's compilers) summed to more.
 		rq, dev := results.RunQueueNs(s.Traced), results.DeviceNs(s.Traced)
+		rqBase := results.WaitShareBase(rq, s.Traced.Neighbours)
 		for _, n := range s.Traced.Neighbours {
 			if n.Kind == results.NeighbourDisk {
 				dev += n.Ns
@@ -450,7 +451,7 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			if n.Ns > names[k].Ns {
 				names[k] = n
 			}
-			total := rq
+			total := rqBase
 			if n.Kind == results.NeighbourDisk {
 				total = dev
 			}

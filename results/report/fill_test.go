@@ -54,3 +54,21 @@ func TestFooterSaysBatchesRanAgain(t *testing.T) {
 	}
 	t.Errorf("the footer %+v does not say that 2 batches ran again", d.Footer)
 }
+
+// #37: with --until the footer said "60 rounds", the cap, where each case
+// stopped on its own after 24 or so, and never named --until. It says
+// how many ran, of how many at most, and why.
+func TestFooterSaysRoundsRanUnderUntil(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	run.Protocol.Until = 0.10
+	run.Protocol.Rounds = 60
+	want := "6 of up to 60 rounds (--until 10%) in random order"
+	d := report.New(report.Input{Run: run, Sums: results.SummarizeAll(run, resultstest.Labs.Baselines), Labs: resultstest.Labs},
+		report.Options{})
+	for _, l := range d.Footer {
+		if strings.Contains(l.Text, want) {
+			return
+		}
+	}
+	t.Errorf("the footer %+v does not say %q", d.Footer, want)
+}

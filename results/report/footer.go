@@ -40,7 +40,7 @@ func footer(run *results.Run) []FooterLine {
 	if m.CPU != "" {
 		add(FooterFact, "CPU: %s", m.CPU)
 	}
-	if line := protocolLine(run.Protocol); line != "" {
+	if line := protocolLine(run); line != "" {
 		add(FooterFact, "%s", line)
 	}
 	if line := betweenRunsLine(run); line != "" {
@@ -113,10 +113,21 @@ func dirLine(d results.DirFacts) string {
 }
 
 // protocolLine says in one line which protocol made the numbers.
-func protocolLine(p results.Protocol) string {
+func protocolLine(run *results.Run) string {
+	p := run.Protocol
 	switch p.Name {
 	case results.ProtocolRounds:
-		s := fmt.Sprintf("protocol rounds · %d rounds in random order, seed %d · ", p.Rounds, p.Seed)
+		rounds := fmt.Sprintf("%d rounds", p.Rounds)
+		if p.Until > 0 {
+			// --until stops each case on its own: say what ran, not the cap.
+			lo, hi := roundsRan(run)
+			ran := fmt.Sprintf("%d–%d", lo, hi)
+			if lo == hi {
+				ran = fmt.Sprint(lo)
+			}
+			rounds = fmt.Sprintf("%s of up to %d rounds (--until %g%%)", ran, p.Rounds, p.Until*100)
+		}
+		s := fmt.Sprintf("protocol rounds · %s in random order, seed %d · ", rounds, p.Seed)
 		if p.FixedOps > 0 {
 			s += fmt.Sprintf("%d %s a batch", p.FixedOps, plural(p.FixedOps, "op", "ops"))
 		} else {
@@ -130,6 +141,22 @@ func protocolLine(p results.Protocol) string {
 		return "protocol seed · the labs' method: arms in sequence, 1000 ops a batch × 5 (modes), one round trip × 7 (buffers), p50"
 	}
 	return ""
+}
+
+// roundsRan is the fewest and the most measured rounds an arm of run ran
+// (a failed arm's are said on its FAILED line).
+func roundsRan(run *results.Run) (lo, hi int) {
+	for _, a := range run.Arms {
+		if a.Error != "" {
+			continue
+		}
+		n := results.MeasuredRounds(&a)
+		if hi == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	return lo, hi
 }
 
 // failedRuns counts a compared command's runs that exited non-zero, with
@@ -269,10 +296,11 @@ func neighbourLines(run *results.Run) []string {
 		if one.wall == 0 || one.rq*20 < one.wall {
 			continue
 		}
+		base := results.WaitShareBase(one.rq, one.nbs)
 		for _, n := range one.nbs {
-			if n.Kind == results.NeighbourCPU && n.Ns*4 >= one.rq {
+			if n.Kind == results.NeighbourCPU && n.Ns*4 >= base {
 				cases = append(cases, fmt.Sprintf("%s: %s took %s of its run-queue wait (%s of its traced time)",
-					a.Named(), n.Name(), share(n.Ns, one.rq), share(one.rq, one.wall)))
+					a.Named(), n.Name(), share(n.Ns, base), share(one.rq, one.wall)))
 				break
 			}
 		}
@@ -285,10 +313,11 @@ func neighbourLines(run *results.Run) []string {
 		}
 	}
 	moreDisk := 0
+	rqBase := results.WaitShareBase(all.rq, all.nbs)
 	for _, n := range all.nbs {
 		switch {
-		case n.Kind == results.NeighbourCPU && atLeast(all.rq, explain.NeighbourWallMin, all.wall) && atLeast(n.Ns, explain.NeighbourShareMin, all.rq):
-			cpu = append(cpu, fmt.Sprintf("%s took %s of the run-queue wait", n.Name(), share(n.Ns, all.rq)))
+		case n.Kind == results.NeighbourCPU && atLeast(all.rq, explain.NeighbourWallMin, all.wall) && atLeast(n.Ns, explain.NeighbourShareMin, rqBase):
+			cpu = append(cpu, fmt.Sprintf("%s took %s of the run-queue wait", n.Name(), share(n.Ns, rqBase)))
 		case n.Kind == results.NeighbourDisk && atLeast(n.Ns, explain.NeighbourShareMin, all.dev+diskNs) && len(disk) < 3:
 			disk = append(disk, fmt.Sprintf("%s %d requests, %s, %s of the device time", n.Name(), n.Count,
 				results.Size(float64(n.Bytes)), share(n.Ns, all.dev+diskNs)))
