@@ -53,6 +53,28 @@ func quietDiff(t *testing.T, old, cur string) *compare.DiffReport {
 	return &rep
 }
 
+// described says what a test needs of an arm's diff when it fails: its
+// status, change and sentence, never a dump of its pointers.
+func described(d *compare.ArmDiff) string {
+	if d == nil {
+		return "not in the diff"
+	}
+	work := "not judged"
+	if d.Work != nil {
+		work = d.Work.Headline
+	}
+	return fmt.Sprintf("%s (%+.1f%% by %s; work: %s): %s", d.Status, d.ChangePct, d.JudgedBy, work, d.Sentence)
+}
+
+// factsText lists a diff's preflight differences, one a line.
+func factsText(facts []compare.FactChange) string {
+	var lines []string
+	for _, f := range facts {
+		lines = append(lines, fmt.Sprintf("%s: %s → %s (+%v −%v) explains %v", f.Name, f.Old, f.New, f.Added, f.Removed, f.Explains))
+	}
+	return "\n" + strings.Join(lines, "\n")
+}
+
 func armDiff(rep *compare.DiffReport, arm string) *compare.ArmDiff {
 	for i := range rep.Arms {
 		if rep.Arms[i].Arm == arm {
@@ -123,11 +145,11 @@ func TestDiffNamesNobarrier(t *testing.T) {
 	if tied == nil || !slices.ContainsFunc(tied.Explains, func(e string) bool {
 		return strings.HasPrefix(e, "mkstemp-fsync (go") && strings.HasSuffix(e, "): fsync")
 	}) {
-		t.Errorf("no difference adds nobarrier and explains mkstemp-fsync's fsync: %+v", rep.Preflight)
+		t.Errorf("no difference adds nobarrier and explains mkstemp-fsync's fsync: %s", factsText(rep.Preflight))
 	}
 	d := armDiff(rep, "mkstemp-fsync")
 	if d == nil || len(d.Terms) == 0 {
-		t.Fatalf("mkstemp-fsync did not change: %+v", d)
+		t.Fatalf("mkstemp-fsync did not change: %s", described(d))
 	}
 	if term := culpritTerm(d, "NEW is mounted nobarrier"); term != "fsync" {
 		t.Errorf("nobarrier named in term %q, want fsync: %s", term, d.Sentence)
@@ -173,12 +195,16 @@ func TestDiffNamesDiscard(t *testing.T) {
 		}
 	}
 	if !listed {
-		t.Errorf("no difference removes discard: %+v", rep.Preflight)
+		t.Errorf("no difference removes discard: %s", factsText(rep.Preflight))
 	}
+	// Counts decide what timings cannot (#29): a discard per op is a few
+	// hundred µs, which a loaded host's spread can hide, but the work
+	// and its culprit are exact, and said whatever the time did.
 	d := armDiff(rep, "mkstemp-fsync")
-	if d == nil || d.Status != compare.StatusImproved {
-		t.Fatalf("mkstemp-fsync did not improve without discard: %+v", d)
+	if d == nil || d.Status == compare.StatusRegressed {
+		t.Fatalf("mkstemp-fsync without discard: %s", described(d))
 	}
+	t.Logf("mkstemp-fsync without discard: %s", d.Status)
 	if term := culpritTerm(d, "NEW is mounted nodiscard"); term != "unlink" || !tied {
 		t.Errorf("discard named in term %q (tied %v), want unlink: %s", term, tied, d.Sentence)
 	}
@@ -186,12 +212,12 @@ func TestDiffNamesDiscard(t *testing.T) {
 	// does more work, said first, with its cause (#29); the work gate
 	// fails on it, whatever the timings did.
 	if w := d.Work; w == nil || !strings.HasPrefix(w.Headline, "less work: discards/op 1 → 0") || !strings.Contains(w.Headline, "NEW is mounted nodiscard") {
-		t.Errorf("without discard: work %+v, want less work: discards/op 1 → 0 (NEW is mounted nodiscard)", d.Work)
+		t.Errorf("without discard: %s; want less work: discards/op 1 → 0 (NEW is mounted nodiscard)", described(d))
 	}
 	rev := diffAll(t, cur, old)
 	d = armDiff(rev, "mkstemp-fsync")
 	if d == nil || d.Work == nil || !strings.HasPrefix(d.Work.Headline, "more work: discards/op 0 → 1") || !strings.Contains(d.Work.Headline, "NEW is mounted discard") {
-		t.Errorf("with discard: %+v, want more work: discards/op 0 → 1 (NEW is mounted discard)", d)
+		t.Errorf("with discard: %s; want more work: discards/op 0 → 1 (NEW is mounted discard)", described(d))
 	} else if !strings.HasPrefix(d.Sentence, d.Label()+": more work: discards/op 0 → 1") {
 		t.Errorf("with discard: the sentence does not say the work first: %s", d.Sentence)
 	}
@@ -215,6 +241,31 @@ func TestDiffNamesDiskNeighbour(t *testing.T) {
 	// U test of fewer.
 	more := []string{"--rounds", "12", "--worker-rounds", "1"}
 	saveRunWith(t, dir, old, more, "mkstemp-fsync")
+	// Four writers triple fsync's time here alone; under a loaded
+	// host's spread a U test may still not call it, and NEW is then run
+	// again, once, and the log says so (#37).
+	for attempt := 1; ; attempt++ {
+		rep := diskNeighbourRun(t, dir, old, cur, more)
+		d := armDiff(rep, "mkstemp-fsync")
+		if d != nil && d.Status != compare.StatusRegressed && attempt == 1 {
+			t.Logf("attempt 1: mkstemp-fsync beside four direct writers is %s; running NEW again, once", described(d))
+			continue
+		}
+		if d == nil || d.Status != compare.StatusRegressed {
+			t.Fatalf("mkstemp-fsync did not regress beside four direct writers, in %d attempts: %s", attempt, described(d))
+		}
+		if term := culpritTerm(d, "dd (pid "); term != "fsync" {
+			t.Errorf("mkstemp-fsync regressed; dd named in %q, want fsync: %s", term, d.Sentence)
+		}
+		return
+	}
+}
+
+// diskNeighbourRun saves cur beside four dd loops writing 64 KiB blocks
+// with O_DIRECT and O_DSYNC in dir, checks what the probe counted of
+// them, and diffs it against old, the run alone.
+func diskNeighbourRun(t *testing.T, dir, old, cur string, more []string) *compare.DiffReport {
+	t.Helper()
 	const block = 64 << 10
 	var stops []func()
 	for _, f := range []string{"bg1", "bg2", "bg3", "bg4"} {
@@ -260,29 +311,45 @@ func TestDiffNamesDiskNeighbour(t *testing.T) {
 	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool { return strings.HasPrefix(s, "NEW: dd (pid ") }) {
 		t.Errorf("neighbours %q: want dd, appeared in NEW", rep.Neighbours)
 	}
-	d := armDiff(rep, "mkstemp-fsync")
-	if d == nil || d.Status != compare.StatusRegressed {
-		t.Fatalf("mkstemp-fsync did not regress beside four direct writers: %+v", d)
-	}
-	if term := culpritTerm(d, "dd (pid "); term != "fsync" {
-		t.Errorf("mkstemp-fsync regressed; dd named in %q, want fsync: %s", term, d.Sentence)
-	}
+	return rep
 }
 
 // A real CPU-bound process during NEW, on every CPU: the diff names it
-// as a CPU neighbour with its share of the run-queue wait.
+// as a CPU neighbour with its share of the run-queue wait. On a host
+// already loaded, OLD's own wait can hide the growth from a test: NEW is
+// then run again, once, and the log says so (#37).
 func TestDiffNamesCPUNeighbour(t *testing.T) {
 	needBPF(t)
 	dir, out := diskDir(t), t.TempDir()
 	old, cur := filepath.Join(out, "alone"), filepath.Join(out, "busy")
 	saveRun(t, dir, old, "TemporaryFile", "mkstemp-close-unlink")
-	stop := cpuHogs(t)
-	saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
-	stop()
-	rep := diffAll(t, old, cur)
-	wantCPUHogAppeared(t, rep)
-	// The hog is tied to every arm whose run-queue wait grew (#29), in
-	// that arm's sentence, whatever its status.
+	for attempt := 1; ; attempt++ {
+		stop := cpuHogs(t)
+		saveRun(t, dir, cur, "TemporaryFile", "mkstemp-close-unlink")
+		stop()
+		rep := diffAll(t, old, cur)
+		problems := cpuNeighbourProblems(t, rep, old, cur)
+		if len(problems) > 0 && attempt == 1 {
+			t.Logf("attempt 1: %s; running NEW again, once", strings.Join(problems, "; "))
+			continue
+		}
+		for _, p := range problems {
+			t.Error(p)
+		}
+		return
+	}
+}
+
+// cpuNeighbourProblems is what the diff of a run beside CPU hogs does not
+// say: the hog appeared, and is tied to every arm whose run-queue wait
+// grew (#29), in that arm's sentence, whatever its status; tmpprobe
+// itself is never a neighbour.
+func cpuNeighbourProblems(t *testing.T, rep *compare.DiffReport, old, cur string) []string {
+	t.Helper()
+	var problems []string
+	if p := cpuHogMissing(rep); p != "" {
+		problems = append(problems, p)
+	}
 	runs := [2]*results.Run{}
 	for i, p := range []string{old, cur} {
 		r, err := runfile.LoadRun(p)
@@ -297,14 +364,15 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 		if _, ok := explain.RunQueueGrew(so[i], sn[i]); ok {
 			grew++
 			if d := armDiff(rep, sn[i].Arm); d == nil || !strings.Contains(d.Sentence, "cpuhog (pid ") {
-				t.Errorf("%s: its run-queue wait grew, but its sentence does not name the hog: %+v", sn[i].Arm, d)
+				problems = append(problems, fmt.Sprintf("%s: its run-queue wait grew, but its sentence does not name the hog: %s", sn[i].Arm, described(d)))
 			}
 		}
 	}
 	if grew == 0 {
-		t.Error("no arm's run-queue wait grew beside a CPU hog on every CPU")
+		problems = append(problems, "no arm's run-queue wait grew beside a CPU hog on every CPU")
 	}
 	wantNoObserverNeighbour(t, rep, runs[:]...)
+	return problems
 }
 
 // wantNoObserverNeighbour checks that tmpprobe's own processes (this
@@ -320,7 +388,7 @@ func wantNoObserverNeighbour(t *testing.T, rep *compare.DiffReport, runs ...*res
 			for _, b := range a.Batches {
 				for _, n := range b.Neighbours {
 					if n.PID == self && !n.KernelThread && !n.Observer {
-						t.Errorf("%s: tmpprobe itself (pid %d) recorded as a neighbour, not the observer: %+v", a.Arm, self, n)
+						t.Errorf("%s: tmpprobe itself (pid %d) recorded as a neighbour, not the observer: %s", a.Arm, self, n.Name())
 					}
 				}
 			}
@@ -365,11 +433,18 @@ func cpuHogs(t *testing.T) (stop func()) {
 // neighbour that appeared in NEW, with its share of the run-queue wait.
 func wantCPUHogAppeared(t *testing.T, rep *compare.DiffReport) {
 	t.Helper()
-	if !slices.ContainsFunc(rep.Neighbours, func(s string) bool {
+	if p := cpuHogMissing(rep); p != "" {
+		t.Error(p)
+	}
+}
+
+func cpuHogMissing(rep *compare.DiffReport) string {
+	if slices.ContainsFunc(rep.Neighbours, func(s string) bool {
 		return strings.HasPrefix(s, "NEW: cpuhog (pid ") && strings.Contains(s, "of the run-queue wait")
 	}) {
-		t.Errorf("neighbours %q: want cpuhog, appeared in NEW with its share of the run-queue wait", rep.Neighbours)
+		return ""
 	}
+	return fmt.Sprintf("neighbours %q: want cpuhog, appeared in NEW with its share of the run-queue wait", rep.Neighbours)
 }
 
 // A/A: the same dir twice. No fact of the environment differs, and no
