@@ -118,7 +118,7 @@ func BenchmarkSavedRepeatability(b *testing.B) {
 	}
 	var coverage []string
 	for _, dir := range strings.Split(*savedRuns, ",") {
-		runs, unread, err := runfile.LoadEarlier(dir, "", func(*results.Run) bool { return true }, math.MaxInt)
+		runs, _, unread, err := runfile.LoadEarlier(dir, "", func(*results.Run) string { return "" }, math.MaxInt)
 		if err != nil || len(unread) > 0 {
 			b.Fatal(err, unread)
 		}

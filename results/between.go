@@ -1,8 +1,10 @@
 package results
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/aclements/go-moremath/stats"
 )
@@ -43,6 +45,46 @@ type BetweenRuns struct {
 	// Cases are the spreads between runs of each case found in at least
 	// MinRunsBetween runs, this one included.
 	Cases []CaseSpread `json:"cases,omitempty"`
+	// LeftOut are the runs beside it that were not replicates of it (see
+	// compare.NotReplicate): their differences are not noise.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
+}
+
+// LeftOut is a saved run beside another that is not a replicate of it,
+// and why: what differs that can move its numbers ("mounted nobarrier",
+// "kernel_release 6.1.0-27", "more work: flushes/op 2 → 3").
+type LeftOut struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// LeftOutText says which runs were left out and why, a reason once with
+// its count: "2 runs beside it left out: mounted nobarrier; 1: kernel
+// 6.1.0"; "" for none.
+func LeftOutText(l []LeftOut) string {
+	if len(l) == 0 {
+		return ""
+	}
+	var reasons []string
+	count := map[string]int{}
+	for _, o := range l {
+		if count[o.Reason] == 0 {
+			reasons = append(reasons, o.Reason)
+		}
+		count[o.Reason]++
+	}
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = fmt.Sprintf("%d: %s", count[r], r)
+		if i == 0 {
+			runs := "runs"
+			if count[r] == 1 {
+				runs = "run"
+			}
+			parts[i] = fmt.Sprintf("%d %s beside it left out: %s", count[r], runs, r)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // CaseSpread is one case's spread between runs: the standard deviation of

@@ -16,6 +16,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/preflight"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
@@ -165,15 +166,18 @@ func freshDirs(in *Interrupts, plan *arms.Plan) (freshOf map[string]string, note
 	return freshOf, notes, remove, nil
 }
 
-// widen reads the earlier runs like this one in history (skipping the
-// run directory out, which this run replaces), measures each case's
-// spread between runs and widens the intervals by it.
+// widen reads the earlier runs in history that are replicates of this one
+// (compare.NotReplicate; skipping the run directory out, which this run
+// replaces), measures each case's spread between runs and widens the
+// intervals by it; the runs left out are named in the footer.
 func widen(out *Outcome, history, skip string) {
 	if history == "" {
 		return
 	}
 	run := out.Run
-	earlier, unread, err := runfile.LoadEarlier(history, skip, run.Alike, results.MaxEarlierRuns)
+	earlier, leftOut, unread, err := runfile.LoadEarlier(history, skip, func(e *results.Run) string {
+		return compare.NotReplicate(run, e, out.Labs.Baselines)
+	}, results.MaxEarlierRuns)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		unread = append(unread, err.Error())
 	}
@@ -181,5 +185,6 @@ func widen(out *Outcome, history, skip string) {
 		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteHistoryUnread, Reason: errtext.FirstLine(u)})
 	}
 	run.Derived.Between = results.MeasureBetween(run, out.Sums, history, earlier, out.Labs.Baselines)
+	run.Derived.Between.LeftOut = leftOut
 	run.Derived.Between.Widen(run, out.Sums)
 }

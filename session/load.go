@@ -104,8 +104,12 @@ func RunDiff(d Diff, w io.Writer) error {
 	}
 	opt.HistoryFrom = historyOf(d.Paths[0], d.Paths[1], d.History)
 	if opt.HistoryFrom != "" && !runs[0].Derived.Between.Measured() && !runs[1].Derived.Between.Measured() {
-		if earlier, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(d.Paths[1]), runs[1].Alike, results.MaxEarlierRuns); err == nil {
-			opt.History = earlier
+		// Replicates of NEW: runs beside it of another environment (OLD's
+		// among them) differ by what changed, which is not noise.
+		if earlier, leftOut, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(d.Paths[1]), func(e *results.Run) string {
+			return compare.NotReplicate(runs[1], e, baselines)
+		}, results.MaxEarlierRuns); err == nil {
+			opt.History, opt.LeftOut = earlier, leftOut
 		}
 	}
 	rep := compare.DiffWith(names[0], runs[0], names[1], runs[1], baselines, opt)

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,9 @@ type DiffReport struct {
 	// BetweenRuns says where the spread between runs the tests count came
 	// from ("" when none did).
 	BetweenRuns string `json:"between_runs,omitempty"`
+	// LeftOut says which runs beside NEW were not taken for replicates,
+	// and why ("2 runs beside it left out: mounted nobarrier").
+	LeftOut string `json:"left_out,omitempty"`
 	// Gated is why --threshold fails: arms that regressed by it or more,
 	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
 	Gated []string `json:"gated,omitempty"`
@@ -236,6 +240,8 @@ type Options struct {
 	// that started after NEW, and NEW itself, are left out.
 	History     []results.EarlierRun
 	HistoryFrom string
+	// LeftOut are the runs beside NEW that are not replicates of it.
+	LeftOut []results.LeftOut
 }
 
 // DiffWith is Diff with every option.
@@ -254,6 +260,9 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
 	spread, from := spreadsOf(prev, cur, sn, baseline, opt)
 	rep.BetweenRuns = from
+	if l := results.LeftOutText(opt.LeftOut); l != "" {
+		rep.LeftOut = l
+	}
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[results.CaseID]*results.Summary{}
 	for _, s := range sn {
@@ -579,9 +588,17 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	opsSpread, ratioSpread := spread(so, sn)
 	rates := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), opsSpread, minEffectPct)
 	d.OpsPerS, d.JudgedBy = &rates, "ops/s"
+	// The ratio to the baseline cancels a machine that got slower as a
+	// whole; it is no judge when the environment changed or the arm's
+	// work did: then a slowdown of every arm is the finding, not drift
+	// (#43), and each arm is judged by its own throughput.
+	byRatio := !slices.ContainsFunc(env, movesNumbers) && (d.Work == nil || !d.Work.MoreOrLess())
 	if ro, rn := ratioSamples(so), ratioSamples(sn); !d.Baseline && len(ro) > 0 && len(rn) > 0 {
 		ratios := results.CompareRuns(so.Ratio, sn.Ratio, ro, rn, ratioSpread, minEffectPct)
-		d.Ratio, d.JudgedBy = &ratios, "ratio"
+		d.Ratio = &ratios // shown either way
+		if byRatio {
+			d.JudgedBy = "ratio"
+		}
 	}
 	j := d.Judged()
 	d.ChangePct = j.DeltaPct
@@ -647,6 +664,16 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 // status says so instead of "regressed".
 func drift(rep *DiffReport) []DriftNote {
 	var out []DriftNote
+	if causes := environmentCauses(rep.Preflight); causes != nil {
+		// Not the machine's drift: what changed is named, and every arm
+		// was judged by its own throughput.
+		for _, g := range rep.Groups() {
+			if n, ok := environmentShift(g, causes); ok {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
 	for _, g := range rep.Groups() {
 		var base *ArmDiff
 		var moved, carried []string
@@ -665,7 +692,8 @@ func drift(rep *DiffReport) []DriftNote {
 				}
 			}
 		}
-		if base == nil || others == 0 || base.OpsPerS == nil || base.OpsPerS.Verdict != results.VerdictChanged {
+		if base == nil || others == 0 || base.OpsPerS == nil || base.OpsPerS.Verdict != results.VerdictChanged ||
+			(base.Work != nil && base.Work.MoreOrLess()) {
 			continue
 		}
 		n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P,
@@ -676,6 +704,70 @@ func drift(rep *DiffReport) []DriftNote {
 		out = append(out, n)
 	}
 	return out
+}
+
+// environmentCauses are the differences of the environment that can
+// move the numbers, said as causes ("NEW is mounted data=journal",
+// "kernel release 6.1 → 6.12"); nil when there is none.
+func environmentCauses(facts []FactChange) []string {
+	var causes []string
+	for _, f := range facts {
+		if !movesNumbers(f) {
+			continue
+		}
+		c := f.Causes()
+		if len(c) == 0 { // a fact with no known mechanism is still a change
+			c = []string{changePhrase(f)}
+		}
+		causes = append(causes, c...)
+	}
+	return causes
+}
+
+// changePhrase says a fact's change from OLD to NEW: "mount options
+// +lazytime", "cpus 2 → 4".
+func changePhrase(f FactChange) string {
+	if f.Added != nil || f.Removed != nil {
+		var parts []string
+		for _, o := range f.Added {
+			parts = append(parts, "+"+o)
+		}
+		for _, o := range f.Removed {
+			parts = append(parts, "−"+o)
+		}
+		return "mount options " + strings.Join(parts, " ")
+	}
+	name := f.Name[strings.LastIndexByte(f.Name, '.')+1:]
+	return strings.ReplaceAll(name, "_", " ") + " " + results.OrNone(f.Old) + " → " + results.OrNone(f.New)
+}
+
+// environmentShift is the note of a group whose arms all changed the same
+// way with the environment: "every arm 18–32% slower, TemporaryFile
+// −32%: NEW is mounted data=journal"; ok is false when they did not.
+func environmentShift(g []*ArmDiff, causes []string) (DriftNote, bool) {
+	var base *ArmDiff
+	var moved []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, d := range g {
+		if d.OpsPerS == nil {
+			continue // failed, or in one run only: said on its own
+		}
+		if d.OpsPerS.Verdict != results.VerdictChanged {
+			return DriftNote{}, false
+		}
+		lo, hi = math.Min(lo, d.OpsPerS.DeltaPct), math.Max(hi, d.OpsPerS.DeltaPct)
+		if d.Baseline {
+			base = d
+		} else {
+			moved = append(moved, d.Arm)
+		}
+	}
+	if base == nil || len(moved) == 0 || (lo < 0) != (hi < 0) {
+		return DriftNote{}, false
+	}
+	n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P, Moved: moved}
+	n.Sentence = explain.EnvironmentShiftSentence(n.Group, base.Arm, *base.OpsPerS, lo, hi, causes)
+	return n, true
 }
 
 // Groups splits the arms, in run order, by lab, runtime, parameter and

@@ -27,16 +27,18 @@ func findArm(t *testing.T, rep *compare.DiffReport, arm string) *compare.ArmDiff
 
 // The fixture's known cause: fsync waits for the journal. It must come
 // first, the terms must add up to the change, and the unchanged arm must
-// read as noise, with its p-value.
+// read as noise, with its p-value. NEW runs another kernel and does more
+// work: each arm is judged by its own throughput, not by its ratio to a
+// baseline that would cancel what changed (#43).
 func TestDiffFindsTheCause(t *testing.T) {
 	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
 	d := findArm(t, rep, "mkstemp-fsync")
-	if d.Status != compare.StatusRegressed || d.JudgedBy != "ratio" || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
-		t.Fatalf("mkstemp-fsync: %s by %s, terms %v: want regressed by its ratio with fsync first", d.Status, d.JudgedBy, d.Terms)
+	if d.Status != compare.StatusRegressed || d.JudgedBy != "ops/s" || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
+		t.Fatalf("mkstemp-fsync: %s by %s, terms %v: want regressed by its ops/s with fsync first", d.Status, d.JudgedBy, d.Terms)
 	}
 	// Six rounds a side, all apart: the smallest p a U test can give.
-	if d.Ratio.P != 0.0021645 || d.Ratio.Verdict != results.VerdictChanged {
-		t.Errorf("ratio comparison %+v, want p = 2/924", d.Ratio)
+	if d.OpsPerS.P != 0.0021645 || d.OpsPerS.Verdict != results.VerdictChanged {
+		t.Errorf("ops/s comparison p=%g %s, want p = 2/924, changed", d.OpsPerS.P, d.OpsPerS.Verdict)
 	}
 	var sum results.NsPerOp
 	for _, term := range d.Terms {
@@ -427,4 +429,36 @@ func failedNames(rep *compare.DiffReport) string {
 		names = append(names, d.Arm)
 	}
 	return strings.Join(names, " ")
+}
+
+// #43: a machine 25% slower is drift, judged by the ratios; the same
+// slowdown with the environment changed (NEW mounted data=journal) is the
+// finding: every arm is judged by its own throughput, the group's note
+// names what changed, and --gate time fails on it.
+func TestEnvironmentChangeIsNoDrift(t *testing.T) {
+	withDir := func(r *results.Run, options string) *results.Run {
+		r.Meta.Dirs = []results.DirFacts{{Dir: "/tmp", FSType: "ext4", Options: options, Journal: "yes"}}
+		return r
+	}
+	old := withDir(resultstest.FixtureRun(false), "rw,relatime")
+	drifted := withDir(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), "rw,relatime")
+	journaled := withDir(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), "rw,relatime,data=journal")
+
+	rep := compare.Diff("old", old, "new", drifted, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
+		t.Errorf("the same environment, 25%% slower: TemporaryFile %s, want %s", d.Status, compare.StatusDrift)
+	}
+	rep = compare.Diff("old", old, "new", journaled, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	for _, arm := range []string{"TemporaryFile", "mkstemp-fsync"} {
+		if d := findArm(t, rep, arm); d.Status != compare.StatusRegressed || d.JudgedBy != "ops/s" {
+			t.Errorf("NEW mounted data=journal: %s %s by %s, want regressed by its own ops/s", arm, d.Status, d.JudgedBy)
+		}
+	}
+	want := "modes lab · go · /tmp · payload 400 B: every arm 20% slower, TemporaryFile −20% (p=0.002): NEW is mounted data=journal"
+	if len(rep.Drift) == 0 || rep.Drift[0].Sentence != want {
+		t.Errorf("drift notes %v, want %q", rep.Drift, want)
+	}
+	if !slices.Contains(rep.Gated, "modes/TemporaryFile (go)") {
+		t.Errorf("--gate time --threshold 5 gated %q, want TemporaryFile's slowdown", rep.Gated)
+	}
 }

@@ -130,6 +130,13 @@ func negated(o string) string {
 	return "no" + o
 }
 
+// Causes are the change said as causes ("NEW is mounted data=journal");
+// none when the fact cannot explain a change in time.
+func (c EnvChange) Causes() []string {
+	phrases, _ := c.causes()
+	return phrases
+}
+
 // causes are a change said as causes with what it moves; none when the
 // fact cannot explain a change in time (a device's name, a mount point).
 func (c EnvChange) causes() (phrases []string, mechs []mechanism) {

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -75,6 +76,22 @@ func DriftBaselineSentence(rate string, moved results.Comparison) string {
 // own throughput's change: "mkstemp (+1.2% ops/s)".
 func CarriedArm(arm, rate string, own results.Comparison) string {
 	return fmt.Sprintf("%s (%s %s)", arm, results.SignedPct(own.DeltaPct), rate)
+}
+
+// EnvironmentShiftSentence says a group whose every arm changed one way
+// when the environment changed: the change is the finding, tied to what
+// changed, not the machine's drift (#43).
+func EnvironmentShiftSentence(group, baseline string, base results.Comparison, lo, hi float64, causes []string) string {
+	way := "faster"
+	if base.DeltaPct < 0 {
+		way, lo, hi = "slower", -hi, -lo
+	}
+	span := fmt.Sprintf("%.0f–%.0f%%", lo, hi)
+	if math.Round(lo) == math.Round(hi) {
+		span = fmt.Sprintf("%.0f%%", lo)
+	}
+	return fmt.Sprintf("%s: every arm %s %s, %s %s (p=%s): %s", group, span, way, baseline,
+		results.SignedPct(base.DeltaPct), results.PValue(base.P), strings.Join(causes, ", "))
 }
 
 // DriftSentence says once for a group what its baseline's move means:

@@ -31,6 +31,9 @@ func WriteDiffTextVerbose(w io.Writer, rep *compare.DiffReport, verbose bool) {
 	if rep.BetweenRuns != "" {
 		fmt.Fprintln(w, wrap("Tests count the spread between runs: "+rep.BetweenRuns, 78, "  "))
 	}
+	if rep.LeftOut != "" {
+		fmt.Fprintln(w, wrap("Not replicates of NEW, so not its noise: "+rep.LeftOut, 78, "  "))
+	}
 	tied, other := splitPreflight(rep)
 	// A work dir's move says where it moved: the work dirs' own line
 	// would say it again.
@@ -259,6 +262,9 @@ func WriteDiffMarkdown(w io.Writer, rep *compare.DiffReport) {
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "- **warning:** %s\n", mdCell(p))
+	}
+	if rep.LeftOut != "" {
+		fmt.Fprintf(w, "- Not replicates of NEW, so not its noise: %s\n", mdCell(rep.LeftOut))
 	}
 	if len(rep.Preflight) > 0 {
 		fmt.Fprintln(w, "\n## Preflight differences\n\nThose that explain a change first; any of the others can explain every change at once.\n\n| fact | OLD | NEW | explains |\n|---|---|---|---|")

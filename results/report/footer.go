@@ -181,6 +181,14 @@ func betweenRunsLine(run *results.Run) string {
 	if b == nil {
 		return "intervals: this run's spread only; a run here can move more than that: save runs side by side (--out runs/NAME) and each later one's intervals include the spread between them"
 	}
+	if l := results.LeftOutText(b.LeftOut); l != "" {
+		return betweenRunsSpread(run, b) + " (" + l + ")"
+	}
+	return betweenRunsSpread(run, b)
+}
+
+// betweenRunsSpread says which earlier runs the intervals include.
+func betweenRunsSpread(run *results.Run, b *results.BetweenRuns) string {
 	earlier := fmt.Sprintf("%d earlier run", len(b.Runs))
 	if len(b.Runs) != 1 {
 		earlier += "s"

@@ -36,22 +36,24 @@ const maxEarlierFile = 32 << 20
 const maxUnreadNamed = 3
 
 // LoadEarlier reads the complete saved runs in dir's subdirectories that
-// want accepts, newest run.json first, up to limit: the runs a new run's
-// spread between runs is measured against (results.MeasureBetween). skip
-// is the run directory being written now, which replaces what is there.
+// are replicates, newest run.json first, up to limit: the runs a new run's
+// spread between runs is measured against (results.MeasureBetween).
+// notReplicate says why a run is not one ("" when it is); those are
+// returned in leftOut, with why, and count against no limit. skip is the
+// run directory being written now, which replaces what is there.
 // Subdirectories without a run.json are not runs and are passed over;
 // what looks like a run but is not read (not trusted, too large, broken)
 // is said in unread, at most maxUnreadNamed of them by name. A dir that
 // others can write is not read at all: err says why.
-func LoadEarlier(dir, skip string, want func(*results.Run) bool, limit int) (runs []results.EarlierRun, unread []string, err error) {
+func LoadEarlier(dir, skip string, notReplicate func(*results.Run) string, limit int) (runs []results.EarlierRun, leftOut []results.LeftOut, unread []string, err error) {
 	df, err := openHistoryDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer df.Close()
 	names, err := df.Readdirnames(-1)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	type candidate struct {
 		name string
@@ -106,11 +108,16 @@ func LoadEarlier(dir, skip string, want func(*results.Run) bool, limit int) (run
 			refused = append(refused, err.Error())
 			continue
 		}
-		if run.Complete && want(run) {
-			runs = append(runs, results.EarlierRun{Name: escape.Line(c.name), Run: run})
+		if !run.Complete {
+			continue
 		}
+		if why := notReplicate(run); why != "" {
+			leftOut = append(leftOut, results.LeftOut{Name: escape.Line(c.name), Reason: why})
+			continue
+		}
+		runs = append(runs, results.EarlierRun{Name: escape.Line(c.name), Run: run})
 	}
-	return runs, countUnread(refused), nil
+	return runs, leftOut, countUnread(refused), nil
 }
 
 // openHistoryDir opens dir when only trusted users can add to it.

@@ -51,7 +51,12 @@ func TestLoadEarlier(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "broken", "run.json"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := func(r *results.Run) bool { return r.Meta.KernelRelease == "6.18.0-test" }
+	notReplicate := func(r *results.Run) string {
+		if r.Meta.KernelRelease != "6.18.0-test" {
+			return "kernel " + r.Meta.KernelRelease
+		}
+		return ""
+	}
 	names := func(runs []results.EarlierRun) []string {
 		var out []string
 		for _, r := range runs {
@@ -59,9 +64,12 @@ func TestLoadEarlier(t *testing.T) {
 		}
 		return out
 	}
-	runs, unread, err := LoadEarlier(dir, filepath.Join(dir, "now"), want, 10)
+	runs, leftOut, unread, err := LoadEarlier(dir, filepath.Join(dir, "now"), notReplicate, 10)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(leftOut) != 1 || leftOut[0] != (results.LeftOut{Name: "other-kernel", Reason: "kernel 6.1.0-test"}) {
+		t.Errorf("left out %v, want other-kernel, for its kernel", leftOut)
 	}
 	if got := names(runs); !slices.Equal(got, []string{"newest", "new", "old"}) {
 		t.Errorf("read %v, want [newest new old]", got)
@@ -69,11 +77,11 @@ func TestLoadEarlier(t *testing.T) {
 	if len(unread) != 1 || !strings.Contains(unread[0], filepath.Join("broken", "run.json")) {
 		t.Errorf("unread %q, want the broken run.json named", unread)
 	}
-	runs, _, _ = LoadEarlier(dir, "", want, 2)
+	runs, _, _, _ = LoadEarlier(dir, "", notReplicate, 2)
 	if got := names(runs); !slices.Equal(got, []string{"now", "newest"}) {
 		t.Errorf("limit 2 read %v, want the two newest, [now newest]", got)
 	}
-	if _, _, err := LoadEarlier(filepath.Join(dir, "missing"), "", want, 10); !os.IsNotExist(err) {
+	if _, _, _, err := LoadEarlier(filepath.Join(dir, "missing"), "", notReplicate, 10); !os.IsNotExist(err) {
 		t.Errorf("a missing dir: %v, want not-exist", err)
 	}
 }
@@ -130,7 +138,7 @@ func FuzzLoadEarlier(f *testing.F) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			runs, unread, err := LoadEarlier(dir, "", func(*results.Run) bool { return true }, results.MaxEarlierRuns)
+			runs, _, unread, err := LoadEarlier(dir, "", func(*results.Run) string { return "" }, results.MaxEarlierRuns)
 			if err != nil {
 				return
 			}
