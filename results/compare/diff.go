@@ -719,7 +719,13 @@ func environmentCauses(facts []FactChange) []string {
 		if len(c) == 0 { // a fact with no known mechanism is still a change
 			c = []string{changePhrase(f)}
 		}
-		causes = append(causes, c...)
+		for _, p := range c {
+			// The mount options and the options ext4 reports say one
+			// change twice.
+			if !slices.Contains(causes, p) {
+				causes = append(causes, p)
+			}
+		}
 	}
 	return causes
 }

@@ -41,8 +41,26 @@ func NotReplicate(run, earlier *results.Run, baselines map[string]string) string
 
 // movesNumbers: a difference that can move a run's numbers. The work dirs
 // are not one (cases are matched by their dir), nor the flags (they say
-// where a run was saved; what they set is in the protocol and the cases).
-func movesNumbers(f FactChange) bool { return f.Name != "flags" && f.Name != "work dirs" }
+// where a run was saved; what they set is in the protocol and the cases),
+// nor what names a dir's place rather than what it is: its mount point,
+// its device's name and number, a loop device's backing file. Another
+// loop device over the same disk is the same place for the numbers; a
+// dir that moved to another file system or device is one change that
+// stands for all of those (groupMoves), and it does move them.
+func movesNumbers(f FactChange) bool {
+	if f.Move != "" {
+		return true
+	}
+	switch f.Name {
+	case "flags", "work dirs":
+		return false
+	}
+	switch f.Name[strings.LastIndexByte(f.Name, '.')+1:] {
+	case "dir", "fresh_of", "mount_point", "source", "dev", "device", "disk", "backing_file":
+		return !strings.HasPrefix(f.Name, "dirs[")
+	}
+	return true
+}
 
 // leftOutReason says f of the run left out: its mount options, its move,
 // or the fact's name and its value there.
