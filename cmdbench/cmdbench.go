@@ -82,8 +82,12 @@ type Options struct {
 	Commands []Command
 	Prepare  []string // run before every run, untraced; nil: nothing
 	Warmup   int      // untraced runs of each command before round 1
-	Rounds   int      // measured rounds; with MinTime, the fewest
+	Rounds   int      // measured rounds; with MinTime or Until, the fewest
 	MinTime  time.Duration
+	// Until > 0 runs rounds until every command's ratio to the first has
+	// a 95% interval at most this wide ((hi − lo) ÷ median), as the labs'
+	// --until, up to MaxRounds.
+	Until float64
 	Seed     uint64 // of the rounds' order (rounds.Orderer)
 	// IgnoreFailure keeps going past a command that exits non-zero; its
 	// runs count as any other.
@@ -153,16 +157,30 @@ func Run(ctx context.Context, o Options) ([]results.ArmResult, results.Protocol,
 	// intervals count.
 	plan := rounds.Plan{Groups: [][]int{all}, Seed: o.Seed, Rounds: o.Rounds, Untraced: true, Traced: true,
 		GenerationRounds: 1, Warmups: o.Warmup, Ops: 1}
-	if o.MinTime > 0 {
+	if o.MinTime > 0 || o.Until > 0 {
 		plan.Rounds = MaxRounds
-		plan.Continue = func(s rounds.Status) bool { return s.Rounds < o.Rounds || s.Measuring < o.MinTime }
+		plan.Continue = func(s rounds.Status) bool {
+			return s.Rounds < o.Rounds || s.Measuring < o.MinTime || (o.Until > 0 && r.unsettled())
+		}
 	}
 	engine := &rounds.Runner{Plan: plan, Tracer: o.Tracer, Progress: r.progress}
 	out, err := engine.Run(ctx, r)
 	if ctx.Err() != nil && err == nil {
 		err = ErrInterrupted
 	}
-	return r.arms, results.Protocol{Name: results.ProtocolRounds, Seed: o.Seed, FixedOps: 1, Rounds: out.Rounds}, err
+	return r.arms, results.Protocol{Name: results.ProtocolRounds, Seed: o.Seed, FixedOps: 1, Rounds: out.Rounds, Until: o.Until}, err
+}
+
+// unsettled says a command's ratio to the first has no interval yet, or
+// one wider than Until.
+func (r *runner) unsettled() bool {
+	run := &results.Run{Kind: results.KindCompare, Protocol: results.Protocol{Name: results.ProtocolRounds, FixedOps: 1}, Arms: r.arms}
+	for _, s := range results.SummarizeAll(run, results.CommandBaseline(run, nil))[1:] {
+		if e := s.Ratio; !e.Bounded() || (e.Hi-e.Lo)/e.Center > r.o.Until {
+			return true
+		}
+	}
+	return false
 }
 
 // runner is the commands as the rounds engine runs them.

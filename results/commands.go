@@ -53,3 +53,35 @@ func CommandBaseline(run *Run, baseline map[string]string) map[string]string {
 	}
 	return out
 }
+
+// Settling is what more rounds would say of a ratio its interval cannot
+// tell from 1: Within, when the interval already rules out a change of
+// minEffectPct or more ("no change beyond ±Within%"); else Rounds, about
+// how many rounds in all would tell a change of the size measured (at
+// least minEffectPct) from none four times in five.
+type Settling struct {
+	Within float64 // percent; 0: not settled
+	Rounds int
+}
+
+// powerFactor is how much narrower than the effect an interval must be
+// for a test at 95% to see it four times in five: ((1.96 + 0.84) / 1.96)²,
+// the normal approximation of the medians' intervals.
+const powerFactor = 2.04
+
+// Settle says how ratio, with an interval over ratio.N rounds, would be
+// settled (see Settling). An interval's half-width shrinks as the root of
+// the rounds it stands on: the rounds it needs grow as its square.
+func Settle(ratio Estimate, minEffectPct float64) Settling {
+	if !ratio.Bounded() || ratio.N == 0 || ratio.Lo <= 0 {
+		return Settling{}
+	}
+	m := minEffectPct / 100
+	if ratio.Lo >= 1-m && ratio.Hi <= 1+m {
+		return Settling{Within: 100 * math.Max(1-ratio.Lo, ratio.Hi-1)}
+	}
+	half := (math.Log(ratio.Hi) - math.Log(ratio.Lo)) / 2
+	effect := math.Max(math.Abs(math.Log(ratio.Center)), math.Log(1+m))
+	n := float64(ratio.N) * powerFactor * (half / effect) * (half / effect)
+	return Settling{Rounds: max(ratio.N+1, int(math.Ceil(n)))}
+}

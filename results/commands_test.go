@@ -54,3 +54,27 @@ func TestInverseAndDiffers(t *testing.T) {
 		}
 	}
 }
+
+// #43: a "no different" says what it stands on: the change its interval
+// already rules out, or about how many rounds would tell a change of the
+// size measured (at least the minimum effect) from none four times in
+// five, the rounds growing as the square of the interval's width.
+func TestSettle(t *testing.T) {
+	for _, c := range []struct {
+		ratio Estimate
+		want  Settling
+	}{
+		{Estimate{Center: 0.98, Lo: 0.97, Hi: 1.01, N: 30}, Settling{Within: 3}},
+		// half-width (ln 1.15 − ln 0.7)/2 = 0.248 against ln(1/0.9) = 0.105:
+		// 10 × 2.04 × 2.36² ≈ 114 rounds.
+		{Estimate{Center: 0.9, Lo: 0.7, Hi: 1.15, N: 10}, Settling{Rounds: 114}},
+		// A change under the minimum effect is asked of at least it.
+		{Estimate{Center: 1.01, Lo: 0.9, Hi: 1.1, N: 10}, Settling{Rounds: 87}},
+		{Estimate{Center: 1, N: 3}, Settling{}}, // no interval yet
+	} {
+		got := Settle(c.ratio, MinEffectPct)
+		if got.Rounds != c.want.Rounds || math.Abs(got.Within-c.want.Within) > 1e-9 {
+			t.Errorf("Settle(%+v) = %+v, want %+v", c.ratio, got, c.want)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/cmdbench"
 	"github.com/tmpprobe/tmpprobe/internal/loopext4"
 	"github.com/tmpprobe/tmpprobe/internal/textwrap"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -521,5 +522,28 @@ func TestCompareEscapesNames(t *testing.T) {
 	}
 	if code, again, stderr := inProcess("report", dir); code != 0 || again != live {
 		t.Errorf("report %s: exit %d (%s), output differs from the live one:\n%s\n---\n%s", dir, code, stderr, again, live)
+	}
+}
+
+// #43: compare --until W runs rounds until every command's ratio to the
+// first has an interval at most W wide (--rounds the fewest), as all
+// --until does, and its footer says so; a "no different" verdict says
+// what it rules out or how many rounds would tell.
+func TestCompareUntil(t *testing.T) {
+	needRoot(t)
+	run, sums, out := compared(t, "--until", "40%", "--rounds", "2", "--names", "a,b", "true", "true")
+	if run.Protocol.Until != 0.40 || run.Protocol.Rounds < results.MinRoundsForCI || run.Protocol.Rounds >= cmdbench.MaxRounds {
+		t.Errorf("--until 40%%: %d rounds, until %g; want it to stop on its own, past %d", run.Protocol.Rounds, run.Protocol.Until, results.MinRoundsForCI)
+	}
+	if r := sums[1].Ratio; !r.Bounded() || (r.Hi-r.Lo)/r.Center > 0.40 {
+		t.Errorf("--until 40%%: the ratio's interval %+v is wider than 40%%", r)
+	}
+	if want := fmt.Sprintf("%d rounds (--until 40%%)", run.Protocol.Rounds); !strings.Contains(oneLine(out), want) {
+		t.Errorf("the footer does not say %q:\n%s", want, out)
+	}
+	// The same command twice: no different, and the verdict says on what.
+	if line := oneLine(out); !strings.Contains(line, "b: no different from a's throughput") ||
+		!(strings.Contains(line, "no change beyond ±") || strings.Contains(line, "rounds to tell a change of")) {
+		t.Errorf("the verdict of a command against itself says neither what it rules out nor the rounds to tell:\n%s", out)
 	}
 }

@@ -38,6 +38,7 @@ Examples:
   sudo tmpprobe compare --prepare 'sync; echo 3 > /proc/sys/vm/drop_caches' \
       'cat big' 'dd if=big of=/dev/null bs=1M'
   sudo tmpprobe compare --names old,new --out runs/today './old' './new'
+  sudo tmpprobe compare --until 10%% 'python3 a.py' 'python3 b.py'
   tmpprobe diff runs/yesterday runs/today
 
 Exit status: a failing command's (its stderr tail is shown) unless
@@ -53,6 +54,7 @@ const maxMinTime = 24 * time.Hour
 type compareFlags struct {
 	rounds, warmup int
 	minTime        time.Duration
+	until          string
 	prepare        string
 	names          []string
 	noShell        bool
@@ -64,8 +66,9 @@ type compareFlags struct {
 func cmdCompare(in *session.Interrupts, args []string, stdout, stderr io.Writer) error {
 	f := &compareFlags{}
 	fs := pflag.NewFlagSet("compare", pflag.ContinueOnError)
-	fs.IntVar(&f.rounds, "rounds", 10, "measured rounds (with --min-time: the fewest)")
+	fs.IntVar(&f.rounds, "rounds", 10, "measured rounds (with --min-time or --until: the fewest)")
 	fs.DurationVar(&f.minTime, "min-time", 0, "run rounds until this much time has passed")
+	fs.StringVar(&f.until, "until", "", "run rounds until each command's ratio interval is at most `W` wide, e.g. 10% (--rounds the fewest)")
 	fs.IntVar(&f.warmup, "warmup", 0, "untraced runs of each command before the rounds")
 	fs.StringVar(&f.prepare, "prepare", "", "run `CMD` before every run (untraced), e.g. to drop caches")
 	fs.StringSliceVar(&f.names, "names", nil, "names of the commands in the tables, one each, comma-separated")
@@ -112,6 +115,11 @@ func (f *compareFlags) session(fs *pflag.FlagSet) (session.Compare, error) {
 	}
 	c.Options = cmdbench.Options{Commands: cmds, Warmup: f.warmup, Rounds: f.rounds, MinTime: f.minTime,
 		Seed: f.seed, IgnoreFailure: f.ignoreFailure}
+	if fs.Changed("until") {
+		if c.Options.Until, err = untilWidth(f.until); err != nil {
+			return c, err
+		}
+	}
 	if f.prepare != "" {
 		if c.Options.Prepare = cmdbench.Argv(f.prepare, !f.noShell); len(c.Options.Prepare) == 0 {
 			return c, usagef("--prepare is empty")

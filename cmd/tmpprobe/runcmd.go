@@ -182,6 +182,16 @@ func (f *runFlags) session(ctx context.Context, cmd string, fs *pflag.FlagSet) (
 	return l, err
 }
 
+// untilWidth parses --until's width, a percent of the median ("10%"), as
+// a fraction.
+func untilWidth(v string) (float64, error) {
+	w, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), "%"), 64)
+	if err != nil || !(w > 0 && w <= 1000) {
+		return 0, usagef("--until %q: want a width in percent of the median, like 10%%", v)
+	}
+	return w / 100, nil
+}
+
 // historyDir is where the earlier runs are read from: --history, else
 // the directory --out saves into, where the runs before it were saved;
 // "" for none. A --history that names no directory is a mistake, said
@@ -239,11 +249,9 @@ func (f *runFlags) plan(names []string, fs *pflag.FlagSet) (*arms.Plan, error) {
 		if f.protocol == results.ProtocolSeed {
 			return nil, usagef("--until stops rounds; the seed protocol runs arms in sequence")
 		}
-		w, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(f.until), "%"), 64)
-		if err != nil || !(w > 0 && w <= 1000) {
-			return nil, usagef("--until %q: want a width in percent of the median, like 10%%", f.until)
+		if p.Until, err = untilWidth(f.until); err != nil {
+			return nil, err
 		}
-		p.Until = w / 100
 	}
 	if p.Payloads, err = sizeList("--payload", f.payloads, 0, 1<<30); err != nil {
 		return nil, err

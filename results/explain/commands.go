@@ -2,6 +2,7 @@ package explain
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tmpprobe/tmpprobe/results"
 )
@@ -33,5 +34,20 @@ func CommandVerdict(s, first *results.Summary, minEffectPct float64) string {
 		return throughputHead(s.Arm, first.Arm, r, false) +
 			fmt.Sprintf(": too few rounds for an interval (want %d or more)", results.MinRoundsForCI)
 	}
-	return throughputHead(s.Arm, first.Arm, r, true)
+	return throughputHead(s.Arm, first.Arm, r, true) + settled(r, minEffectPct)
+}
+
+// settled says what a "no different" stands on: the change it rules out,
+// or the rounds that would tell (#43: "no different" with no way
+// forward).
+func settled(r results.Estimate, minEffectPct float64) string {
+	s := results.Settle(r, minEffectPct)
+	switch {
+	case s.Within > 0:
+		return fmt.Sprintf(": no change beyond ±%.0f%%", math.Ceil(s.Within))
+	case s.Rounds > 0:
+		return fmt.Sprintf(": needs ≈%d rounds to tell a change of %s from none (--rounds, or --until %.0f%%)",
+			s.Rounds, results.Share(math.Max(math.Abs(r.Center-1), minEffectPct/100)), 2*minEffectPct)
+	}
+	return ""
 }

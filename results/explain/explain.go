@@ -345,7 +345,10 @@ func (g Gap) head(full bool) string {
 	if !u.Known() {
 		return fmt.Sprintf("%s against %s", a, b)
 	}
-	return throughputHead(a, b, u, g.same())
+	if g.same() {
+		return throughputHead(a, b, u, true) + settled(u, results.MinEffectPct)
+	}
+	return throughputHead(a, b, u, false)
 }
 
 // throughputHead says a's throughput against b's as the ratio r, or, when

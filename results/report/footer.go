@@ -126,6 +126,9 @@ func protocolLine(run *results.Run) string {
 				ran = fmt.Sprint(lo)
 			}
 			rounds = fmt.Sprintf("%s of up to %d rounds (--until %g%%)", ran, p.Rounds, p.Until*100)
+			if lo == hi && hi == p.Rounds { // compare: every command ran them all
+				rounds = fmt.Sprintf("%d rounds (--until %g%%)", p.Rounds, p.Until*100)
+			}
 		}
 		s := fmt.Sprintf("protocol rounds · %s in random order, seed %d · ", rounds, p.Seed)
 		if p.FixedOps > 0 {
