@@ -88,7 +88,7 @@ type Options struct {
 	// a 95% interval at most this wide ((hi − lo) ÷ median), as the labs'
 	// --until, up to MaxRounds.
 	Until float64
-	Seed     uint64 // of the rounds' order (rounds.Orderer)
+	Seed  uint64 // of the rounds' order (rounds.Orderer)
 	// IgnoreFailure keeps going past a command that exits non-zero; its
 	// runs count as any other.
 	IgnoreFailure bool
