@@ -103,6 +103,13 @@ struct {
 } rq_starts SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64); /* cgroup id */
+	__type(value, struct exec_clock);
+} exec_clocks SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 64);
 	__type(key, __u64); /* journal_t * */
@@ -785,6 +792,22 @@ static __always_inline int on_exec(__u32 old_tid)
 	return 0;
 }
 
+/* The run's clock starts at its command's exec, read by the kernel: a
+ * reader tmpprobe wakes at the exec (the close of a close-on-exec pipe)
+ * is woken on the exec'ing CPU and often runs after the command did, so a
+ * run of true timed from that wake-up took 18 µs. One hash lookup per
+ * exec on the whole machine, attached apart from the other hooks for the
+ * untraced runs too. */
+static __always_inline int on_exec_clock(void)
+{
+	__u64 cgroup = bpf_get_current_cgroup_id();
+	struct exec_clock *c = bpf_map_lookup_elem(&exec_clocks, &cgroup);
+
+	if (c && ++c->execs == c->want)
+		c->ns = bpf_ktime_get_ns();
+	return 0;
+}
+
 static __always_inline int on_bio_queue(struct bio *bio)
 {
 	struct thread_state *st = current_state();
@@ -1034,6 +1057,8 @@ int kind##_sched_process_fork(__u64 *ctx)                                      \
 { HOOK(on_fork((struct task_struct *)ctx[0], (struct task_struct *)ctx[1])); } \
 SEC(#kind "/sched_process_exec")                                               \
 int kind##_sched_process_exec(__u64 *ctx) { HOOK(on_exec((__u32)ctx[1])); }    \
+SEC(#kind "/sched_process_exec")                                               \
+int kind##_exec_clock(__u64 *ctx) { return on_exec_clock(); }                  \
 SEC(#kind "/sched_process_exit")                                               \
 int kind##_sched_process_exit(__u64 *ctx)                                      \
 { HOOK(on_task_exit()); }                                                      \

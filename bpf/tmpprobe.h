@@ -264,6 +264,16 @@ struct neighbour_stats {
 	__u64 bytes; /* disk */
 };
 
+/* When the want-th exec in a cgroup happened (bpf_ktime_get_ns, that is
+ * CLOCK_MONOTONIC), the value of the exec_clocks map by cgroup id: where
+ * compare's runs start their clock (follow.ExecClock). Go writes want and
+ * zeroes the rest before the run starts in its cgroup. */
+struct exec_clock {
+	__u64 ns;
+	__u32 want;
+	__u32 execs;
+};
+
 /* A traced thread, the value of the threads map (by tid). The BPF side
  * keeps it from a begin marker on; Go writes it for the threads that
  * trace -- CMD, --pid and --tid follow from the start (probe.TrackThreads). */

@@ -72,6 +72,7 @@ func Commands(lines, names []string, shell bool) ([]Command, error) {
 // run (a straggler the run left is not the next run's).
 type Tracer interface {
 	follow.Tracer
+	follow.ExecClock // both halves' runs start at their command's exec (StartExecClock)
 	Attach() error
 	Detach()
 	ForgetThreads()
@@ -269,7 +270,7 @@ func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.
 	}
 	defer r.o.Tracer.ForgetThreads()
 	t := &tailWriter{}
-	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t, As: r.o.As, OwnGroup: true}
+	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t, As: r.o.As, OwnGroup: true, Clock: r.o.Tracer}
 	res, err := follow.Run(ctx, r.o.Tracer, r.o.Cookie, spec, nil, nil)
 	if err != nil {
 		return 0, 0, "", err
@@ -289,7 +290,7 @@ func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.
 // would put tmpprobe's own cost in the observer effect.
 func (r *runner) plain(ctx context.Context, argv []string) (time.Duration, int, string, error) {
 	t := &tailWriter{}
-	spec := &follow.Spec{Command: argv, Stderr: t, As: r.o.As, OwnGroup: true}
+	spec := &follow.Spec{Command: argv, Stderr: t, As: r.o.As, OwnGroup: true, Clock: r.o.Tracer}
 	wall, status, err := follow.RunUntraced(ctx, spec, r.o.Cookie)
 	if ctx.Err() != nil {
 		return 0, 0, "", ErrInterrupted

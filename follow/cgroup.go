@@ -96,6 +96,36 @@ func newCommandCgroup() (*commandCgroup, string) {
 	return &commandCgroup{dir: dir, path: path}, ""
 }
 
+// id is the cgroup's id, as bpf_get_current_cgroup_id returns it: its
+// directory's inode number (see CgroupID).
+func (cg *commandCgroup) id() uint64 {
+	var st unix.Stat_t
+	if unix.Fstat(int(cg.dir.Fd()), &st) != nil {
+		return 0
+	}
+	return st.Ino
+}
+
+// armClock arms clock for the execs-th exec in cg; the cgroup's id, or 0
+// when there is no clock or no cgroup to time by.
+func armClock(clock ExecClock, cg *commandCgroup, execs uint32) uint64 {
+	if clock == nil || cg == nil {
+		return 0
+	}
+	id := cg.id()
+	if id == 0 || clock.ArmExecClock(id, execs) != nil {
+		return 0
+	}
+	return id
+}
+
+// monotonicNs is CLOCK_MONOTONIC, the clock of the probe's timestamps.
+func monotonicNs() uint64 {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
+	return uint64(ts.Nano())
+}
+
 // cgroupPrefix names a command's cgroup, with tmpprobe's pid after it.
 const cgroupPrefix = "tmpprobe-trace-"
 

@@ -76,6 +76,9 @@ type tracing struct {
 	cmd   *command // a launched command; nil for processes, threads or a cgroup
 	start time.Time
 	end   time.Time // a launched command's exit; zero until then
+	// clockedWall is a launched command's exec-to-exit time by the exec
+	// clock (Spec.Clock); 0 without one.
+	clockedWall time.Duration
 	snapshots
 	res Result
 }
@@ -143,6 +146,9 @@ func (t *tracing) wait(ctx context.Context) error {
 		case e := <-t.cmd.exits():
 			t.cmd.done = true
 			t.res.ExitCode, t.end = exitCode(e.err, t.cmd.cmd), e.at
+			if wall, ok := clockedSince(t.spec.Clock, t.cmd.clocked, e); ok {
+				t.clockedWall = wall
+			}
 			return nil
 		case <-poll.C:
 			if len(watched) > 0 && !anyAlive(watched) {
@@ -167,6 +173,9 @@ func (t *tracing) finish() error {
 		t.end = time.Now()
 	}
 	t.res.Wall = t.end.Sub(t.start)
+	if t.clockedWall > 0 {
+		t.res.Wall = t.clockedWall // from the exec as the kernel saw it
+	}
 	final, err := t.p.Snapshot()
 	if err != nil {
 		return err

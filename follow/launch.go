@@ -32,18 +32,18 @@ import (
 //
 // The launcher starts in a cgroup of its own (see commandCgroup) when one
 // can be made; cg is nil otherwise, and uncontained says why.
-func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed int, cg *commandCgroup, uncontained string, err error) {
+func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed int, cg *commandCgroup, clocked uint64, uncontained string, err error) {
 	command := spec.Command
 	if _, err := exec.LookPath(command[0]); err != nil {
-		return nil, nil, -1, nil, "", notRunnable(command[0], err)
+		return nil, nil, -1, nil, 0, "", notRunnable(command[0], err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, nil, -1, nil, "", err
+		return nil, nil, -1, nil, 0, "", err
 	}
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, -1, nil, "", err
+		return nil, nil, -1, nil, 0, "", err
 	}
 	// A blocking pipe, read with read(2) outside Go's poller (waitExec):
 	// the launcher says it started on it, then closes it by its exec.
@@ -51,13 +51,14 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 	if err := syscall.Pipe2(started[:], syscall.O_CLOEXEC); err != nil {
 		gateR.Close()
 		gateW.Close()
-		return nil, nil, -1, nil, "", err
+		return nil, nil, -1, nil, 0, "", err
 	}
 	startedR, startedW := started[0], os.NewFile(uintptr(started[1]), "started")
 	keep := false
 	defer func() {
 		if !keep {
 			syscall.Close(startedR)
+			clockedSince(spec.Clock, clocked, exit{}) // forgets it
 		}
 	}()
 	newCmd := func() *exec.Cmd {
@@ -84,6 +85,9 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 	if cg, uncontained = newCommandCgroup(); cg != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.dir.Fd())
 	}
+	// The launcher's own exec is its cgroup's first, the command's the
+	// second.
+	clocked = armClock(spec.Clock, cg, 2)
 	err = startLaunched(cmd, cg)
 	if err != nil && cg != nil && !errors.Is(err, errAborted) {
 		// A cgroup the kernel would not start a process in (a parent
@@ -91,7 +95,7 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 		// the command runs where tmpprobe runs.
 		cg.remove()
 		uncontained = fmt.Sprintf("the kernel would not start it in a cgroup below tmpprobe's (%v)", errtext.Cause(err))
-		cg, cmd = nil, newCmd()
+		cg, cmd, clocked = nil, newCmd(), 0
 		err = startLaunched(cmd, nil)
 	}
 	gateR.Close()
@@ -101,7 +105,7 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 		if cg != nil {
 			cg.remove()
 		}
-		return nil, nil, -1, nil, "", err
+		return nil, nil, -1, nil, 0, "", err
 	}
 	// Read outside launched's lock, so that Abort can still kill it.
 	var b [1]byte
@@ -116,16 +120,18 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 		if cg != nil {
 			cg.remove()
 		}
-		return nil, nil, -1, nil, "", fmt.Errorf("the launcher ended before it started the command: %v", err)
+		return nil, nil, -1, nil, 0, "", fmt.Errorf("the launcher ended before it started the command: %v", err)
 	}
 	keep = true
-	return cmd, gateW, startedR, cg, uncontained, nil
+	return cmd, gateW, startedR, cg, clocked, uncontained, nil
 }
 
-// exit is a launched command's end: what Wait returned, and when.
+// exit is a launched command's end: what Wait returned, and when (also
+// as CLOCK_MONOTONIC ns, the exec clock's).
 type exit struct {
-	err error
-	at  time.Time
+	err  error
+	at   time.Time
+	mono uint64
 }
 
 // waitExec blocks until the launcher execs the command, which closes the
@@ -162,13 +168,15 @@ type command struct {
 	execAt  chan time.Time
 	exited  chan exit
 	done    bool // its exit was seen
+	clock   ExecClock
+	clocked uint64 // the cgroup clock times it by (0: none)
 }
 
 // launchCommand launches spec's command, held by the launcher until run;
 // uncontained says why it has no cgroup of its own.
 func launchCommand(spec *Spec, cookie uint64) (c *command, uncontained string, err error) {
-	c = &command{execAt: make(chan time.Time, 1), exited: make(chan exit, 1)}
-	if c.cmd, c.release, c.execed, c.cg, uncontained, err = launch(spec, cookie); err != nil {
+	c = &command{execAt: make(chan time.Time, 1), exited: make(chan exit, 1), clock: spec.Clock}
+	if c.cmd, c.release, c.execed, c.cg, c.clocked, uncontained, err = launch(spec, cookie); err != nil {
 		return nil, "", err
 	}
 	// The exec's time and the exit's are read one after the other by
@@ -179,7 +187,7 @@ func launchCommand(spec *Spec, cookie uint64) (c *command, uncontained string, e
 	go func() {
 		c.execAt <- waitExec(c.execed)
 		err := c.cmd.Wait()
-		c.exited <- exit{err, time.Now()}
+		c.exited <- exit{err, time.Now(), monotonicNs()}
 	}()
 	return c, uncontained, nil
 }
@@ -210,6 +218,7 @@ func (c *command) close() {
 	}
 	forget(c.cmd.Process)
 	syscall.Close(c.execed)
+	clockedSince(c.clock, c.clocked, exit{}) // forgets it
 }
 
 // commandEnv is a command's environment: tmpprobe's (under sudo, what

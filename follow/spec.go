@@ -36,6 +36,20 @@ type Spec struct {
 	// trace leaves the command in tmpprobe's group, where the terminal's
 	// job control reaches it as it would without tmpprobe.
 	OwnGroup bool
+	// Clock, when set, times a launched command from its exec as the
+	// kernel saw it (see ExecClock); nil: from tmpprobe's wake-up at it.
+	Clock ExecClock
+}
+
+// ExecClock reads when a command's exec happened, from the kernel (the
+// probe's exec clock): a reader woken by the exec (os/exec's close-on-exec
+// pipe closing) is woken on the exec'ing CPU, and often runs only once
+// the command has, so `true` timed from that wake-up took 18 µs (#37).
+// Each run's command starts in a cgroup of its own: the clock is armed for
+// that cgroup's execs-th exec, and read once the command has exited.
+type ExecClock interface {
+	ArmExecClock(cgroup uint64, execs uint32) error
+	ExecTime(cgroup uint64) (ns uint64, ok bool)
 }
 
 // User is who a launched command runs as: its uid, gids and home.

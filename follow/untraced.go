@@ -12,9 +12,10 @@ import (
 
 // RunUntraced runs spec's command as Run launches one (as spec.As, with
 // the same environment and process attributes, in a cgroup of its own)
-// but untraced, and times it from its exec to its exit: Start returns once
-// the child's exec has closed os/exec's close-on-exec pipe, the event a
-// traced run's clock starts at too (waitExec). It returns the command's
+// but untraced, and times it from its exec to its exit: with spec.Clock,
+// from the exec as the kernel saw it, as a traced run is; else from when
+// Start returns, once the child's exec has closed os/exec's close-on-exec
+// pipe, the event a traced run's clock starts at too (waitExec). It returns the command's
 // status as a shell reports it. When ctx ends first the command is
 // stopped, with everything it started, and ctx's error returned.
 func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Duration, status int, err error) {
@@ -33,10 +34,12 @@ func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Dura
 	if cg != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.dir.Fd())
 	}
+	clocked := armClock(spec.Clock, cg, 1)                       // the command's own exec, the first in its cgroup
+	defer func() { clockedSince(spec.Clock, clocked, exit{}) }() // forgets it, whatever happened
 	err = startLaunched(cmd, cg)
 	if err != nil && cg != nil && !errors.Is(err, errAborted) {
 		cg.remove() // see launch
-		cg, cmd = nil, newCmd()
+		cg, cmd, clocked = nil, newCmd(), 0
 		err = startLaunched(cmd, nil)
 	}
 	if err != nil {
@@ -50,11 +53,14 @@ func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Dura
 	exited := make(chan exit, 1)
 	go func() {
 		err := cmd.Wait()
-		exited <- exit{err, time.Now()}
+		exited <- exit{err, time.Now(), monotonicNs()}
 	}()
 	select {
 	case e := <-exited:
 		wall, status = e.at.Sub(start), exitCode(e.err, cmd)
+		if ns, ok := clockedSince(spec.Clock, clocked, e); ok {
+			wall = ns
+		}
 	case <-ctx.Done():
 		stopTree(cmd.Process.Pid, exited, cg)
 		err = ctx.Err()
@@ -63,4 +69,18 @@ func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Dura
 		cg.remove()
 	}
 	return wall, status, err
+}
+
+// clockedSince is a run's wall time from the exec the clock recorded in
+// cgroup to its exit e; ok is false with no clock, no cgroup to time by,
+// or no exec recorded before the exit.
+func clockedSince(clock ExecClock, cgroup uint64, e exit) (time.Duration, bool) {
+	if clock == nil || cgroup == 0 {
+		return 0, false
+	}
+	ns, ok := clock.ExecTime(cgroup)
+	if !ok || ns >= e.mono {
+		return 0, false
+	}
+	return time.Duration(e.mono - ns), true
 }

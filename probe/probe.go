@@ -149,6 +149,7 @@ type Probe struct {
 	noMulti        string       // why kprobe uses single kprobes
 	unavailable    []string     // hooks that did not load, with the reason
 	links          []link.Link
+	execClock      link.Link // StartExecClock's, apart from links
 	// neighboursUnread counts the batches whose neighbour map could not
 	// be read whole (CollectNeighbours).
 	neighboursUnread uint64
@@ -333,6 +334,10 @@ func (p *Probe) Detach() {
 // mounted it.
 func (p *Probe) Close() {
 	p.Detach()
+	if p.execClock != nil {
+		p.execClock.Close()
+		p.execClock = nil
+	}
 	if p.unmountTracefs != nil {
 		p.unmountTracefs()
 		p.unmountTracefs = nil

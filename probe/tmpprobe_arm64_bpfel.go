@@ -75,6 +75,13 @@ const (
 	tmpprobeDropReasonNR_DROP_REASONS      tmpprobeDropReason = 5
 )
 
+type tmpprobeExecClock struct {
+	_     structs.HostLayout
+	Ns    uint64
+	Want  uint32
+	Execs uint32
+}
+
 type tmpprobeFuncStageKey struct {
 	_     structs.HostLayout
 	Tid   uint32
@@ -273,6 +280,7 @@ const (
 	tmpprobeMapCommitStarts                    = "commit_starts"
 	tmpprobeMapCpuSlots                        = "cpu_slots"
 	tmpprobeMapDrops                           = "drops"
+	tmpprobeMapExecClocks                      = "exec_clocks"
 	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
 	tmpprobeMapIrqDepth                        = "irq_depth"
 	tmpprobeMapNeighbourRqs                    = "neighbour_rqs"
@@ -354,6 +362,7 @@ const (
 	tmpprobeProgRawTpBlockRqComplete           = "raw_tp_block_rq_complete"
 	tmpprobeProgRawTpBlockRqIssue              = "raw_tp_block_rq_issue"
 	tmpprobeProgRawTpBlockRqIssueQ             = "raw_tp_block_rq_issue_q"
+	tmpprobeProgRawTpExecClock                 = "raw_tp_exec_clock"
 	tmpprobeProgRawTpExt4AllocateInode         = "raw_tp_ext4_allocate_inode"
 	tmpprobeProgRawTpExt4EvictInode            = "raw_tp_ext4_evict_inode"
 	tmpprobeProgRawTpExt4FreeInode             = "raw_tp_ext4_free_inode"
@@ -386,6 +395,7 @@ const (
 	tmpprobeProgTpBtfBlockRqComplete           = "tp_btf_block_rq_complete"
 	tmpprobeProgTpBtfBlockRqIssue              = "tp_btf_block_rq_issue"
 	tmpprobeProgTpBtfBlockRqIssueQ             = "tp_btf_block_rq_issue_q"
+	tmpprobeProgTpBtfExecClock                 = "tp_btf_exec_clock"
 	tmpprobeProgTpBtfExt4AllocateInode         = "tp_btf_ext4_allocate_inode"
 	tmpprobeProgTpBtfExt4EvictInode            = "tp_btf_ext4_evict_inode"
 	tmpprobeProgTpBtfExt4FreeInode             = "tp_btf_ext4_free_inode"
@@ -531,6 +541,7 @@ type tmpprobeProgramSpecs struct {
 	RawTpBlockRqComplete           *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue"`
 	RawTpBlockRqIssueQ             *ebpf.ProgramSpec `ebpf:"raw_tp_block_rq_issue_q"`
+	RawTpExecClock                 *ebpf.ProgramSpec `ebpf:"raw_tp_exec_clock"`
 	RawTpExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_allocate_inode"`
 	RawTpExt4EvictInode            *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_evict_inode"`
 	RawTpExt4FreeInode             *ebpf.ProgramSpec `ebpf:"raw_tp_ext4_free_inode"`
@@ -563,6 +574,7 @@ type tmpprobeProgramSpecs struct {
 	TpBtfBlockRqComplete           *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue"`
 	TpBtfBlockRqIssueQ             *ebpf.ProgramSpec `ebpf:"tp_btf_block_rq_issue_q"`
+	TpBtfExecClock                 *ebpf.ProgramSpec `ebpf:"tp_btf_exec_clock"`
 	TpBtfExt4AllocateInode         *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_allocate_inode"`
 	TpBtfExt4EvictInode            *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_evict_inode"`
 	TpBtfExt4FreeInode             *ebpf.ProgramSpec `ebpf:"tp_btf_ext4_free_inode"`
@@ -599,6 +611,7 @@ type tmpprobeMapSpecs struct {
 	CommitStarts    *ebpf.MapSpec `ebpf:"commit_starts"`
 	CpuSlots        *ebpf.MapSpec `ebpf:"cpu_slots"`
 	Drops           *ebpf.MapSpec `ebpf:"drops"`
+	ExecClocks      *ebpf.MapSpec `ebpf:"exec_clocks"`
 	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
 	NeighbourRqs    *ebpf.MapSpec `ebpf:"neighbour_rqs"`
@@ -641,6 +654,7 @@ type tmpprobeMaps struct {
 	CommitStarts    *ebpf.Map `ebpf:"commit_starts"`
 	CpuSlots        *ebpf.Map `ebpf:"cpu_slots"`
 	Drops           *ebpf.Map `ebpf:"drops"`
+	ExecClocks      *ebpf.Map `ebpf:"exec_clocks"`
 	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
 	NeighbourRqs    *ebpf.Map `ebpf:"neighbour_rqs"`
@@ -657,6 +671,7 @@ func (m *tmpprobeMaps) Close() error {
 		m.CommitStarts,
 		m.CpuSlots,
 		m.Drops,
+		m.ExecClocks,
 		m.FuncStageStarts,
 		m.IrqDepth,
 		m.NeighbourRqs,
@@ -753,6 +768,7 @@ type tmpprobePrograms struct {
 	RawTpBlockRqComplete           *ebpf.Program `ebpf:"raw_tp_block_rq_complete"`
 	RawTpBlockRqIssue              *ebpf.Program `ebpf:"raw_tp_block_rq_issue"`
 	RawTpBlockRqIssueQ             *ebpf.Program `ebpf:"raw_tp_block_rq_issue_q"`
+	RawTpExecClock                 *ebpf.Program `ebpf:"raw_tp_exec_clock"`
 	RawTpExt4AllocateInode         *ebpf.Program `ebpf:"raw_tp_ext4_allocate_inode"`
 	RawTpExt4EvictInode            *ebpf.Program `ebpf:"raw_tp_ext4_evict_inode"`
 	RawTpExt4FreeInode             *ebpf.Program `ebpf:"raw_tp_ext4_free_inode"`
@@ -785,6 +801,7 @@ type tmpprobePrograms struct {
 	TpBtfBlockRqComplete           *ebpf.Program `ebpf:"tp_btf_block_rq_complete"`
 	TpBtfBlockRqIssue              *ebpf.Program `ebpf:"tp_btf_block_rq_issue"`
 	TpBtfBlockRqIssueQ             *ebpf.Program `ebpf:"tp_btf_block_rq_issue_q"`
+	TpBtfExecClock                 *ebpf.Program `ebpf:"tp_btf_exec_clock"`
 	TpBtfExt4AllocateInode         *ebpf.Program `ebpf:"tp_btf_ext4_allocate_inode"`
 	TpBtfExt4EvictInode            *ebpf.Program `ebpf:"tp_btf_ext4_evict_inode"`
 	TpBtfExt4FreeInode             *ebpf.Program `ebpf:"tp_btf_ext4_free_inode"`
@@ -888,6 +905,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpBlockRqComplete,
 		p.RawTpBlockRqIssue,
 		p.RawTpBlockRqIssueQ,
+		p.RawTpExecClock,
 		p.RawTpExt4AllocateInode,
 		p.RawTpExt4EvictInode,
 		p.RawTpExt4FreeInode,
@@ -920,6 +938,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfBlockRqComplete,
 		p.TpBtfBlockRqIssue,
 		p.TpBtfBlockRqIssueQ,
+		p.TpBtfExecClock,
 		p.TpBtfExt4AllocateInode,
 		p.TpBtfExt4EvictInode,
 		p.TpBtfExt4FreeInode,

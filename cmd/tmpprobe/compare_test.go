@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -545,5 +546,52 @@ func TestCompareUntil(t *testing.T) {
 	if line := oneLine(out); !strings.Contains(line, "b: no different from a's throughput") ||
 		!(strings.Contains(line, "no change beyond ±") || strings.Contains(line, "rounds to tell a change of")) {
 		t.Errorf("the verdict of a command against itself says neither what it rules out nor the rounds to tell:\n%s", out)
+	}
+}
+
+// #37: compare's untraced clock started when os/exec's Start returned,
+// read by a reader the child's exec woke on the child's own CPU, which
+// often ran after the child had: `true` measured 18–24 µs in 7 of 20
+// runs. Runs are timed from the exec as the kernel saw it. No untraced
+// run is shorter than the floor measured in the same comparison: half
+// the time its command's traced twin spent in its own syscalls (an
+// untraced run makes the same syscalls, which tracing does not double).
+func TestCompareClockStartsAtTheExec(t *testing.T) {
+	needRoot(t)
+	run, _, out := compared(t, "--rounds", "20", "true", "sh -c true")
+	if strings.Contains(oneLine(out), "exec clock") {
+		t.Fatalf("the exec clock did not attach:\n%s", out)
+	}
+	for _, a := range run.Arms {
+		floor := uint64(math.MaxUint64)
+		var untraced []int64
+		for _, b := range a.Batches {
+			switch {
+			case !b.Measured():
+			case b.Traced:
+				var kernel uint64
+				for _, r := range b.Records {
+					if r.Stage == "" && r.Class != results.ClassUser {
+						kernel += r.TotalNs
+					}
+				}
+				floor = min(floor, kernel/2)
+			default:
+				untraced = append(untraced, b.WallNs)
+			}
+		}
+		if floor == math.MaxUint64 || floor == 0 || len(untraced) != 20 {
+			t.Fatalf("%s: floor %d ns from its traced runs, %d untraced runs", a.Arm, floor, len(untraced))
+		}
+		short := 0
+		for _, w := range untraced {
+			if uint64(w) < floor {
+				short++
+			}
+		}
+		t.Logf("%s: floor %.1f µs, untraced fastest %.1f µs", a.Arm, float64(floor)/1e3, float64(slices.Min(untraced))/1e3)
+		if short > 0 {
+			t.Errorf("%s: %d of %d untraced runs shorter than %.1f µs, half its traced twin's syscall time: %v", a.Arm, short, len(untraced), float64(floor)/1e3, untraced)
+		}
 	}
 }

@@ -1,0 +1,61 @@
+//go:build linux
+
+package probe
+
+import (
+	"fmt"
+
+	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/link"
+)
+
+// StartExecClock attaches the exec clock (bpf on_exec_clock) apart from
+// the other hooks, until Close: Detach leaves it, so compare's untraced
+// runs are timed from their command's exec as the kernel saw it, as its
+// traced runs are. It costs one hash lookup per exec on the machine and
+// nothing per syscall.
+func (p *Probe) StartExecClock() error {
+	if p.execClock != nil {
+		return nil
+	}
+	families := []tpFamily{p.family}
+	if p.family == familyTpBtf {
+		families = append(families, familyRawTp) // as an optional hook falls back
+	}
+	var errs []error
+	for _, fam := range families {
+		name := string(fam) + "_exec_clock"
+		prog, err := p.loadOne(name, "")
+		if err == nil {
+			var l link.Link
+			if fam == familyTpBtf {
+				l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
+			} else {
+				l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sched_process_exec", Program: prog})
+			}
+			if err == nil {
+				p.execClock = l
+				return nil
+			}
+		}
+		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+	}
+	return fmt.Errorf("the exec clock: %v", errs)
+}
+
+// ArmExecClock makes the execs-th exec in cgroup (its id) the one
+// ExecTime reads, from now.
+func (p *Probe) ArmExecClock(cgroup uint64, execs uint32) error {
+	return p.coll.Maps[tmpprobeMapExecClocks].Put(cgroup, tmpprobeExecClock{Want: execs})
+}
+
+// ExecTime is when the exec ArmExecClock asked for happened, in
+// CLOCK_MONOTONIC ns, and forgets cgroup; ok is false when it did not
+// happen (or the clock is not attached).
+func (p *Probe) ExecTime(cgroup uint64) (ns uint64, ok bool) {
+	m := p.coll.Maps[tmpprobeMapExecClocks]
+	var c tmpprobeExecClock
+	err := m.Lookup(cgroup, &c)
+	m.Delete(cgroup)
+	return c.Ns, err == nil && c.Ns != 0 && p.execClock != nil
+}
