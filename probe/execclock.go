@@ -24,7 +24,7 @@ func (p *Probe) StartExecClock() error {
 	}
 	var errs []error
 	for _, fam := range families {
-		name := string(fam) + "_exec_clock"
+		name := execClockProg(fam)
 		prog, err := p.loadOne(name, "")
 		if err == nil {
 			var l link.Link
@@ -42,6 +42,9 @@ func (p *Probe) StartExecClock() error {
 	}
 	return fmt.Errorf("the exec clock: %v", errs)
 }
+
+// execClockProg is the exec clock's program in fam (bpf HOOKS' kind_exec_clock).
+func execClockProg(fam tpFamily) string { return string(fam) + "_exec_clock" }
 
 // ArmExecClock makes the execs-th exec in cgroup (its id) the one
 // ExecTime reads, from now.

@@ -113,6 +113,7 @@ func TestNoProgramWithoutHook(t *testing.T) {
 		tmpprobeProgTestHistSlot: true, // run by TestHistSlotMatchesBPF
 	}
 	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
+		known[execClockProg(fam)] = true // StartExecClock's
 		for _, h := range tpHooks {
 			known[progName(fam, h, tpForm{})] = true
 			for _, f := range tpForms[h.Name] {
