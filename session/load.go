@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
@@ -109,7 +110,10 @@ func RunDiff(d Diff, w io.Writer) error {
 		if earlier, leftOut, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(d.Paths[1]), func(e *results.Run) string {
 			return compare.NotReplicate(runs[1], e, baselines)
 		}, results.MaxEarlierRuns); err == nil {
-			opt.History, opt.LeftOut = earlier, leftOut
+			// OLD, beside NEW, is its replicate or the change itself:
+			// not one to name as left out.
+			oldName := filepath.Base(runDirOf(d.Paths[0]))
+			opt.History, opt.LeftOut = earlier, slices.DeleteFunc(leftOut, func(l results.LeftOut) bool { return l.Name == oldName })
 		}
 	}
 	rep := compare.DiffWith(names[0], runs[0], names[1], runs[1], baselines, opt)

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,8 +32,23 @@ func TestMain(m *testing.M) {
 // user sets SUDO_UID and SUDO_GID for it (a real second user's).
 func forgetSudo() {
 	for _, v := range []string{"SUDO_UID", "SUDO_GID", "SUDO_USER"} {
+		if val, ok := os.LookupEnv(v); ok {
+			sudoEnv = append(sudoEnv, v+"="+val)
+		}
 		os.Unsetenv(v)
 	}
+}
+
+// sudoEnv is what make test's sudo set, which forgetSudo took out.
+var sudoEnv []string
+
+// git runs git in the user's clone as root with what sudo set: git
+// trusts a repository of SUDO_UID's to root (safe.directory), and
+// without it refuses one another user owns ("dubious ownership").
+func git(args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Env = append(os.Environ(), sudoEnv...)
+	return cmd
 }
 
 // Bad input is refused before anything runs: exit 2, one line saying why,

@@ -369,12 +369,12 @@ func headingAnchors(page string) map[string]bool {
 // fresh clone of the tree would be, its changes uncommitted as here.
 func copyClone(t *testing.T, root string) string {
 	t.Helper()
-	list, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	list, err := git("-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Fatalf("git ls-files in %s: %v", root, err)
 	}
 	clone := filepath.Join(t.TempDir(), "tmpprobe")
-	if out, err := exec.Command("git", "clone", "-q", root, clone).CombinedOutput(); err != nil {
+	if out, err := git("clone", "-q", root, clone).CombinedOutput(); err != nil {
 		t.Fatalf("git clone %s: %v\n%s", root, err, out)
 	}
 	for _, name := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {

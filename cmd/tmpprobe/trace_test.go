@@ -106,7 +106,7 @@ func TestTraceCommandExact(t *testing.T) {
 		t.Errorf("getppid = %d, want 1000", n)
 	}
 	// Snapshots while it runs (--interval) lose nothing from the total.
-	calls, _ = traceCSV(t, "--interval", "5ms", "--", py, "-c", strings.Replace(getppidLoop, "%d", "300000", 1))
+	calls, _ = traceCSV(t, "--interval", "100ms", "--", py, "-c", strings.Replace(getppidLoop, "%d", "300000", 1))
 	if n := whole(calls)["getppid/"]; n != 300000 {
 		t.Errorf("with --interval: getppid = %d, want 300000", n)
 	}

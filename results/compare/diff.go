@@ -145,6 +145,9 @@ type ArmDiff struct {
 	Baseline bool            `json:"baseline,omitempty"` // the lab's baseline arm
 	Status   string          `json:"status"`
 	Lost     bool            `json:"lost,omitempty"` // ran in OLD, failed in NEW
+	// WithGroup: it moved with its group when the environment changed,
+	// its ratio to the baseline unchanged; the group's note says it.
+	WithGroup bool `json:"with_group,omitempty"`
 	// Failure is what NEW's arm lost though it has figures: its worker
 	// failed after some rounds, or its command exited non-zero in runs
 	// where OLD's did not; nil when nothing.
@@ -772,7 +775,21 @@ func environmentShift(g []*ArmDiff, causes []string) (DriftNote, bool) {
 		return DriftNote{}, false
 	}
 	n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P, Moved: moved}
-	n.Sentence = explain.EnvironmentShiftSentence(n.Group, base.Arm, *base.OpsPerS, lo, hi, causes)
+	// The note says what they share. An arm whose ratio to the baseline
+	// stayed moved by that alone: the note names it, and its own
+	// sentence is one line. The arms the change hit harder or less keep
+	// theirs whole, among the changes.
+	var with []string
+	for _, d := range g {
+		if d.OpsPerS != nil && (d.Baseline || (d.Ratio != nil && d.Ratio.Verdict != results.VerdictChanged)) {
+			d.WithGroup = true
+			d.say(explain.WithGroupSentence(d.Rate, *d.OpsPerS, base.Arm, d.Ratio))
+			if !d.Baseline {
+				with = append(with, d.Arm)
+			}
+		}
+	}
+	n.Sentence = explain.EnvironmentShiftSentence(n.Group, base.Arm, *base.OpsPerS, lo, hi, causes, with)
 	return n, true
 }
 

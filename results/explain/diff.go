@@ -72,6 +72,17 @@ func DriftBaselineSentence(rate string, moved results.Comparison) string {
 		results.SignedPct(moved.DeltaPct), rate, results.PValue(moved.P))
 }
 
+// WithGroupSentence says an arm that moved with its group when the
+// environment changed: its own change, and its ratio to the baseline,
+// which stayed (nil for the baseline itself): the group's note says why.
+func WithGroupSentence(rate string, own results.Comparison, baseline string, ratio *results.Comparison) string {
+	s := fmt.Sprintf("%s %s (p=%s), with its group", results.SignedPct(own.DeltaPct), rate, results.PValue(own.P))
+	if ratio != nil {
+		s += fmt.Sprintf(": its ratio to %s did not change (p=%s)", baseline, results.PValue(ratio.P))
+	}
+	return s + "; see the group's note"
+}
+
 // CarriedArm names an arm whose ratio moved with the baseline, with its
 // own throughput's change: "mkstemp (+1.2% ops/s)".
 func CarriedArm(arm, rate string, own results.Comparison) string {
@@ -81,7 +92,9 @@ func CarriedArm(arm, rate string, own results.Comparison) string {
 // EnvironmentShiftSentence says a group whose every arm changed one way
 // when the environment changed: the change is the finding, tied to what
 // changed, not the machine's drift (#43).
-func EnvironmentShiftSentence(group, baseline string, base results.Comparison, lo, hi float64, causes []string) string {
+// with are the arms whose ratio to the baseline stayed: the change moved
+// them as it moved the baseline.
+func EnvironmentShiftSentence(group, baseline string, base results.Comparison, lo, hi float64, causes, with []string) string {
 	way := "faster"
 	if base.DeltaPct < 0 {
 		way, lo, hi = "slower", -hi, -lo
@@ -90,8 +103,12 @@ func EnvironmentShiftSentence(group, baseline string, base results.Comparison, l
 	if math.Round(lo) == math.Round(hi) {
 		span = fmt.Sprintf("%.0f%%", lo)
 	}
-	return fmt.Sprintf("%s: every arm %s %s, %s %s (p=%s): %s", group, span, way, baseline,
+	s := fmt.Sprintf("%s: every arm %s %s, %s %s (p=%s): %s", group, span, way, baseline,
 		results.SignedPct(base.DeltaPct), results.PValue(base.P), strings.Join(causes, ", "))
+	if len(with) > 0 {
+		s += fmt.Sprintf("; %s moved as %s did (their ratios to it did not change)", strings.Join(with, ", "), baseline)
+	}
+	return s
 }
 
 // DriftSentence says once for a group what its baseline's move means:

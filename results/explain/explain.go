@@ -345,10 +345,12 @@ func (g Gap) head(full bool) string {
 	if !u.Known() {
 		return fmt.Sprintf("%s against %s", a, b)
 	}
-	if g.same() {
+	if g.same() && (full || g.A.Lab == results.LabCompare) {
+		// What the "no different" stands on: a compare's answer, and in
+		// a lab's full WHY (the first screen's keeps its terms).
 		return throughputHead(a, b, u, true) + settled(u, results.MinEffectPct)
 	}
-	return throughputHead(a, b, u, false)
+	return throughputHead(a, b, u, g.same())
 }
 
 // throughputHead says a's throughput against b's as the ratio r, or, when

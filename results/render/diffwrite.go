@@ -175,10 +175,16 @@ var shortStatus = map[string]string{compare.StatusOnlyOld: "only OLD", compare.S
 // writeChanged lists the real changes with their decomposition, and the
 // arms with too few rounds to judge.
 func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
-	changed := rep.Changed()
+	// An arm that moved with its group is said in the group's note.
+	changed := slices.DeleteFunc(rep.Changed(), func(d *compare.ArmDiff) bool { return d.WithGroup })
+	withGroup := len(rep.Changed()) - len(changed)
 	rule := fmt.Sprintf("p < %g and %g%% or more", rep.Alpha, rep.MinEffectPct)
 	if len(changed) > 0 {
-		fmt.Fprintf(w, "\nChanged (%s), %d of %d:\n", rule, len(changed), len(rep.Arms))
+		more := ""
+		if withGroup > 0 {
+			more = fmt.Sprintf("; %d more with their group, above", withGroup)
+		}
+		fmt.Fprintf(w, "\nChanged (%s), %d of %d%s:\n", rule, len(changed), len(rep.Arms), more)
 		for _, d := range changed {
 			line := indent + bullet + d.Sentence
 			if bullet != "" {
@@ -186,6 +192,8 @@ func writeChanged(w io.Writer, rep *compare.DiffReport, indent, bullet string) {
 			}
 			fmt.Fprintln(w, wrapFor(line, bullet, indent))
 		}
+	} else if withGroup > 0 {
+		fmt.Fprintf(w, "\nNo arm changed beyond its group (p < %g and %g%% or more).\n", rep.Alpha, rep.MinEffectPct)
 	} else {
 		fmt.Fprintf(w, "\nNo arm changed (%s).\n", rule)
 	}
