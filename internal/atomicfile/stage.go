@@ -54,15 +54,12 @@ func (s *Stage) Add(name string, write func(io.Writer) error) error {
 }
 
 // Replace makes the stage the parent's entry base: the stage is made
-// 0755 and fsync'ed, then renamed
-// over base, or, when base is a directory that is not empty, swapped with
-// it once check (which refuses a base that may not be replaced) passes
-// again: base may have changed since the caller first checked it.
+// 0755 and fsync'ed, then renamed over base, or, when base is a directory
+// that is not empty, swapped with it once check (which refuses a base
+// that may not be replaced) passes again: base may have changed since the
+// caller first checked it.
 func (s *Stage) Replace(base string, check func() error) error {
-	if err := s.dir.Chmod(0o755); err != nil {
-		return err
-	}
-	if err := syncDir(s.dir); err != nil {
+	if err := s.finish(); err != nil {
 		return err
 	}
 	pfd := int(s.parent.Fd())
@@ -90,10 +87,7 @@ func (s *Stage) Replace(base string, check func() error) error {
 // Land renames the stage to name, a new entry of the parent, never over
 // what is there (EEXIST), made 0755 and fsync'ed as Replace does.
 func (s *Stage) Land(name string) error {
-	if err := s.dir.Chmod(0o755); err != nil {
-		return err
-	}
-	if err := syncDir(s.dir); err != nil {
+	if err := s.finish(); err != nil {
 		return err
 	}
 	pfd := int(s.parent.Fd())
@@ -106,6 +100,15 @@ func (s *Stage) Land(name string) error {
 		return fmt.Errorf("%s was replaced while it was being written; not saved", filepath.Join(s.parent.Name(), name))
 	}
 	return syncDir(s.parent)
+}
+
+// finish makes the stage what a saved run directory is before it lands:
+// 0755, its entries on disk.
+func (s *Stage) finish() error {
+	if err := s.dir.Chmod(0o755); err != nil {
+		return err
+	}
+	return syncDir(s.dir)
 }
 
 // Close removes what is left of the stage (nothing after a rename, the

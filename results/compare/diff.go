@@ -64,56 +64,6 @@ type DiffReport struct {
 	Gated []string `json:"gated,omitempty"`
 }
 
-// Failure is what an arm lost in NEW: Error is why its worker failed
-// ("" when it did not), Rounds the measured rounds it has, of Planned
-// (0: the run does not say); FailedRuns of Runs are a command's runs
-// that exited non-zero (compare --ignore-failure) where OLD's had none.
-type Failure struct {
-	Error      string `json:"error,omitempty"`
-	Rounds     int    `json:"rounds"`
-	Planned    int    `json:"planned_rounds,omitempty"`
-	FailedRuns int    `json:"failed_runs,omitempty"`
-	Runs       int    `json:"runs,omitempty"`
-}
-
-// Text says what was lost, after the arm's name.
-func (f *Failure) Text() string {
-	if f.Error == "" {
-		return fmt.Sprintf("exited non-zero in %d of %d runs in NEW (none in OLD)", f.FailedRuns, f.Runs)
-	}
-	of := ""
-	if f.Planned > 0 {
-		of = fmt.Sprintf(" of %d", f.Planned)
-	}
-	return fmt.Sprintf("failed in NEW after %d%s rounds (%s)", f.Rounds, of, errtext.FirstLine(f.Error))
-}
-
-// failureOf is what sn lost that so did not (nil: nothing).
-func failureOf(so, sn *results.Summary, planned int) *Failure {
-	if sn.Error != "" {
-		return &Failure{Error: sn.Error, Rounds: sn.RoundCount, Planned: planned}
-	}
-	failedNew, runs := failedRuns(sn)
-	if failedOld, _ := failedRuns(so); failedNew > 0 && failedOld == 0 {
-		return &Failure{Rounds: sn.RoundCount, FailedRuns: failedNew, Runs: runs}
-	}
-	return nil
-}
-
-// failedRuns counts the measured batches of a command that exited
-// non-zero, and all of them.
-func failedRuns(s *results.Summary) (failed, all int) {
-	for _, b := range s.Batches {
-		if b.Kind == results.BatchMeasured {
-			all++
-			if b.ExitStatus != 0 {
-				failed++
-			}
-		}
-	}
-	return failed, all
-}
-
 // DriftNote is a group whose baseline arm's throughput changed.
 type DriftNote struct {
 	Group    string  `json:"group"`
@@ -263,9 +213,7 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
 	spread, from := spreadsOf(prev, cur, sn, baseline, opt)
 	rep.BetweenRuns = from
-	if l := results.LeftOutText(opt.LeftOut); l != "" {
-		rep.LeftOut = l
-	}
+	rep.LeftOut = results.LeftOutText(opt.LeftOut)
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[results.CaseID]*results.Summary{}
 	for _, s := range sn {
@@ -707,90 +655,6 @@ func drift(rep *DiffReport) []DriftNote {
 		out = append(out, n)
 	}
 	return out
-}
-
-// environmentCauses are the differences of the environment that can
-// move the numbers, said as causes ("NEW is mounted data=journal",
-// "kernel release 6.1 → 6.12"); nil when there is none.
-func environmentCauses(facts []FactChange) []string {
-	var causes []string
-	for _, f := range facts {
-		if !movesNumbers(f) {
-			continue
-		}
-		c := f.Causes()
-		if len(c) == 0 { // a fact with no known mechanism is still a change
-			c = []string{changePhrase(f)}
-		}
-		for _, p := range c {
-			// The mount options and the options ext4 reports say one
-			// change twice.
-			if !slices.Contains(causes, p) {
-				causes = append(causes, p)
-			}
-		}
-	}
-	return causes
-}
-
-// changePhrase says a fact's change from OLD to NEW: "mount options
-// +lazytime", "cpus 2 → 4".
-func changePhrase(f FactChange) string {
-	if f.Added != nil || f.Removed != nil {
-		var parts []string
-		for _, o := range f.Added {
-			parts = append(parts, "+"+o)
-		}
-		for _, o := range f.Removed {
-			parts = append(parts, "−"+o)
-		}
-		return "mount options " + strings.Join(parts, " ")
-	}
-	name := f.Name[strings.LastIndexByte(f.Name, '.')+1:]
-	return strings.ReplaceAll(name, "_", " ") + " " + results.OrNone(f.Old) + " → " + results.OrNone(f.New)
-}
-
-// environmentShift is the note of a group whose arms all changed the same
-// way with the environment: "every arm 18–32% slower, TemporaryFile
-// −32%: NEW is mounted data=journal"; ok is false when they did not.
-func environmentShift(g []*ArmDiff, causes []string) (DriftNote, bool) {
-	var base *ArmDiff
-	var moved []string
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, d := range g {
-		if d.OpsPerS == nil {
-			continue // failed, or in one run only: said on its own
-		}
-		if d.OpsPerS.Verdict != results.VerdictChanged {
-			return DriftNote{}, false
-		}
-		lo, hi = math.Min(lo, d.OpsPerS.DeltaPct), math.Max(hi, d.OpsPerS.DeltaPct)
-		if d.Baseline {
-			base = d
-		} else {
-			moved = append(moved, d.Arm)
-		}
-	}
-	if base == nil || len(moved) == 0 || (lo < 0) != (hi < 0) {
-		return DriftNote{}, false
-	}
-	n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P, Moved: moved}
-	// The note says what they share. An arm whose ratio to the baseline
-	// stayed moved by that alone: the note names it, and its own
-	// sentence is one line. The arms the change hit harder or less keep
-	// theirs whole, among the changes.
-	var with []string
-	for _, d := range g {
-		if d.OpsPerS != nil && (d.Baseline || (d.Ratio != nil && d.Ratio.Verdict != results.VerdictChanged)) {
-			d.WithGroup = true
-			d.say(explain.WithGroupSentence(d.Rate, *d.OpsPerS, base.Arm, d.Ratio))
-			if !d.Baseline {
-				with = append(with, d.Arm)
-			}
-		}
-	}
-	n.Sentence = explain.EnvironmentShiftSentence(n.Group, base.Arm, *base.OpsPerS, lo, hi, causes, with)
-	return n, true
 }
 
 // Groups splits the arms, in run order, by lab, runtime, parameter and

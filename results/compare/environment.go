@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
 // NotReplicate says why earlier is not a replicate of run (another run of
@@ -75,4 +78,88 @@ func leftOutReason(f FactChange) string {
 	}
 	name := f.Name[strings.LastIndexByte(f.Name, '.')+1:]
 	return strings.ReplaceAll(name, "_", " ") + " " + results.OrNone(f.Old)
+}
+
+// environmentCauses are the differences of the environment that can
+// move the numbers, said as causes ("NEW is mounted data=journal",
+// "kernel release 6.1 → 6.12"); nil when there is none.
+func environmentCauses(facts []FactChange) []string {
+	var causes []string
+	for _, f := range facts {
+		if !movesNumbers(f) {
+			continue
+		}
+		c := f.Causes()
+		if len(c) == 0 { // a fact with no known mechanism is still a change
+			c = []string{changePhrase(f)}
+		}
+		for _, p := range c {
+			// The mount options and the options ext4 reports say one
+			// change twice.
+			if !slices.Contains(causes, p) {
+				causes = append(causes, p)
+			}
+		}
+	}
+	return causes
+}
+
+// changePhrase says a fact's change from OLD to NEW: "mount options
+// +lazytime", "cpus 2 → 4".
+func changePhrase(f FactChange) string {
+	if f.Added != nil || f.Removed != nil {
+		var parts []string
+		for _, o := range f.Added {
+			parts = append(parts, "+"+o)
+		}
+		for _, o := range f.Removed {
+			parts = append(parts, "−"+o)
+		}
+		return "mount options " + strings.Join(parts, " ")
+	}
+	name := f.Name[strings.LastIndexByte(f.Name, '.')+1:]
+	return strings.ReplaceAll(name, "_", " ") + " " + results.OrNone(f.Old) + " → " + results.OrNone(f.New)
+}
+
+// environmentShift is the note of a group whose arms all changed the same
+// way with the environment: "every arm 18–32% slower, TemporaryFile
+// −32%: NEW is mounted data=journal"; ok is false when they did not.
+func environmentShift(g []*ArmDiff, causes []string) (DriftNote, bool) {
+	var base *ArmDiff
+	var moved []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, d := range g {
+		if d.OpsPerS == nil {
+			continue // failed, or in one run only: said on its own
+		}
+		if d.OpsPerS.Verdict != results.VerdictChanged {
+			return DriftNote{}, false
+		}
+		lo, hi = math.Min(lo, d.OpsPerS.DeltaPct), math.Max(hi, d.OpsPerS.DeltaPct)
+		if d.Baseline {
+			base = d
+		} else {
+			moved = append(moved, d.Arm)
+		}
+	}
+	if base == nil || len(moved) == 0 || (lo < 0) != (hi < 0) {
+		return DriftNote{}, false
+	}
+	n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P, Moved: moved}
+	// The note says what they share. An arm whose ratio to the baseline
+	// stayed moved by that alone: the note names it, and its own
+	// sentence is one line. The arms the change hit harder or less keep
+	// theirs whole, among the changes.
+	var with []string
+	for _, d := range g {
+		if d.OpsPerS != nil && (d.Baseline || (d.Ratio != nil && d.Ratio.Verdict != results.VerdictChanged)) {
+			d.WithGroup = true
+			d.say(explain.WithGroupSentence(d.Rate, *d.OpsPerS, base.Arm, d.Ratio))
+			if !d.Baseline {
+				with = append(with, d.Arm)
+			}
+		}
+	}
+	n.Sentence = explain.EnvironmentShiftSentence(n.Group, base.Arm, *base.OpsPerS, lo, hi, causes, with)
+	return n, true
 }

@@ -1,0 +1,58 @@
+package compare
+
+import (
+	"fmt"
+
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// Failure is what an arm lost in NEW: Error is why its worker failed
+// ("" when it did not), Rounds the measured rounds it has, of Planned
+// (0: the run does not say); FailedRuns of Runs are a command's runs
+// that exited non-zero (compare --ignore-failure) where OLD's had none.
+type Failure struct {
+	Error      string `json:"error,omitempty"`
+	Rounds     int    `json:"rounds"`
+	Planned    int    `json:"planned_rounds,omitempty"`
+	FailedRuns int    `json:"failed_runs,omitempty"`
+	Runs       int    `json:"runs,omitempty"`
+}
+
+// Text says what was lost, after the arm's name.
+func (f *Failure) Text() string {
+	if f.Error == "" {
+		return fmt.Sprintf("exited non-zero in %d of %d runs in NEW (none in OLD)", f.FailedRuns, f.Runs)
+	}
+	of := ""
+	if f.Planned > 0 {
+		of = fmt.Sprintf(" of %d", f.Planned)
+	}
+	return fmt.Sprintf("failed in NEW after %d%s rounds (%s)", f.Rounds, of, errtext.FirstLine(f.Error))
+}
+
+// failureOf is what sn lost that so did not (nil: nothing).
+func failureOf(so, sn *results.Summary, planned int) *Failure {
+	if sn.Error != "" {
+		return &Failure{Error: sn.Error, Rounds: sn.RoundCount, Planned: planned}
+	}
+	failedNew, runs := failedRuns(sn)
+	if failedOld, _ := failedRuns(so); failedNew > 0 && failedOld == 0 {
+		return &Failure{Rounds: sn.RoundCount, FailedRuns: failedNew, Runs: runs}
+	}
+	return nil
+}
+
+// failedRuns counts the measured batches of a command that exited
+// non-zero, and all of them.
+func failedRuns(s *results.Summary) (failed, all int) {
+	for _, b := range s.Batches {
+		if b.Kind == results.BatchMeasured {
+			all++
+			if b.ExitStatus != 0 {
+				failed++
+			}
+		}
+	}
+	return failed, all
+}
