@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/internal/sudotest"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -25,11 +26,7 @@ import (
 
 func TestMain(m *testing.M) {
 	arms.ServeIfWorker()
-	// Benchmarks write their runs in root's temp dirs, as root's runs
-	// (make bench runs them through sudo).
-	for _, v := range []string{"SUDO_UID", "SUDO_GID", "SUDO_USER"} {
-		os.Unsetenv(v)
-	}
+	sudotest.Forget() // root's own runs, in root's temp dirs (make bench's sudo)
 	os.Exit(m.Run())
 }
 

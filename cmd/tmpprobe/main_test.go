@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/internal/sudotest"
 	"github.com/tmpprobe/tmpprobe/session"
 )
 
@@ -23,23 +24,12 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	forgetSudo()
+	sudoEnv = sudotest.Forget()
 	os.Exit(m.Run())
 }
 
-// Tests run as root, through make test's sudo, and write in root's temp
-// dirs: they are root's own runs. A test of what tmpprobe does for a sudo
-// user sets SUDO_UID and SUDO_GID for it (a real second user's).
-func forgetSudo() {
-	for _, v := range []string{"SUDO_UID", "SUDO_GID", "SUDO_USER"} {
-		if val, ok := os.LookupEnv(v); ok {
-			sudoEnv = append(sudoEnv, v+"="+val)
-		}
-		os.Unsetenv(v)
-	}
-}
-
-// sudoEnv is what make test's sudo set, which forgetSudo took out.
+// sudoEnv is what make test's sudo set, taken out of the tests'
+// environment (sudotest.Forget): tests run as root, in root's temp dirs.
 var sudoEnv []string
 
 // git runs git in the user's clone as root with what sudo set: git

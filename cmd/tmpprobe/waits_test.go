@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,32 +60,16 @@ func TestHangingPythonVersionCheckEnds(t *testing.T) {
 func checkNoSleep(t *testing.T, marker string) {
 	t.Helper()
 	// Killed, its zombie may take a moment to be reaped by init.
+	running := func() []int { return slices.DeleteFunc(marked(marker), func(pid int) bool { return !alive(pid) }) }
 	for range 20 {
-		if pids := pidsRunning("sleep", marker); len(pids) == 0 {
+		if len(running()) == 0 {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	pids := pidsRunning("sleep", marker)
+	pids := running()
 	for _, pid := range pids {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	t.Errorf("the interpreter's sleep %s is still running: %v", marker, pids)
-}
-
-// pidsRunning are the live processes whose argv is exactly argv.
-func pidsRunning(argv ...string) []int {
-	var pids []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.TrimRight(string(cmdline), "\x00") == strings.Join(argv, "\x00") && alive(pid) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
 }

@@ -32,7 +32,7 @@ type rule struct {
 }
 
 // The test helpers: imported by tests only.
-var testHelpers = []string{"probe/probetest", "results/resultstest", "internal/loopext4"}
+var testHelpers = []string{"probe/probetest", "results/resultstest", "internal/loopext4", "internal/sudotest"}
 
 var rules = []rule{
 	{
@@ -141,7 +141,7 @@ var rules = []rule{
 		direct:     true,
 	},
 	{
-		says:       "the test helpers (probe/probetest, results/resultstest, internal/loopext4) are imported by tests only",
+		says:       "the test helpers (probe/probetest, results/resultstest, internal/loopext4, internal/sudotest) are imported by tests only",
 		from:       []string{"..."},
 		exceptFrom: testHelpers,
 		forbid:     testHelpers,
