@@ -146,13 +146,15 @@ func environmentShift(g []*ArmDiff, causes []string) (DriftNote, bool) {
 		return DriftNote{}, false
 	}
 	n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P, Moved: moved}
-	// The note says what they share. An arm whose ratio to the baseline
-	// stayed moved by that alone: the note names it, and its own
-	// sentence is one line. The arms the change hit harder or less keep
-	// theirs whole, among the changes.
+	// The note says what they share. An arm that moved mostly as the
+	// baseline did (its ratio to it moved less than half as far, in log
+	// terms, or not at all) is named in the note, and its own sentence
+	// is one line. The arms the change hit much harder or less keep
+	// theirs whole, among the changes: tmpfs → ext4 took 66% of
+	// TemporaryFile's throughput and 89% of mkstemp-fsync's ratio.
 	var with []string
 	for _, d := range g {
-		if d.OpsPerS != nil && (d.Baseline || (d.Ratio != nil && d.Ratio.Verdict != results.VerdictChanged)) {
+		if d.OpsPerS != nil && (d.Baseline || mostlyBaselines(d.Ratio, base.OpsPerS)) {
 			d.WithGroup = true
 			d.say(explain.WithGroupSentence(d.Rate, *d.OpsPerS, base.Arm, d.Ratio))
 			if !d.Baseline {
@@ -162,4 +164,17 @@ func environmentShift(g []*ArmDiff, causes []string) (DriftNote, bool) {
 	}
 	n.Sentence = explain.EnvironmentShiftSentence(n.Group, base.Arm, *base.OpsPerS, lo, hi, causes, with)
 	return n, true
+}
+
+// mostlyBaselines says an arm's change was mostly its baseline's: its
+// ratio to it did not change, or moved less than half as far as the
+// baseline's own throughput, in log terms.
+func mostlyBaselines(ratio, base *results.Comparison) bool {
+	if ratio == nil {
+		return false
+	}
+	if ratio.Verdict != results.VerdictChanged {
+		return true
+	}
+	return math.Abs(math.Log1p(ratio.DeltaPct/100)) < math.Abs(math.Log1p(base.DeltaPct/100))/2
 }

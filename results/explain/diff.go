@@ -77,7 +77,10 @@ func DriftBaselineSentence(rate string, moved results.Comparison) string {
 // which stayed (nil for the baseline itself): the group's note says why.
 func WithGroupSentence(rate string, own results.Comparison, baseline string, ratio *results.Comparison) string {
 	s := fmt.Sprintf("%s %s (p=%s), with its group", results.SignedPct(own.DeltaPct), rate, results.PValue(own.P))
-	if ratio != nil {
+	switch {
+	case ratio != nil && ratio.Verdict == results.VerdictChanged:
+		s += fmt.Sprintf(": its ratio to %s %s (p=%s), the rest", baseline, results.SignedPct(ratio.DeltaPct), results.PValue(ratio.P))
+	case ratio != nil:
 		s += fmt.Sprintf(": its ratio to %s did not change (p=%s)", baseline, results.PValue(ratio.P))
 	}
 	return s + "; see the group's note"
@@ -92,8 +95,8 @@ func CarriedArm(arm, rate string, own results.Comparison) string {
 // EnvironmentShiftSentence says a group whose every arm changed one way
 // when the environment changed: the change is the finding, tied to what
 // changed, not the machine's drift (#43).
-// with are the arms whose ratio to the baseline stayed: the change moved
-// them as it moved the baseline.
+// with are the arms whose change was mostly the baseline's: the change
+// moved them as it moved the baseline.
 func EnvironmentShiftSentence(group, baseline string, base results.Comparison, lo, hi float64, causes, with []string) string {
 	way := "faster"
 	if base.DeltaPct < 0 {
@@ -106,7 +109,7 @@ func EnvironmentShiftSentence(group, baseline string, base results.Comparison, l
 	s := fmt.Sprintf("%s: every arm %s %s, %s %s (p=%s): %s", group, span, way, baseline,
 		results.SignedPct(base.DeltaPct), results.PValue(base.P), strings.Join(causes, ", "))
 	if len(with) > 0 {
-		s += fmt.Sprintf("; %s moved as %s did (their ratios to it did not change)", strings.Join(with, ", "), baseline)
+		s += fmt.Sprintf("; %s moved mostly as %s did (their ratios to it moved less than half as far)", strings.Join(with, ", "), baseline)
 	}
 	return s
 }
