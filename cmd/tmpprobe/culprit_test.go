@@ -111,6 +111,12 @@ func background(t *testing.T, name string, args ...string) (stop func()) {
 			stopped = true
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			cmd.Wait()
+			// Its children too are gone before the test goes on: a dd
+			// killed in an O_DSYNC write on a loaded host still held
+			// its file when the test unmounted the file system (EBUSY).
+			for i := 0; i < 1000 && syscall.Kill(-cmd.Process.Pid, 0) == nil; i++ {
+				time.Sleep(10 * time.Millisecond)
+			}
 		}
 	}
 	t.Cleanup(stop)
