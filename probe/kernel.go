@@ -69,7 +69,7 @@ var tpForms = map[string][]tpForm{
 		{prog: "_q", args: []tpArg{{1, "struct bio *", "bio", ""}},
 			older: "the bio after the request_queue (before v5.11)"},
 	},
-	"block_rq_complete":  {{args: []tpArg{{0, "struct request *", "rq", ""}}}},
+	"block_rq_complete":  {{args: []tpArg{{0, "struct request *", "rq", ""}, {2, "unsigned int", "nr_bytes", ""}}}},
 	"block_io_start":     {{args: []tpArg{{0, "struct request *", "rq", ""}}}},
 	"sched_process_exec": {{args: []tpArg{{1, "int", "old_pid", ""}}}},
 }
