@@ -25,6 +25,30 @@ import (
 // moved with ext4 inode allocation, with both ranges.
 func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 	needBPF(t)
+	// The effect is the file system's: where writeback writes the
+	// inode table block back early (a disk writer beside make test did),
+	// the deleted inodes are no longer skipped and no create slows down.
+	// Such a run is run again, once, and the log says so (#37).
+	var link *explain.StateLink
+	var stdout, out string
+	for attempt := 1; link == nil; attempt++ {
+		link, stdout, out = inodeChurnRun(t)
+		if link == nil && attempt == 2 {
+			t.Fatalf("no link of NamedTemporaryFile's ratio to %s, twice:\n%s", results.StateInodeAlloc, stdout)
+		}
+		if link == nil {
+			t.Logf("attempt 1: no link of NamedTemporaryFile's ratio to %s; running it again, once", results.StateInodeAlloc)
+		}
+	}
+	checkInodeChurnLink(t, link, stdout, out)
+}
+
+// inodeChurnRun runs NamedTemporaryFile against BytesIO on an ext4
+// without a journal, churning inodes beside the work dir half-way
+// through, and returns the link of its ratio to inode allocation (nil:
+// none), the report and the saved run.
+func inodeChurnRun(t *testing.T) (*explain.StateLink, string, string) {
+	t.Helper()
 	// One block group (128 MiB of 4 KiB blocks, 8192 inodes): the churned
 	// inodes, the work dir and every create share it.
 	fs := loopext4.NoJournal(t, "128M")
@@ -60,17 +84,19 @@ func TestStateSentenceFollowsInodeChurn(t *testing.T) {
 			}
 		}
 	}
-	var link *explain.StateLink
 	for _, g := range results.PeerGroups(sums) {
 		for _, l := range explain.StateLinks(g, "BytesIO") {
 			if l.Arm == "NamedTemporaryFile" && l.State == results.StateInodeAlloc {
-				link = &l
+				return &l, stdout, out
 			}
 		}
 	}
-	if link == nil {
-		t.Fatalf("no link of NamedTemporaryFile's ratio to %s:\n%s", results.StateInodeAlloc, stdout)
-	}
+	return nil, stdout, out
+}
+
+// checkInodeChurnLink checks what the report says of the link.
+func checkInodeChurnLink(t *testing.T, link *explain.StateLink, stdout, out string) {
+	t.Helper()
 	if link.StateHi < 10*link.StateLo || !(link.RatioAtHi < link.RatioAtLo) {
 		t.Errorf("%s: want inode allocation at least 10× dearer after the churn, and the ratio lower", link.Sentence())
 	}
