@@ -58,7 +58,7 @@ func launch(spec *Spec, cookie uint64) (cmd *exec.Cmd, release *os.File, execed 
 	defer func() {
 		if !keep {
 			syscall.Close(startedR)
-			clockedSince(spec.Clock, clocked, exit{}) // forgets it
+			forgetClock(spec.Clock, clocked)
 		}
 	}()
 	newCmd := func() *exec.Cmd {
@@ -218,7 +218,7 @@ func (c *command) close() {
 	}
 	forget(c.cmd.Process)
 	syscall.Close(c.execed)
-	clockedSince(c.clock, c.clocked, exit{}) // forgets it
+	forgetClock(c.clock, c.clocked)
 }
 
 // commandEnv is a command's environment: tmpprobe's (under sudo, what

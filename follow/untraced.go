@@ -34,8 +34,8 @@ func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Dura
 	if cg != nil {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, int(cg.dir.Fd())
 	}
-	clocked := armClock(spec.Clock, cg, 1)                       // the command's own exec, the first in its cgroup
-	defer func() { clockedSince(spec.Clock, clocked, exit{}) }() // forgets it, whatever happened
+	clocked := armClock(spec.Clock, cg, 1)              // the command's own exec, the first in its cgroup
+	defer func() { forgetClock(spec.Clock, clocked) }() // whatever happened
 	err = startLaunched(cmd, cg)
 	if err != nil && cg != nil && !errors.Is(err, errAborted) {
 		cg.remove() // see launch
@@ -69,6 +69,15 @@ func RunUntraced(ctx context.Context, spec *Spec, cookie uint64) (wall time.Dura
 		cg.remove()
 	}
 	return wall, status, err
+}
+
+// forgetClock drops what the clock armed for cgroup (0: nothing): the
+// probe's map holds few cgroups, and a run that ended early, or was never
+// started, read none.
+func forgetClock(clock ExecClock, cgroup uint64) {
+	if clock != nil && cgroup != 0 {
+		clock.ExecTime(cgroup)
+	}
 }
 
 // clockedSince is a run's wall time from the exec the clock recorded in

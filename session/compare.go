@@ -55,12 +55,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 		return nil, err
 	}
 	defer p.Close()
-	// Both halves' runs are timed from their command's exec as the kernel
-	// saw it; without the clock, from tmpprobe's wake-up at it, said as a
-	// hook not attached.
-	if err := p.StartExecClock(); err != nil {
-		run.Meta.MissingHooks = append(run.Meta.MissingHooks, "exec clock (runs timed from the exec by the kernel, not by tmpprobe's wake-up): "+probe.Refusal(err))
-	}
+	startExecClock(p, &run.Meta) // both halves' runs
 	launching(run, c.Options.As, c.Stderr)
 	opts := c.Options
 	opts.Tracer, opts.Cookie = p, p.Cookie

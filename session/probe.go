@@ -32,3 +32,15 @@ func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone
 	}
 	return p, nil
 }
+
+// startExecClock attaches the probe's exec clock (follow.ExecClock), so
+// runs are timed from their command's exec as the kernel saw it; one that
+// does not attach is a missing hook in meta, and the runs are timed from
+// tmpprobe's wake-up at the exec.
+func startExecClock(p *probe.Probe, meta *results.Meta) bool {
+	if err := p.StartExecClock(); err != nil {
+		meta.MissingHooks = append(meta.MissingHooks, "exec clock (runs timed from the exec by the kernel, not by tmpprobe's wake-up): "+probe.Refusal(err))
+		return false
+	}
+	return true
+}

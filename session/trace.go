@@ -63,14 +63,8 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 		return nil, err
 	}
 	defer p.Close()
-	if len(spec.Command) > 0 {
-		// A launched command's time runs from its exec as the kernel saw
-		// it (follow.ExecClock).
-		if err := p.StartExecClock(); err == nil {
-			spec.Clock = p
-		} else {
-			run.Meta.MissingHooks = append(run.Meta.MissingHooks, "exec clock (the command timed from its exec by the kernel, not by tmpprobe's wake-up): "+probe.Refusal(err))
-		}
+	if len(spec.Command) > 0 && startExecClock(p, &run.Meta) {
+		spec.Clock = p
 	}
 	t.Outputs.hold()
 	res, err := follow.Run(in.ctx, p, p.Cookie, spec, t.ready(p.Cookie), t.everyInterval(stdout))
