@@ -176,7 +176,7 @@ func widen(out *Outcome, history, skip string) {
 	}
 	run := out.Run
 	earlier, leftOut, unread, err := runfile.LoadEarlier(history, skip, func(e *results.Run) string {
-		return compare.NotReplicate(run, e, out.Labs.Baselines)
+		return compare.NotReplicate(run, out.Sums, e, out.Labs.Baselines)
 	}, results.MaxEarlierRuns)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		unread = append(unread, err.Error())

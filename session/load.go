@@ -107,8 +107,9 @@ func RunDiff(d Diff, w io.Writer) error {
 	if opt.HistoryFrom != "" && !runs[0].Derived.Between.Measured() && !runs[1].Derived.Between.Measured() {
 		// Replicates of NEW: runs beside it of another environment (OLD's
 		// among them) differ by what changed, which is not noise.
+		sums := results.SummarizeAll(runs[1], results.CommandBaseline(runs[1], baselines))
 		if earlier, leftOut, _, err := runfile.LoadEarlier(opt.HistoryFrom, runDirOf(d.Paths[1]), func(e *results.Run) string {
-			return compare.NotReplicate(runs[1], e, baselines)
+			return compare.NotReplicate(runs[1], sums, e, baselines)
 		}, results.MaxEarlierRuns); err == nil {
 			// OLD, beside NEW, is its replicate or the change itself:
 			// not one to name as left out.

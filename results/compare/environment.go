@@ -19,18 +19,20 @@ import (
 // work per op, judged from exact counts as the diff judges it. Runs of
 // barrier and nobarrier saved side by side are not replicates: their
 // difference is the finding, never the noise (#43).
-func NotReplicate(run, earlier *results.Run, baselines map[string]string) string {
+//
+// sums are run's summaries (results.SummarizeAll), made once by the
+// caller for every earlier run it asks about.
+func NotReplicate(run *results.Run, sums []*results.Summary, earlier *results.Run, baselines map[string]string) string {
 	for _, f := range factChanges(earlier, run) {
 		if movesNumbers(f) {
 			return leftOutReason(f)
 		}
 	}
-	baselines = results.CommandBaseline(run, baselines)
 	byKey := map[results.CaseID]*results.Summary{}
-	for _, s := range results.SummarizeAll(earlier, baselines) {
+	for _, s := range results.SummarizeAll(earlier, results.CommandBaseline(run, baselines)) {
 		byKey[earlier.CaseKey(s.CaseID)] = s
 	}
-	for _, s := range results.SummarizeAll(run, baselines) {
+	for _, s := range sums {
 		e := byKey[run.CaseKey(s.CaseID)]
 		if e == nil || e.Traced == nil || s.Traced == nil {
 			continue

@@ -37,7 +37,7 @@ func TestNotReplicate(t *testing.T) {
 		{"another kernel", edit(func(r *results.Run) { r.Meta.KernelRelease = "6.1.0-27-amd64" }), "kernel release 6.1.0-27-amd64"},
 		{"more flushes", slowFsync, "another work per op: mkstemp-fsync's flushes/op 1 → 0"},
 	} {
-		if got := compare.NotReplicate(base, c.earlier, resultstest.Labs.Baselines); got != c.want {
+		if got := compare.NotReplicate(base, results.SummarizeAll(base, resultstest.Labs.Baselines), c.earlier, resultstest.Labs.Baselines); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
