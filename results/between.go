@@ -94,6 +94,27 @@ type CaseSpread struct {
 	Runs    int     `json:"runs"` // runs it was estimated from, this one included
 	OpsPerS float64 `json:"ops_per_s_log_sd"`
 	Ratio   float64 `json:"ratio_log_sd"`
+	// OpsPerSPooled and RatioPooled are the spreads moderated over the
+	// cases of the group (see Pooled), which the intervals and tests use;
+	// nil where the group had too few cases to pool, and in runs saved
+	// before #43, which used the case's own spread on Runs − 1 degrees of
+	// freedom.
+	OpsPerSPooled *Pooled `json:"ops_per_s_pooled,omitempty"`
+	RatioPooled   *Pooled `json:"ratio_pooled,omitempty"`
+}
+
+// OpsSpread is the spread of the case's ops/s the intervals and tests
+// use: the pooled one where there is one, else its own.
+func (c CaseSpread) OpsSpread() Spread { return c.spread(c.OpsPerS, c.OpsPerSPooled) }
+
+// RatioSpread is the same for its ratio to the baseline.
+func (c CaseSpread) RatioSpread() Spread { return c.spread(c.Ratio, c.RatioPooled) }
+
+func (c CaseSpread) spread(own float64, pooled *Pooled) Spread {
+	if pooled != nil {
+		return Spread{LogSD: pooled.LogSD, Runs: c.Runs, DF: pooled.DF}
+	}
+	return Spread{LogSD: own, Runs: c.Runs}
 }
 
 // MinRunsBetween is the fewest runs, this one included, that a spread
@@ -176,17 +197,56 @@ func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun
 		add(e.Run, SummarizeAll(e.Run, baselines))
 		b.Runs = append(b.Runs, e.Name)
 	}
-	for _, s := range sums {
-		k := run.CaseKey(s.CaseID)
-		f := byCase[k]
-		ops, n := spreadBetween(f.ops)
-		ratio, nr := spreadBetween(f.ratio)
-		if n < MinRunsBetween && nr < MinRunsBetween {
-			continue
+	for _, group := range GroupInOrder(sums, func(s *Summary) CaseID { return poolGroup(s.CaseID) }) {
+		first := len(b.Cases)
+		for _, s := range group {
+			k := run.CaseKey(s.CaseID)
+			f := byCase[k]
+			ops, n := spreadBetween(f.ops)
+			ratio, nr := spreadBetween(f.ratio)
+			if n < MinRunsBetween && nr < MinRunsBetween {
+				continue
+			}
+			b.Cases = append(b.Cases, CaseSpread{Case: k.Name(), Runs: max(n, nr), OpsPerS: roundSig(ops), Ratio: roundSig(ratio)})
 		}
-		b.Cases = append(b.Cases, CaseSpread{Case: k.Name(), Runs: max(n, nr), OpsPerS: roundSig(ops), Ratio: roundSig(ratio)})
+		poolCases(b.Cases[first:])
 	}
 	return b
+}
+
+// poolGroup is the group whose cases' spreads are pooled: one lab in one
+// runtime and work dir, every parameter of it. The cases of a lab share
+// its worker processes' generations, the directory and the minutes of
+// the run; how alike their spreads are is the prior's to say.
+func poolGroup(c CaseID) CaseID { return CaseID{Lab: c.Lab, Runtime: c.Runtime, Dir: c.Dir} }
+
+// poolCases moderates the spreads of one group's cases (see Pooled): the
+// ops/s spreads together, and the ratios' together.
+func poolCases(cases []CaseSpread) {
+	pool := func(own func(*CaseSpread) float64, set func(*CaseSpread, *Pooled)) {
+		var s2, df []float64
+		var total float64
+		for i := range cases {
+			sd := own(&cases[i])
+			s2, df = append(s2, sd*sd), append(df, float64(cases[i].Runs-1))
+			if sd > 0 {
+				total += float64(cases[i].Runs - 1)
+			}
+		}
+		prior := fitVarPrior(s2, df)
+		if prior.DF <= 0 {
+			return
+		}
+		for i := range cases {
+			if s2[i] <= 0 {
+				continue
+			}
+			v, d := prior.moderate(s2[i], df[i], total)
+			set(&cases[i], &Pooled{LogSD: roundSig(math.Sqrt(v)), DF: RoundTo(d, 10)})
+		}
+	}
+	pool(func(c *CaseSpread) float64 { return c.OpsPerS }, func(c *CaseSpread, p *Pooled) { c.OpsPerSPooled = p })
+	pool(func(c *CaseSpread) float64 { return c.Ratio }, func(c *CaseSpread, p *Pooled) { c.RatioPooled = p })
 }
 
 // spreadBetween is the standard deviation of the logs of the runs'
@@ -227,8 +287,8 @@ func (b *BetweenRuns) Widen(run *Run, sums []*Summary) {
 		if !ok || s.Recorded != nil {
 			continue
 		}
-		s.OpsPerS = s.OpsPerS.predicting(NextRunHalf(c.OpsPerS, c.Runs))
-		s.Ratio = s.Ratio.predicting(NextRunHalf(c.Ratio, c.Runs))
+		s.OpsPerS = s.OpsPerS.predicting(NextRunHalf(c.OpsSpread()))
+		s.Ratio = s.Ratio.predicting(NextRunHalf(c.RatioSpread()))
 	}
 }
 
@@ -250,14 +310,14 @@ func (b *BetweenRuns) Spread(key CaseID) (CaseSpread, bool) {
 
 // NextRunHalf is the half-width, in logs, of an interval around one run's
 // median that holds the next run's (NextRunCover of the time, as
-// measured), when the runs' medians have a standard deviation of sd (in
-// logs) estimated from n runs: t·√2·sd, t Student's quantile of
-// nextRunLevel for n−1 degrees of freedom. 0 without a spread.
-func NextRunHalf(sd float64, n int) float64 {
-	if sd <= 0 || n < 2 {
+// measured), when the runs' medians have the spread s: t·√2·sd, t
+// Student's quantile of nextRunLevel for the degrees of freedom the
+// spread stands on. 0 without a spread.
+func NextRunHalf(s Spread) float64 {
+	if s.LogSD <= 0 || s.df() < 1 {
 		return 0
 	}
-	return StudentQuantile((1+nextRunLevel)/2, float64(n-1)) * math.Sqrt2 * sd
+	return StudentQuantile((1+nextRunLevel)/2, s.df()) * math.Sqrt2 * s.LogSD
 }
 
 // predicting makes e's interval reach half (in logs) each side of its
@@ -270,9 +330,9 @@ func (e Estimate) predicting(half float64) Estimate {
 	return e
 }
 
-// NextRunPct is how far an interval with a spread between runs of sd (in
-// logs, from n runs) reaches, as a fraction of the figure: e^half − 1.
-func NextRunPct(sd float64, n int) float64 { return math.Expm1(NextRunHalf(sd, n)) }
+// NextRunPct is how far an interval with the spread between runs s
+// reaches, as a fraction of the figure: e^half − 1.
+func NextRunPct(s Spread) float64 { return math.Expm1(NextRunHalf(s)) }
 
 // Measured reports whether any case's interval includes the spread
 // between runs.

@@ -168,7 +168,7 @@ func TestBetweenRunsHoldTheNextRun(t *testing.T) {
 	if math.Abs(math.Log(w.Hi/w.Center)-half) > 1e-9 || math.Abs(math.Log(w.Center/w.Lo)-half) > 1e-9 {
 		t.Errorf("widened %+v: half-widths %.4f and %.4f in logs, want t·√2·s = %.4f", w, math.Log(w.Hi/w.Center), math.Log(w.Center/w.Lo), half)
 	}
-	if got := results.NextRunPct(c.Ratio, c.Runs); math.Abs(got-math.Expm1(half)) > 1e-12 {
+	if got := results.NextRunPct(c.RatioSpread()); math.Abs(got-math.Expm1(half)) > 1e-12 {
 		t.Errorf("NextRunPct %.4f, want %.4f", got, math.Expm1(half))
 	}
 }

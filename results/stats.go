@@ -163,14 +163,25 @@ type Comparison struct {
 }
 
 // Spread is a figure's spread between runs: the standard deviation of the
-// runs' log medians, and how many runs it came from (see BetweenRuns).
+// runs' log medians, how many runs it came from (see BetweenRuns), and
+// the degrees of freedom it stands on when pooled over its group's cases
+// (see Pooled; 0: its own, Runs − 1).
 type Spread struct {
 	LogSD float64 `json:"log_sd"`
 	Runs  int     `json:"runs"`
+	DF    float64 `json:"df,omitempty"`
 }
 
 // Known reports whether there is a spread to count.
 func (s Spread) Known() bool { return s.LogSD > 0 && s.Runs >= MinRunsBetween }
+
+// df is the degrees of freedom of the spread.
+func (s Spread) df() float64 {
+	if s.DF > 0 {
+		return s.DF
+	}
+	return float64(s.Runs - 1)
+}
 
 // Compare decides whether a figure changed between two runs from its
 // per-unit samples, as benchstat does: a Mann–Whitney U test at α = 0.05,
@@ -187,8 +198,9 @@ func Compare(old, cur []float64, minEffectPct float64) Comparison {
 // runs gave a spread between runs, a test against it besides: one run's
 // median and another's differ by a normal of variance 2s² when nothing
 // changed (the model the intervals use, see BetweenRuns), so the change
-// of the log medians over √2·s is Student's t with n−1 degrees of
-// freedom. A change counts only when both tests call it (an
+// of the log medians over √2·s is Student's t on the degrees of freedom
+// s stands on (n−1 for n runs, more where it is pooled over the cases of
+// its group: see Pooled). A change counts only when both tests call it (an
 // intersection–union test, still of level α): a shift no generation of
 // either run could see, but which the runs before them show is as common
 // as the weather, is not a change (#29).
@@ -202,7 +214,7 @@ func CompareRuns(old, cur Estimate, oldUnits, curUnits []float64, between Spread
 	if between.Known() && old.Center > 0 && cur.Center > 0 {
 		b := between
 		c.Between = &b
-		c.PBetween = roundSig(StudentTwoSidedP(math.Log(cur.Center/old.Center)/(math.Sqrt2*between.LogSD), float64(between.Runs-1)))
+		c.PBetween = roundSig(StudentTwoSidedP(math.Log(cur.Center/old.Center)/(math.Sqrt2*between.LogSD), between.df()))
 		p = math.Max(p, c.PBetween)
 	}
 	c.P = roundSig(p)

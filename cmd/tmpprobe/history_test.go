@@ -118,11 +118,11 @@ func predictsNextRun(t *testing.T, run *results.Run, own []*results.Summary) {
 			continue
 		}
 		checked++
-		half := results.NextRunHalf(spread.OpsPerS, spread.Runs)
+		half := results.NextRunHalf(spread.OpsSpread())
 		lo, hi := o.OpsPerS.Center*math.Exp(-half), o.OpsPerS.Center*math.Exp(half)
 		if s.OpsPerS.Center != o.OpsPerS.Center || !near(s.OpsPerS.Lo, lo) || !near(s.OpsPerS.Hi, hi) {
-			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around its own median (log sd %g of %d runs)",
-				s.Arm, s.OpsPerS, lo, hi, spread.OpsPerS, spread.Runs)
+			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around its own median (spread %+v)",
+				s.Arm, s.OpsPerS, lo, hi, spread.OpsSpread())
 		}
 	}
 	if checked == 0 {

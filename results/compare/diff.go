@@ -446,7 +446,7 @@ func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[strin
 				continue
 			}
 			if c, ok := side.b.Spread(side.run.CaseKey(side.s.CaseID)); ok {
-				return results.Spread{LogSD: c.OpsPerS, Runs: c.Runs}, results.Spread{LogSD: c.Ratio, Runs: c.Runs}
+				return c.OpsSpread(), c.RatioSpread()
 			}
 		}
 		return results.Spread{}, results.Spread{}

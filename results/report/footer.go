@@ -204,7 +204,7 @@ func betweenRunsSpread(run *results.Run, b *results.BetweenRuns) string {
 	}
 	var ratio, ops float64
 	for _, c := range b.Cases {
-		ratio, ops = max(ratio, results.NextRunPct(c.Ratio, c.Runs)), max(ops, results.NextRunPct(c.OpsPerS, c.Runs))
+		ratio, ops = max(ratio, results.NextRunPct(c.RatioSpread())), max(ops, results.NextRunPct(c.OpsSpread()))
 	}
 	if ratio == 0 && ops == 0 {
 		return fmt.Sprintf("intervals: this run's spread; %s like it in %s measured the same", earlier, b.From)
