@@ -66,7 +66,13 @@ func (t *tracedFlags) backend(why string) (probe.Backend, error) {
 	if err := t.Check(); err != nil {
 		return "", err
 	}
-	backend, err := attachFlag(t.attach)
+	return probeBackend(t.attach, why)
+}
+
+// probeBackend reads --attach for a command that shows only what the
+// probe saw, refusing none (why says so in the command's words).
+func probeBackend(attach, why string) (probe.Backend, error) {
+	backend, err := attachFlag(attach)
 	if err != nil {
 		return "", err
 	}
