@@ -379,3 +379,121 @@ func TestServeReadsOnly(t *testing.T) {
 		t.Errorf("/why before its windows filled: %s\n%s", resp.Status, b)
 	}
 }
+
+// pushed are the series of a Pushgateway's /metrics named name, each as
+// its labels and its value.
+func pushed(t *testing.T, gateway, name string) []map[string]string {
+	t.Helper()
+	series := regexp.MustCompile(`(?m)^` + name + `\{(.*)\} (\S+)$`)
+	label := regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
+	var out []map[string]string
+	for _, m := range series.FindAllStringSubmatch(string(get(t, gateway+"/metrics")), -1) {
+		s := map[string]string{"value": m[2]}
+		for _, l := range label.FindAllStringSubmatch(m[1], -1) {
+			s[l[1]] = l[2]
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// A lab run pushed to Debian's prometheus-pushgateway, on loopback: every
+// arm's series, grouped by host, kernel, lab, runtime and dir, read back;
+// work per op is the run's exact count, and the run's id its start.
+func TestPushLabRun(t *testing.T) {
+	needRoot(t)
+	port := freePort(t)
+	gateway := fmt.Sprintf("http://127.0.0.1:%d", port)
+	startDaemon(t, gateway+"/-/ready", "prometheus-pushgateway", fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port))
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "run")
+	run := tmpprobe("all", "--lab", "modes", "--runtime", "go", "--rounds", "3", "--min-batch", "2ms", "--dir", dir, "-q",
+		"--out", out, "--push", gateway)
+	if b, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("all --push: %v\n%s", err, tail(string(b), 20))
+	}
+	var saved struct {
+		Started string
+		Meta    struct{ KernelRelease string `json:"kernel_release"` }
+		Arms    []struct{ Arm string }
+	}
+	b, err := os.ReadFile(filepath.Join(out, "run.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &saved); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	group := map[string]string{"job": "tmpprobe", "host": host, "kernel": saved.Meta.KernelRelease, "lab": "modes", "runtime": "go", "dir": dir}
+	inGroup := func(s map[string]string) bool {
+		for k, v := range group {
+			if s[k] != v {
+				return false
+			}
+		}
+		return true
+	}
+	ops := map[string]string{}
+	for _, s := range pushed(t, gateway, "tmpprobe_arm_ops_per_second") {
+		if inGroup(s) {
+			ops[s["arm"]] = s["value"]
+		}
+	}
+	for _, a := range saved.Arms {
+		if v, err := strconv.ParseFloat(ops[a.Arm], 64); err != nil || v <= 0 {
+			t.Errorf("arm %s: tmpprobe_arm_ops_per_second in group %v = %q", a.Arm, group, ops[a.Arm])
+		}
+	}
+	if len(ops) != len(saved.Arms) || len(ops) != 9 {
+		t.Errorf("%d arms pushed, the run has %d, the modes lab 9: %v", len(ops), len(saved.Arms), ops)
+	}
+	fsyncsPerOp := map[string]string{}
+	for _, s := range pushed(t, gateway, "tmpprobe_arm_work_per_op") {
+		if inGroup(s) && s["work"] == "fsync calls" {
+			fsyncsPerOp[s["arm"]] = s["value"]
+		}
+	}
+	if fsyncsPerOp["mkstemp-fsync"] != "1" || fsyncsPerOp["TemporaryFile"] != "" {
+		t.Errorf("fsync calls per op pushed: %v, want mkstemp-fsync's 1 and none of TemporaryFile", fsyncsPerOp)
+	}
+	info := pushed(t, gateway, "tmpprobe_run_info")
+	started, _ := time.Parse(time.RFC3339Nano, saved.Started)
+	if len(info) != 1 || info[0]["run_id"] != started.UTC().Format(time.RFC3339Nano) || info[0]["complete"] != "true" {
+		t.Errorf("tmpprobe_run_info: %v, want run_id %s (run.json's started)", info, saved.Started)
+	}
+	t.Logf("pushed: %d arms' ops/s %v; fsync calls/op %v; run %v", len(ops), ops, fsyncsPerOp, info)
+
+	// A trace pushes too, in a group of its own.
+	if b, err := tmpprobe("trace", "-q", "--push", gateway, "--", "true").CombinedOutput(); err != nil {
+		t.Fatalf("trace --push: %v\n%s", err, b)
+	}
+	traced := false
+	for _, s := range pushed(t, gateway, "tmpprobe_arm_ops_per_second") {
+		traced = traced || (s["lab"] == "trace" && s["arm"] == "true")
+	}
+	if !traced {
+		t.Error("trace --push -- true: no series of lab trace, arm true")
+	}
+}
+
+// A push that fails loses nothing: the run is saved first, and the
+// error says what was saved (exit 1, as for any output).
+func TestPushFailureSaysWhatWasSaved(t *testing.T) {
+	needRoot(t)
+	out := filepath.Join(t.TempDir(), "run")
+	nobody := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	b, err := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--rounds", "2", "--min-batch", "2ms", "--dir", t.TempDir(), "-q",
+		"--out", out, "--push", nobody).CombinedOutput()
+	if code := exitStatus(t, err); code != exitArmFailed {
+		t.Errorf("exit %d, want %d", code, exitArmFailed)
+	}
+	if !regexp.MustCompile(`(?m)^tmpprobe: --push ` + regexp.QuoteMeta(nobody) + `: .*connection refused; saved: ` + regexp.QuoteMeta(out) + `$`).Match(b) {
+		t.Errorf("the error does not say the push failed and what was saved:\n%s", tail(string(b), 5))
+	}
+	if _, err := os.Stat(filepath.Join(out, "run.json")); err != nil {
+		t.Errorf("the run was not saved: %v", err)
+	}
+	if b, err := tmpprobe("all", "--push", "ftp://example").CombinedOutput(); exitStatus(t, err) != exitUsage {
+		t.Errorf("--push ftp://example: want exit 2 before the run\n%s", b)
+	}
+}
