@@ -413,8 +413,10 @@ func TestPushLabRun(t *testing.T) {
 	}
 	var saved struct {
 		Started string
-		Meta    struct{ KernelRelease string `json:"kernel_release"` }
-		Arms    []struct{ Arm string }
+		Meta    struct {
+			KernelRelease string `json:"kernel_release"`
+		}
+		Arms []struct{ Arm string }
 	}
 	b, err := os.ReadFile(filepath.Join(out, "run.json"))
 	if err != nil {
