@@ -27,7 +27,7 @@ import (
 // The servers these tests start listen on loopback only, on a port the
 // kernel picked, and every wait is bounded.
 
-// testCgroup makes a cgroup v2 for the test's target, removed after it.
+// testCgroup makes a cgroup v2 for a test's target, removed after it.
 func testCgroup(t *testing.T) string {
 	t.Helper()
 	root := ""
@@ -40,7 +40,7 @@ func testCgroup(t *testing.T) string {
 	if root == "" {
 		t.Skip("no cgroup2 mount")
 	}
-	cg := filepath.Join(root, fmt.Sprintf("tmpprobe-serve-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	cg := filepath.Join(root, fmt.Sprintf("tmpprobe-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
 	if err := os.Mkdir(cg, 0o755); err != nil {
 		t.Fatal(err)
 	}
