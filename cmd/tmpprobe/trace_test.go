@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
 )
 
 // realPython is the interpreter binary (not a shim that forks and execs,
