@@ -4,6 +4,7 @@ package session
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/internal/safefs"
+	"github.com/tmpprobe/tmpprobe/push"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/report"
@@ -31,6 +33,7 @@ type Outputs struct {
 	Output, Format, Sort, Why string
 	CSV, Pprof, Benchfmt      string
 	Out                       string
+	Push                      string             // a Pushgateway's URL: the run's headline figures go there last
 	Text                      render.TextOptions // Hist, Verbose, …: Width is set where the report goes
 
 	// outHeld is what Out held when the measuring began (hold): a run
@@ -66,6 +69,11 @@ func (o *Outputs) Check() error {
 	}
 	if _, ok := render.FormatNamed(o.Format, render.LiveFormat); !ok {
 		return usagef("--format %q: want %s", o.Format, render.FormatNames(render.LiveFormat))
+	}
+	if o.Push != "" {
+		if err := push.CheckURL(o.Push); err != nil {
+			return usagef("--push %s: %s", o.Push, err)
+		}
 	}
 	var outReal string
 	if o.Out != "" {
@@ -211,6 +219,12 @@ func (o *Outputs) finish(stdout, stderr io.Writer, out *Outcome) error {
 	}
 	s, f := o.save(out, true, stderr)
 	saved, failed = append(saved, s...), append(failed, f...)
+	// Last: the network, which can wait for a timeout, after every file.
+	if o.Push != "" {
+		if err := push.Run(context.Background(), o.Push, out.Run, out.Sums); err != nil {
+			failed = append(failed, "--push "+o.Push+": "+errtext.FirstLine(err.Error()))
+		}
+	}
 	if len(failed) == 0 {
 		return nil
 	}

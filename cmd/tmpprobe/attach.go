@@ -28,8 +28,8 @@ func attachFlag(s string) (probe.Backend, error) {
 const whyHelp = "`short` (each gap's answer and its largest terms, at most four lines) or full (every term, stage and off-CPU cause, as report.md and -v say them)"
 
 // outputFlags declares the flags of what a session writes besides the
-// terminal report: -o, --format, --sort, --why, --csv, --pprof, --benchfmt
-// (--out is declared by each command, with its own help).
+// terminal report: -o, --format, --sort, --why, --csv, --pprof, --benchfmt,
+// --push (--out is declared by each command, with its own help).
 func outputFlags(fs *pflag.FlagSet, o *session.Outputs) {
 	fs.StringVarP(&o.Output, "output", "o", "", "write the report to `FILE` instead of stdout (as strace -o)")
 	fs.StringVar(&o.Sort, "sort", "time", "order the breakdown by "+strings.Join(results.SortKeys, ", ")+" (per op; name: alphabetical)")
@@ -38,6 +38,7 @@ func outputFlags(fs *pflag.FlagSet, o *session.Outputs) {
 	fs.StringVar(&o.CSV, "csv", "", "write the syscall breakdown CSV to `FILE`")
 	fs.StringVar(&o.Pprof, "pprof", "", "write a pprof profile to `FILE` (go tool pprof, Pyroscope, Parca read it)")
 	fs.StringVar(&o.Benchfmt, "benchfmt", "", "write Go benchmark-format lines to `FILE`, one per case and round (for benchstat)")
+	fs.StringVar(&o.Push, "push", "", "push the headline figures to the Prometheus Pushgateway at `URL` once the run is saved (docs/fleet.md)")
 }
 
 // tracedFlags are the flags of the commands that trace something other
@@ -66,7 +67,13 @@ func (t *tracedFlags) backend(why string) (probe.Backend, error) {
 	if err := t.Check(); err != nil {
 		return "", err
 	}
-	backend, err := attachFlag(t.attach)
+	return probeBackend(t.attach, why)
+}
+
+// probeBackend reads --attach for a command that shows only what the
+// probe saw, refusing none (why says so in the command's words).
+func probeBackend(attach, why string) (probe.Backend, error) {
+	backend, err := attachFlag(attach)
 	if err != nil {
 		return "", err
 	}

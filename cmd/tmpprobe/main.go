@@ -37,6 +37,7 @@ Usage:
   tmpprobe trace -- CMD          the same breakdown for any command
   tmpprobe trace --pid PID       … or for running processes, or a cgroup
   tmpprobe compare 'A' 'B'       time commands in rounds and explain the gap
+  tmpprobe serve --cgroup PATH   serve its numbers to Prometheus and pprof
   tmpprobe diff OLD NEW          explain what changed between two saved runs
   tmpprobe report RUN            re-render a saved run (text, markdown, JSON)
   tmpprobe check                 which hooks and attach backends work here
@@ -79,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
-	case "all", "run", "trace", "compare":
+	case "all", "run", "trace", "compare", "serve":
 		// Before anything else: see session.Interrupts.
 		in, stop := session.Watch()
 		defer stop()
@@ -88,6 +89,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = cmdTrace(in, rest, stdout, stderr)
 		case "compare":
 			err = cmdCompare(in, rest, stdout, stderr)
+		case "serve":
+			err = cmdServe(in, rest, stdout, stderr)
 		default:
 			err = cmdRun(in, cmd, rest, stdout, stderr)
 		}
@@ -167,7 +170,7 @@ func flagUsages(fs *pflag.FlagSet, width int) string {
 func wrapAt(text string, col, width int) string { return textwrap.At(text, col, width-1) }
 
 // commands are the subcommands, for didYouMean.
-var commands = []string{"all", "run", "list", "trace", "compare", "diff", "report", "check", "version", "help"}
+var commands = []string{"all", "run", "list", "trace", "compare", "serve", "diff", "report", "check", "version", "help"}
 
 // listUsage has no flags to show: %.0s takes parseCommand's empty list.
 const listUsage = `Usage: tmpprobe list

@@ -30,6 +30,7 @@ var readmePages = []string{
 	"docs/trace.md",
 	"docs/compare.md",
 	"docs/postmortems.md",
+	"docs/fleet.md",
 	"docs/kernels.md",
 	"docs/troubleshooting.md",
 	"docs/development.md",
@@ -110,6 +111,7 @@ var readmeNotRun = map[string]string{
 	`./tmpprobe diff baseline/run.json current/run.json --format json | jq '.arms[] | select(.status=="regressed")'`: "a CI job's own saved runs",
 	"hyperfine --warmup 2 'sqlite3 off.db < off.sql' 'sqlite3 full.db < full.sql'":                                   "what compare replaces: hyperfine is not installed in CI",
 	"sudo ./tmpprobe run TemporaryFile --attach kprobe":                                                              "shows the refusal of a kernel without kprobes; on one with them it runs",
+	"sudo ./tmpprobe all --lab modes --rounds 10 -q --out runs/ci --push http://pushgateway.ci:9091":                 "a CI job's own Pushgateway (TestPushLabRun pushes a lab run to Debian's prometheus-pushgateway on loopback)",
 }
 
 // readmeOutputVaries: "$ " commands whose output is this build's or

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/tmpprobe/tmpprobe/preflight"
 )
 
 // realPython is the interpreter binary (not a shim that forks and execs,
@@ -249,21 +247,7 @@ for _ in range(50):
 func TestTraceCgroup(t *testing.T) {
 	needRoot(t)
 	py := realPython(t)
-	root := ""
-	mounts, _ := preflight.Mounts()
-	for _, m := range mounts {
-		if m.FSType == "cgroup2" {
-			root = m.Point
-		}
-	}
-	if root == "" {
-		t.Skip("no cgroup2 mount")
-	}
-	cg := filepath.Join(root, "tmpprobe-test-"+strconv.Itoa(os.Getpid()))
-	if err := os.Mkdir(cg, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(cg)
+	cg := testCgroup(t)
 	target := exec.Command(py, "-c", "import sys, os\nsys.stdin.readline()\nfor _ in range(321): os.getppid()\n")
 	stdin, _ := target.StdinPipe()
 	if err := target.Start(); err != nil {

@@ -115,6 +115,25 @@ var rules = []rule{
 		forbid:     []string{"session"},
 	},
 	{
+		says:       "only cmd and session import serve and push",
+		from:       []string{"..."},
+		exceptFrom: []string{"cmd/...", "session", "serve", "push"},
+		forbid:     []string{"serve", "push"},
+	},
+	{
+		says:   "serve is handed the probe: it imports no probe, arms, cmdbench, runfile or session",
+		from:   []string{"serve"},
+		forbid: []string{"probe/...", "arms", "cmdbench", "results/runfile", "session"},
+		direct: true,
+	},
+	{
+		says:       "only serve and push import client_golang",
+		from:       []string{"..."},
+		exceptFrom: []string{"serve", "push"},
+		forbid:     []string{"github.com/prometheus/client_golang/..."},
+		direct:     true,
+	},
+	{
 		says:   "cmd imports no sentence or comparison: results/explain and results/compare are session's",
 		from:   []string{"cmd/..."},
 		forbid: []string{"results/explain", "results/compare"},
