@@ -9,7 +9,8 @@ import "strings"
 // ArmColumns are the columns of arms.csv, one row a case (its identity
 // first, CaseColumns): the headline figures a spreadsheet or a CI job
 // wants. Each figure with an interval has _lo and _hi columns: its 95%
-// confidence interval, empty when too few rounds give one.
+// confidence interval, empty when too few rounds give one. Times per op
+// are medians over the traced rounds (see times.go).
 var ArmColumns = append(CaseColumns(), "ops",
 	"rounds", "untraced_batches", "traced_batches", "setup_batches",
 	"ops_per_s", "ops_per_s_lo", "ops_per_s_hi",
@@ -17,6 +18,7 @@ var ArmColumns = append(CaseColumns(), "ops",
 	"ratio", "ratio_lo", "ratio_hi",
 	"traced_ops_per_s", "observer", "observer_lo", "observer_hi",
 	"wall_ns_per_op", "kernel_ns_per_op", "user_ns_per_op", "offcpu_ns_per_op",
+	"runqueue_ns_per_op", "wall_ns_per_op_lo", "wall_ns_per_op_hi",
 	"error",
 )
 
@@ -31,12 +33,16 @@ var SyscallColumnsRequired = append(CaseColumns(), "ops",
 // SyscallColumns are the columns of the syscall breakdown CSV, one row a
 // case × syscall class (× stage), up to the off-CPU labels' columns
 // (SyscallHeader has them all). Case-level figures repeat on each of a
-// case's rows, so one file answers everything.
+// case's rows, so one file answers everything. The *_ns columns are
+// sums over the traced batches; the *_ns_per_op ones medians over the
+// traced rounds, as the report prints them (files before
+// runqueue_ns_per_op have pooled means there).
 var SyscallColumns = append(SyscallColumnsRequired[:len(SyscallColumnsRequired):len(SyscallColumnsRequired)],
 	"kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
 	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release", "bytes",
 	"rounds", "traced_ops", "ops_per_s_lo", "ops_per_s_hi",
 	"ratio", "ratio_lo", "ratio_hi", "observer", "observer_lo", "observer_hi",
+	"syscalls_ns_per_op", "runqueue_ns_per_op",
 )
 
 // OffLabelColumn names the CSV column of an off-CPU label: each of

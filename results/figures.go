@@ -20,12 +20,25 @@ type Figures struct {
 	Neighbours []Neighbour `json:"neighbours,omitempty"`
 	RunQueueNs uint64      `json:"run_queue_ns,omitempty"`
 	DeviceNs   uint64      `json:"device_ns,omitempty"`
+	// TracedNsPerOp is the traced wall time per op: the median over the
+	// traced rounds, with its interval, as the breakdown prints it.
+	TracedNsPerOp *Estimate `json:"traced_ns_per_op,omitempty"`
+	// Times are the times per op a syscalls.csv recorded of the run it
+	// came from (medians over its traced rounds), for a run rebuilt from
+	// one; nil otherwise.
+	Times *RecordedTimes `json:"-"`
+}
+
+// RecordedTimes are an arm's times per op as a syscalls.csv carries them.
+type RecordedTimes struct {
+	WallNs, KernelNs, UserNs, RunQueueNs float64
+	Rows                                 map[RowKey]RowTime
 }
 
 // Headline gathers the summary's headline figures.
 func (s *Summary) Headline() Figures {
 	f := Figures{Rounds: s.RoundCount, OpsPerS: s.OpsPerS, MBPerS: known(s.MBPerS()),
-		Ratio: known(s.Ratio), Observer: known(s.Observer)}
+		Ratio: known(s.Ratio), Observer: known(s.Observer), TracedNsPerOp: known(s.TracedWall)}
 	if s.Traced != nil && len(s.Traced.Neighbours) > 0 {
 		f.Neighbours, f.RunQueueNs, f.DeviceNs = s.Traced.Neighbours, RunQueueNs(s.Traced), DeviceNs(s.Traced)
 	}

@@ -20,14 +20,19 @@ type Summary struct {
 	RatioTo  string
 	Observer Estimate // traced ÷ untraced ops/s, paired by round
 	// Traced pools the measured traced batches: Ops and WallNs are sums,
-	// Records are merged. nil when nothing was traced. Pooling keeps the
-	// decomposition exact: wall = Σ syscall time + user holds for sums.
+	// Records are merged (the counts, and the histograms of single
+	// calls). nil when nothing was traced.
 	Traced        *Batch
 	TracedOpsPerS float64 // of the pooled traced batches
-	WallNsPerOp   float64 // pooled traced
-	KernelNsPerOp float64 // Σ syscall time per op, pooled traced
-	UserNsPerOp   float64 // wall − kernel
-	Classes       []ClassSummary
+	// The times per op below are medians over the traced rounds (see
+	// times.go), as the table's figures are: a time the median of
+	// every traced round's time per op.
+	TracedWall      Estimate // wall time per op, with its interval
+	WallNsPerOp     float64  // TracedWall's center
+	KernelNsPerOp   float64  // Σ syscall time per op, less its run-queue wait
+	UserNsPerOp     float64  // user space (UserTerm)
+	RunQueueNsPerOp float64  // RunQueueTerm
+	Classes         []ClassSummary
 	// Work is the pooled traced batches' work per op (WorkPerOp).
 	Work map[string]float64
 	// Recorded are the figures a syscalls.csv recorded of the run it came
@@ -46,9 +51,13 @@ type RoundSample struct {
 	// Ratio is the headline ops/s ÷ the baseline arm's in the same round
 	// (same runtime, dir, parameter); 0 when either is missing.
 	Ratio float64
-	// Terms are ns per op of the traced batch by syscall class, plus
-	// UserTerm and "wall": the per-round samples that judge noise.
+	// Terms are ns per op of the traced batch by syscall class (less its
+	// run-queue wait), plus RunQueueTerm, UserTerm and WallTerm, their
+	// sum: the per-round samples the decompositions take medians of.
 	Terms map[string]float64
+	// Rows are the traced batch's time per op in each row (a class or a
+	// stage of one), of which the breakdown prints the medians.
+	Rows map[RowKey]RowTime
 	// State are the traced batch's state variables (StateNames).
 	State map[string]StateSum
 	// Work is the traced batch's work per op (WorkPerOp).
@@ -67,15 +76,20 @@ func (r *RoundSample) Headline() float64 {
 // ClassSummary is one syscall class (or stage) per op of the pooled
 // traced batches, with percentiles of single calls.
 type ClassSummary struct {
-	Class         string
-	Stage         string
-	Calls         uint64
-	CallsPerOp    float64
-	NsPerOp       float64
-	OffNsPerOp    float64
-	ErrPerOp      float64
-	BytesPerOp    float64
-	OffByLabel    map[string]float64 // ns per op
+	Class      string
+	Stage      string
+	Calls      uint64
+	CallsPerOp float64
+	// NsPerOp and OffNsPerOp are medians over the traced rounds, the
+	// Mean ones all the time in the row ÷ all the traced ops (the work
+	// verdicts' unit times divide those by counts).
+	NsPerOp, OffNsPerOp         float64
+	MeanNsPerOp, MeanOffNsPerOp float64
+	ErrPerOp                    float64
+	BytesPerOp                  float64
+	// OffByLabel splits OffNsPerOp by what the thread waited for, in the
+	// shares of the row's pooled off-CPU time (ns per op).
+	OffByLabel    map[string]float64
 	P50, P95, P99 uint64
 	// Beside marks device I/O matched to a syscall by time that the
 	// syscall cannot have waited for (see waitsForIO): shown apart,
@@ -84,6 +98,8 @@ type ClassSummary struct {
 	// Overlapped marks a command's time waiting for its own children
 	// (see waitsForChildren): shown, but in no sum and no term.
 	Overlapped bool
+	// Tail is its slowest calls, where a few carry much of its time.
+	Tail *Tail
 }
 
 // waitsForChildren are the syscalls in which a process of a compared
@@ -185,6 +201,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 		}
 		r.TracedOpsPerS = a.opsPerS(b)
 		r.Terms = roundTerms(b, float64(a.batchOps(b)))
+		r.Rows = roundRows(b, float64(a.batchOps(b)))
 		r.State = roundState(b, float64(a.batchOps(b)))
 		r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
 		pooled.Ops += a.batchOps(b)
@@ -213,7 +230,6 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	}
 	ops := float64(pooled.Ops)
 	s.TracedOpsPerS = a.opsPerS(&pooled)
-	s.WallNsPerOp = float64(pooled.WallNs) / ops
 	s.Work = WorkPerOp(pooled.Records, ops)
 	for _, r := range pooled.Records {
 		c := ClassSummary{
@@ -227,18 +243,18 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			Overlapped: a.overlapped(r.Class, r.Stage),
 		}
 		c.P50, c.P95, c.P99 = r.percentiles()
+		if c.IsSyscall() {
+			c.Tail = tailOf(&r)
+		}
 		if len(r.OffNs) > 0 {
 			c.OffByLabel = map[string]float64{}
 			for k, v := range r.OffNs {
 				c.OffByLabel[k] = float64(v) / ops
 			}
 		}
-		if c.IsSyscall() && !c.Overlapped {
-			s.KernelNsPerOp += c.NsPerOp
-		}
 		s.Classes = append(s.Classes, c)
 	}
-	s.UserNsPerOp = s.WallNsPerOp - s.KernelNsPerOp
+	s.tracedTimes()
 	sortClasses(s.Classes)
 	return s
 }
@@ -275,25 +291,6 @@ func (s *Summary) UnitOf(r *RoundSample) int {
 // interval and its tests between runs count (see UnitSummaries).
 func (s *Summary) UnitSamples(f func(*RoundSample) float64) []float64 {
 	return UnitSummaries(s.Units(f))
-}
-
-// UserTerm is the term of a round, and of a decomposition, that is user
-// space: wall time − Σ syscall time.
-const UserTerm = "user space"
-
-// roundTerms is one traced batch's additive terms per op: each syscall
-// class, user space and the wall time.
-func roundTerms(b *Batch, ops float64) map[string]float64 {
-	t := map[string]float64{"wall": float64(b.WallNs) / ops}
-	var kernel float64
-	for _, r := range b.Records {
-		if r.Stage == "" && r.Class != ClassUser {
-			t[r.Class] += float64(r.TotalNs) / ops
-			kernel += float64(r.TotalNs)
-		}
-	}
-	t[UserTerm] = (float64(b.WallNs) - kernel) / ops
-	return t
 }
 
 // SortKeys are the orders of a breakdown: time per op (the default),
@@ -410,6 +407,17 @@ func (s *Summary) recorded(f *Figures) {
 	}
 	if f.Ratio != nil {
 		s.Ratio = *f.Ratio
+	}
+	if t := f.Times; t != nil && s.Traced != nil {
+		s.WallNsPerOp, s.KernelNsPerOp, s.UserNsPerOp, s.RunQueueNsPerOp = t.WallNs, t.KernelNs, t.UserNs, t.RunQueueNs
+		s.TracedWall = Point(t.WallNs)
+		for i := range s.Classes {
+			c := &s.Classes[i]
+			if row, ok := t.Rows[RowKey{c.Class, c.Stage}]; ok {
+				c.NsPerOp, c.OffNsPerOp = row.Ns, row.OffNs
+				c.scaleLabels()
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
 	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
@@ -62,7 +64,11 @@ func TestFirstScreenLive(t *testing.T) {
 	}{{"tmp", os.TempDir(), false}, {"hogs", os.TempDir(), true}, {"shm", "/dev/shm", false}} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.hogs {
+				// Two CPU hogs and a disk writer, as a shared lab VM
+				// often is (#42).
 				defer cpuHogs(t)()
+				defer background(t, "sh", "-c", "while :; do dd if=/dev/zero of="+filepath.Join(t.TempDir(), "w")+
+					" bs=1M count=32 conv=fsync status=none; done")()
 			}
 			out := filepath.Join(t.TempDir(), "run")
 			code, stdout, stderr := inProcess("all", "-q", "--rounds", "12", "--worker-rounds", "2", "--dir", c.dir, "--out", out)
@@ -74,6 +80,7 @@ func TestFirstScreenLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			firstScreen(t, run, stdout)
+			oneStatistic(t, run)
 			if t.Failed() {
 				t.Logf("the report:\n%s", stdout)
 			}
@@ -217,4 +224,58 @@ func sentenceEnd(lines []string, head string) int {
 		return i
 	}
 	return -1
+}
+
+// oneStatistic checks that every time per op of an arm is the statistic
+// the table's is (#42): the breakdown's traced µs/op and the WHY's gaps
+// agree, within their intervals, with the table's µs/op ÷ TRACED (the
+// untraced time per op ÷ traced over untraced throughput: the traced time
+// per op the table implies), and a WHY's terms add up to its gap, the
+// remainder a term of its own.
+func oneStatistic(t *testing.T, run *results.Run) {
+	t.Helper()
+	labs := arms.Knowledge()
+	sums := results.SummarizeAll(run, labs.Baselines)
+	// implied is the table's traced time per op with its interval.
+	implied := func(s *results.Summary) (c, lo, hi float64, ok bool) {
+		u, o := s.TimePerOp(), s.Observer
+		if !u.Bounded() || !o.Bounded() || o.Lo <= 0 {
+			return 0, 0, 0, false
+		}
+		return u.Center / o.Center, u.Lo / o.Hi, u.Hi / o.Lo, true
+	}
+	checked := 0
+	for _, s := range sums {
+		c, lo, hi, ok := implied(s)
+		w := s.TracedWall
+		if !ok || !w.Bounded() {
+			continue
+		}
+		checked++
+		if w.Hi < lo || hi < w.Lo {
+			t.Errorf("%s %s: breakdown %.1f [%.1f–%.1f] µs/op traced, the table's µs/op ÷ TRACED %.1f [%.1f–%.1f]",
+				s.Name(), s.Param(), w.Center/1e3, w.Lo/1e3, w.Hi/1e3, c/1e3, lo/1e3, hi/1e3)
+		}
+	}
+	if checked == 0 {
+		t.Error("no arm had the intervals to check")
+	}
+	for _, g := range explain.Comparisons(sums, labs.Pairs) {
+		ca, loa, hia, oka := implied(g.A)
+		cb, lob, hib, okb := implied(g.B)
+		var sum float64
+		for _, term := range g.Terms {
+			sum += float64(term.Delta)
+		}
+		if math.Abs(sum-g.DeltaNs) > 1 {
+			t.Errorf("%s − %s: terms add up to %.1f ns/op, the gap is %.1f", g.A.Arm, g.B.Arm, sum, g.DeltaNs)
+		}
+		if !oka || !okb || !g.Gap.Bounded() {
+			continue
+		}
+		if g.Gap.Hi < loa-hib || hia-lob < g.Gap.Lo {
+			t.Errorf("%s − %s (%s): WHY's gap %.1f [%.1f–%.1f] µs/op traced, the table's %.1f [%.1f–%.1f]", g.A.Arm, g.B.Arm,
+				g.A.Param(), g.DeltaNs/1e3, g.Gap.Lo/1e3, g.Gap.Hi/1e3, (ca-cb)/1e3, (loa-hib)/1e3, (hia-lob)/1e3)
+		}
+	}
 }

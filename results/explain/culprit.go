@@ -187,7 +187,7 @@ func (m mechanism) shows(t Term) bool { return m.weight(t) > 0 }
 // term, for user space and a mechanism that moves it); a mechanism seen
 // only in a moved count weighs 1 ns, ranked after any time.
 func (m mechanism) weight(t Term) float64 {
-	if m.user && t.Name == results.UserTerm {
+	if (m.user && t.Name == results.UserTerm) || (t.Name == results.RunQueueTerm && m.evident(t.Name)) {
 		return math.Abs(float64(t.Delta))
 	}
 	var w float64

@@ -12,9 +12,11 @@ import (
 )
 
 // Term is one additive part of a difference in wall time per op: a syscall
-// class (or two variants of one, paired), or user space. Across a
-// difference's terms Σ Delta = Δ wall/op, because user space is wall −
-// Σ syscall time on each side.
+// class (or two variants of one, paired) less its run-queue wait, user
+// space, the run-queue wait, or the remainder. Each is the median of the
+// term over the traced rounds (results/times.go), as the gap is of the
+// wall time: the remainder is what the terms' medians leave of the
+// gap's, so that across a difference's terms Σ Delta = Δ wall/op.
 type Term struct {
 	Name  string          `json:"name"`
 	Old   results.NsPerOp `json:"old_ns_per_op"`
@@ -49,17 +51,25 @@ func (d Detail) Delta() float64 { return d.New - d.Old }
 // (OLD the baseline) and one arm in two runs.
 type Difference struct {
 	Old, New *results.Summary
+	// DeltaNs is the gap in wall time per op, the median as the terms
+	// are; Gap is it with its interval (over worker generations, of the
+	// rounds' paired differences: unbounded for two runs, whose gap has
+	// no rounds in common).
 	DeltaNs  float64
+	Gap      results.Estimate
 	Terms    []Term   // largest |Δ| first; noise terms after the rest
 	Extras   []Detail // stages of no syscall
 }
 
-// Decompose splits cur − prev from the pooled traced batches of each.
-// sameRun says both ran in the same rounds of one run, so their rounds
-// pair up when a term is judged against noise; otherwise (two runs) the
-// rounds of each side are compared as two samples.
+// Decompose splits cur − prev, each term the median of its samples over
+// the traced rounds. sameRun says both ran in the same rounds of one
+// run: then each term's difference is the median of its per-round
+// differences, paired as the table's ratios are, and the rounds judge a
+// term against noise as pairs; otherwise (two runs) the difference of
+// the two medians, and the rounds of each side are two samples.
 func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
-	d := Difference{Old: prev, New: cur, DeltaNs: cur.WallNsPerOp - prev.WallNsPerOp}
+	d := Difference{Old: prev, New: cur, Gap: termGap(prev, cur, results.WallTerm, results.WallTerm, sameRun)}
+	d.DeltaNs = d.Gap.Center
 	names := map[string]bool{}
 	for _, s := range []*results.Summary{prev, cur} {
 		for _, c := range s.Classes {
@@ -69,10 +79,14 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 		}
 	}
 	stages := stagesByClass(prev, cur)
+	term := func(name, oc, nc string) Term {
+		t := Term{Name: name, Old: results.NsPerOp(prev.TermMedian(oc)), New: results.NsPerOp(cur.TermMedian(nc)), oldClass: oc, newClass: nc}
+		t.Delta = results.NsPerOp(termDelta(prev, cur, oc, nc, sameRun))
+		return t
+	}
 	add := func(name, oc, nc string) {
 		po, pn := prev.Class(oc), cur.Class(nc)
-		t := Term{Name: name, Old: results.NsPerOp(po.NsPerOp), New: results.NsPerOp(pn.NsPerOp), oldClass: oc, newClass: nc}
-		t.Delta = t.New - t.Old
+		t := term(name, oc, nc)
 		// A syscall one side never makes is a difference in kind,
 		// whatever its size: never noise.
 		t.Noise = po.Calls > 0 && pn.Calls > 0 && termNoise(prev, cur, oc, nc, sameRun)
@@ -89,10 +103,17 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 	for _, n := range slices.Sorted(maps.Keys(names)) {
 		add(n, n, n)
 	}
-	user := Term{Name: results.UserTerm, Old: results.NsPerOp(prev.UserNsPerOp), New: results.NsPerOp(cur.UserNsPerOp),
-		Noise: termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun), Details: stages.details(results.ClassUser, results.ClassUser)}
-	user.Delta = user.New - user.Old
+	user := term(results.UserTerm, results.UserTerm, results.UserTerm)
+	user.Noise = termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun)
+	user.Details = stages.details(results.ClassUser, results.ClassUser)
 	d.Terms = append(d.Terms, user)
+	if rq := term(results.RunQueueTerm, results.RunQueueTerm, results.RunQueueTerm); rq.Old != 0 || rq.New != 0 {
+		rq.Noise = termNoise(prev, cur, results.RunQueueTerm, results.RunQueueTerm, sameRun)
+		d.Terms = append(d.Terms, rq)
+	}
+	if rest := remainder(d); rest.Delta != 0 {
+		d.Terms = append(d.Terms, rest)
+	}
 	sort.SliceStable(d.Terms, func(i, j int) bool {
 		ti, tj := d.Terms[i], d.Terms[j]
 		if ti.Noise != tj.Noise {
@@ -105,6 +126,40 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 	})
 	d.Extras = stages.rest()
 	return d
+}
+
+// remainder is what the terms' medians leave of the gap's median: shown
+// as a term of its own, never spread over the others (#42).
+func remainder(d Difference) Term {
+	t := Term{Name: results.RemainderTerm, Old: results.NsPerOp(d.Old.WallNsPerOp), New: results.NsPerOp(d.New.WallNsPerOp)}
+	t.Delta = results.NsPerOp(d.DeltaNs)
+	for _, o := range d.Terms {
+		t.Old -= o.Old
+		t.New -= o.New
+		t.Delta -= o.Delta
+	}
+	// Below a nanosecond per op is float rounding of terms that add up.
+	if math.Abs(float64(t.Delta)) < 1 {
+		t.Delta = 0
+	}
+	return t
+}
+
+// termDelta is the term's difference between cur (class kn) and prev
+// (ko): with sameRun the median of its per-round differences over the
+// rounds both traced, else the difference of its medians.
+func termDelta(prev, cur *results.Summary, ko, kn string, sameRun bool) float64 {
+	return termGap(prev, cur, ko, kn, sameRun).Center
+}
+
+// termGap is termDelta with its interval where the rounds pair.
+func termGap(prev, cur *results.Summary, ko, kn string, sameRun bool) results.Estimate {
+	if sameRun && cur.Protocol != results.ProtocolSeed {
+		if _, _, diffs := termSamples(prev, cur, ko, kn); len(diffs) > 0 {
+			return results.ClusteredMedian(diffs)
+		}
+	}
+	return results.Point(cur.TermMedian(kn) - prev.TermMedian(ko))
 }
 
 // pairFamilies pairs variants of one syscall (openat[tmpfile] on the old
@@ -152,8 +207,19 @@ func pairFamilies(prev, cur *results.Summary, names map[string]bool) [][2]string
 // paired): a Mann–Whitney U test of one side's rounds against the other's
 // decides, at α = 0.05. Too few rounds for either call nothing noise.
 func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
+	os, ns, diffs := termSamples(prev, cur, ko, kn)
+	if !sameRun || cur.Protocol == results.ProtocolSeed {
+		return results.Indistinct(results.UnitSummaries(os), results.UnitSummaries(ns))
+	}
+	e := results.ClusteredMedian(diffs)
+	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
+}
+
+// termSamples are a term's per-round samples on each side (ko in prev,
+// kn in cur) and, for the rounds both traced, their differences, each
+// with its unit.
+func termSamples(prev, cur *results.Summary, ko, kn string) (os, ns, diffs []results.Unit) {
 	oldRounds := map[int]map[string]float64{}
-	var os, ns, diffs []results.Unit
 	for i := range prev.Rounds {
 		r := &prev.Rounds[i]
 		if r.Terms != nil {
@@ -172,11 +238,7 @@ func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
 			diffs = append(diffs, results.Unit{Unit: u, Value: r.Terms[kn] - ot[ko]})
 		}
 	}
-	if !sameRun || cur.Protocol == results.ProtocolSeed {
-		return results.Indistinct(results.UnitSummaries(os), results.UnitSummaries(ns))
-	}
-	e := results.ClusteredMedian(diffs)
-	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
+	return os, ns, diffs
 }
 
 // stageRows holds the stage rows of both sides by class, and hands each
@@ -265,6 +327,9 @@ func offCPUDetails(prev, cur results.ClassSummary) []Detail {
 	}
 	var out []Detail
 	for _, l := range slices.Sorted(maps.Keys(labels)) {
+		if isPreempted(l) {
+			continue // the run-queue wait is a term of its own
+		}
 		out = append(out, Detail{"off-CPU " + offPhrase(l), "ns", prev.OffByLabel[l], cur.OffByLabel[l]})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Delta()) > math.Abs(out[j].Delta()) })

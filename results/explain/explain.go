@@ -50,9 +50,13 @@ func (g Gap) mechanism(t Term) string {
 	switch {
 	case t.Name == results.UserTerm:
 		return userMechanism(g.A, g.B)
+	case t.Name == results.RunQueueTerm:
+		return runQueueWords.long
+	case t.Name == results.RemainderTerm:
+		return remainderWords.long
 	case t.oldClass != t.newClass:
-		m := classMechanism(g.A, nil, t.newClass, g.scale())
-		if mb := classMechanism(g.B, nil, t.oldClass, g.scale()); mb != "" {
+		m := classMechanism(g.A, nil, t.newClass, g.scale(), true)
+		if mb := classMechanism(g.B, nil, t.oldClass, g.scale(), true); mb != "" {
 			m = strings.TrimPrefix(m+"; vs "+mb, "; ")
 		}
 		return m
@@ -72,7 +76,7 @@ func deltaMechanism(a, b *results.Summary, class string, sc results.TimeScale) s
 		// What the calls no longer made did is the culprit of this term:
 		// say it, as for a new syscall.
 		p := fmt.Sprintf("not made, was %s/%s", results.Count(cb.CallsPerOp), a.Unit())
-		if m := classMechanism(b, nil, class, sc); m != "" {
+		if m := classMechanism(b, nil, class, sc, true); m != "" {
 			p += ": " + m
 		}
 		parts = append(parts, p)
@@ -83,7 +87,7 @@ func deltaMechanism(a, b *results.Summary, class string, sc results.TimeScale) s
 	if cb.Calls == 0 {
 		base = nil
 	}
-	if m := classMechanism(a, base, class, sc); m != "" {
+	if m := classMechanism(a, base, class, sc, true); m != "" {
 		parts = append(parts, m)
 	}
 	if ca.Calls > 0 && cb.Calls > 0 {
@@ -136,6 +140,14 @@ var offWords = map[string]struct{ long, short string }{
 	results.OffSleep:          {"sleeping", "sleeps"},
 }
 
+// runQueueWords and remainderWords say what the terms of those names
+// are, long in a full sentence and short in a WHY bullet.
+var (
+	runQueueWords  = struct{ long, short string }{"runnable, waiting for a CPU another task had", "CPU neighbours"}
+	remainderWords = struct{ long, short string }{
+		"what the terms' medians over the rounds leave of the gap's median", "medians of the terms"}
+)
+
 // ioStages are the stages that explain a syscall's time, in the order
 // sentences name them, with what they count.
 var ioStages = []struct{ stage, what string }{
@@ -149,7 +161,10 @@ var ioStages = []struct{ stage, what string }{
 // classMechanism describes one class of one arm from its measurements:
 // off-CPU share and why, and the I/O, journal and inode work inside it.
 // With a base arm, stage counts that differ are shown as "base → s".
-func classMechanism(s, base *results.Summary, class string, t results.TimeScale) string {
+//
+// In a term (a WHY's), the class's run-queue wait is the run-queue term's
+// and not said here; in the breakdown's row it is the row's.
+func classMechanism(s, base *results.Summary, class string, t results.TimeScale, term bool) string {
 	c := s.Class(class)
 	if c.Calls == 0 {
 		return ""
@@ -158,9 +173,14 @@ func classMechanism(s, base *results.Summary, class string, t results.TimeScale)
 	// One unit in a sentence, t: µs in the labs; ms or s in a long trace,
 	// where "1.01 s … 992452 µs" read badly; a compare table's in its WHY.
 	in := func(ns float64) string { return t.Of(ns) + " " + t.Unit }
-	if c.NsPerOp > 0 && c.OffNsPerOp >= 0.1*c.NsPerOp {
-		label, ns := dominant(c.OffByLabel)
-		parts = append(parts, fmt.Sprintf("%s off-CPU, mostly %s: %s", results.Share(c.OffNsPerOp/c.NsPerOp), offPhrase(label), in(ns)))
+	own, off, dom := c.NsPerOp, c.OffNsPerOp, dominant
+	if term {
+		off, dom = waitingNs(c), dominantWait
+		own -= c.OffNsPerOp - off
+	}
+	if own > 0 && off >= 0.1*own {
+		label, ns := dom(c.OffByLabel)
+		parts = append(parts, fmt.Sprintf("%s off-CPU, mostly %s: %s", results.Share(off/own), offPhrase(label), in(ns)))
 	}
 	if a := s.Stage(class, results.StageExt4NewInode); a.NsPerOp >= 0.25*c.NsPerOp && c.NsPerOp > 0 {
 		parts = append(parts, fmt.Sprintf("ext4 inode allocation %s (%s)", in(a.NsPerOp), results.Share(a.NsPerOp/c.NsPerOp)))
@@ -215,15 +235,15 @@ func dominant(m map[string]float64) (string, float64) {
 func userMechanism(a, b *results.Summary) string {
 	pa := a.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
 	pb := b.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
-	oa, ob := a.Class(results.ClassUser).OffNsPerOp, b.Class(results.ClassUser).OffNsPerOp
+	oa, ob := waitingNs(a.Class(results.ClassUser)), waitingNs(b.Class(results.ClassUser))
 	var parts []string
 	if a.Runtime == "python" {
 		parts = append(parts, "the interpreter running tempfile's Python code between syscalls")
 	}
 	if math.Abs(oa-ob) >= 50 {
-		label, _ := dominant(a.Class(results.ClassUser).OffByLabel)
+		label, _ := dominantWait(a.Class(results.ClassUser).OffByLabel)
 		if oa < ob {
-			label, _ = dominant(b.Class(results.ClassUser).OffByLabel)
+			label, _ = dominantWait(b.Class(results.ClassUser).OffByLabel)
 		}
 		parts = append(parts, fmt.Sprintf("off-CPU between syscalls %s → %s µs, mostly %s", results.Micros(ob), results.Micros(oa), offPhrase(label)))
 	}
@@ -456,6 +476,10 @@ func (g Gap) Reason(t Term) string {
 	switch {
 	case t.Name == results.UserTerm:
 		return userReason(g.A, g.B)
+	case t.Name == results.RunQueueTerm:
+		return runQueueWords.short
+	case t.Name == results.RemainderTerm:
+		return remainderWords.short
 	case t.oldClass != t.newClass:
 		return waitReason(g.A, t.newClass)
 	}
@@ -495,14 +519,15 @@ func (g Gap) Reason(t Term) string {
 }
 
 // userReason says in a word what user space is: the interpreter's code,
-// or, when it moved mostly off the CPU, what it waited for.
+// or, when it moved mostly off the CPU, what it waited for (never a CPU:
+// that is the run-queue wait's own term).
 func userReason(a, b *results.Summary) string {
 	ua, ub := a.Class(results.ClassUser), b.Class(results.ClassUser)
 	du := a.UserNsPerOp - b.UserNsPerOp
-	if d := ua.OffNsPerOp - ub.OffNsPerOp; du != 0 && d/du >= 0.5 {
-		label, _ := dominant(ua.OffByLabel)
+	if d := waitingNs(ua) - waitingNs(ub); du != 0 && d/du >= 0.5 {
+		label, _ := dominantWait(ua.OffByLabel)
 		if d < 0 {
-			label, _ = dominant(ub.OffByLabel)
+			label, _ = dominantWait(ub.OffByLabel)
 		}
 		if w := offWords[label].short; w != "" {
 			return "off-CPU: " + w
@@ -518,14 +543,46 @@ func userReason(a, b *results.Summary) string {
 }
 
 // waitReason is what a class mostly waits for, when it spends half its
-// time or more off the CPU.
+// time or more off the CPU for something else than a CPU: its run-queue
+// wait is the run-queue term's (#42: "waits for a CPU" given as a
+// syscall's reason flipped with the load, not with the syscall).
 func waitReason(s *results.Summary, class string) string {
 	c := s.Class(class)
-	if c.NsPerOp <= 0 || c.OffNsPerOp < 0.5*c.NsPerOp {
+	queued := c.OffNsPerOp - waitingNs(c)
+	if c.NsPerOp-queued <= 0 || waitingNs(c) < 0.5*(c.NsPerOp-queued) {
 		return ""
 	}
-	label, _ := dominant(c.OffByLabel)
+	label, _ := dominantWait(c.OffByLabel)
 	return offWords[label].short
+}
+
+// waitingNs is a row's off-CPU time per op waiting for anything but a
+// CPU: sleeping or blocked.
+func waitingNs(c results.ClassSummary) float64 {
+	if len(c.OffByLabel) == 0 {
+		return c.OffNsPerOp // a run rebuilt from a CSV: unlabelled
+	}
+	var ns float64
+	for l, v := range c.OffByLabel {
+		if !isPreempted(l) {
+			ns += v
+		}
+	}
+	return ns
+}
+
+func isPreempted(label string) bool { return strings.HasPrefix(label, results.OffPreempted) }
+
+// dominantWait is the off-CPU label with the most time of those that are
+// not a wait for a CPU.
+func dominantWait(m map[string]float64) (string, float64) {
+	waits := map[string]float64{}
+	for l, v := range m {
+		if !isPreempted(l) {
+			waits[l] = v
+		}
+	}
+	return dominant(waits)
 }
 
 // ioChange is the first of the class's I/O stages whose count per op
@@ -563,11 +620,29 @@ func TimeSplit(s *results.Summary, t results.TimeScale) string {
 		traced = " traced"
 	}
 	if s.UserNsPerOp >= 0 {
-		return fmt.Sprintf("%s: %s %s/%s%s = kernel %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced,
-			t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
+		out := fmt.Sprintf("%s: %s %s/%s%s%s = syscalls %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced,
+			within(s.TracedWall, t), t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
+		if s.RunQueueNsPerOp > 0 {
+			out += " + run-queue wait " + t.Of(s.RunQueueNsPerOp)
+		}
+		// The medians of the parts need not add up to the median of
+		// the whole (results/times.go): what they leave is said.
+		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; t.Of(rest) != t.Of(0) {
+			out += ", remainder " + t.Signed(rest)
+		}
+		return out
 	}
 	return fmt.Sprintf("%s: %s %s/%s of wall time%s, %s %s in syscalls summed over threads", s.Arm,
 		t.Of(s.WallNsPerOp), t.Unit, unit, traced, t.Of(s.KernelNsPerOp), t.Unit)
+}
+
+// within is an estimate's interval in t, " [lo–hi]", or "" when it has
+// none.
+func within(e results.Estimate, t results.TimeScale) string {
+	if !e.Bounded() {
+		return ""
+	}
+	return " [" + t.Of(e.Lo) + "–" + t.Of(e.Hi) + "]"
 }
 
 // ArmSentence explains one arm on its own: where its time goes, its
@@ -585,8 +660,12 @@ func ArmSentence(s *results.Summary, t results.TimeScale) string {
 		if overlapped {
 			p = fmt.Sprintf("%s %s %s", c.Class, t.Of(c.NsPerOp), t.Unit)
 		}
-		if m := classMechanism(s, nil, c.Class, t); m != "" {
+		if m := classMechanism(s, nil, c.Class, t, false); m != "" {
 			p += ": " + m
+		}
+		if tail := c.Tail; tail != nil {
+			p += fmt.Sprintf("; its slowest %s of calls (%s %s or more) took at least %s of its time",
+				results.Share(tail.CallShare), t.Of(float64(tail.MinNs)), t.Unit, results.Share(tail.TimeShare))
 		}
 		parts = append(parts, p)
 	}

@@ -40,8 +40,9 @@ func WriteArmsCSV(w io.Writer, sums []*results.Summary) error {
 		row = append(row, estimateCells(s.Ratio)...)
 		row = append(row, figureCell(s.TracedOpsPerS))
 		row = append(row, estimateCells(s.Observer)...)
+		wall := estimateCells(s.TracedWall)
 		row = append(row, nsInt(s.WallNsPerOp), nsInt(s.KernelNsPerOp), userNs(s.UserNsPerOp), nsInt(off),
-			errtext.FirstLine(s.Error))
+			nsInt(s.RunQueueNsPerOp), wall[1], wall[2], errtext.FirstLine(s.Error))
 		if err := cw.Write(row); err != nil {
 			return err
 		}

@@ -38,6 +38,7 @@ func WriteSyscallCSV(w io.Writer, run *results.Run, sums []*results.Summary) err
 			row = append(row, estimateCells(s.OpsPerS)[1:]...)
 			row = append(row, estimateCells(s.Ratio)...)
 			row = append(row, estimateCells(s.Observer)...)
+			row = append(row, nsInt(s.KernelNsPerOp), nsInt(s.RunQueueNsPerOp))
 			for _, l := range results.OffLabels {
 				row = append(row, utoa(r.OffNs[l]))
 			}

@@ -44,7 +44,7 @@ func TestDeviceIOOnlyUnderSyscallsThatWait(t *testing.T) {
 	a.Batches[0].WallNs = 3_630_061_000
 	b.Reset()
 	WriteTable(&b, []*results.Summary{results.Summarize(a, "")})
-	if !strings.Contains(b.String(), "app: 3.63 s/run = kernel 0.0081 + user 3.62") || !strings.Contains(b.String(), "dev_read                     1    <0.001") {
+	if !strings.Contains(b.String(), "app: 3.63 s/run = syscalls 0.0081 + user 3.62") || !strings.Contains(b.String(), "dev_read                     1    <0.001") {
 		t.Errorf("a second-scale run:\n%s", b.String())
 	}
 }

@@ -40,7 +40,7 @@ func WriteMarkdownDocument(w io.Writer, d *report.Document) {
 	}
 	for _, g := range d.Groups {
 		fmt.Fprintf(w, "\n## %s\n\n", mdCell(g.Title))
-		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | %s [95%% CI] | µs/%s | 95%% CI | traced µs/%s | kernel µs | user µs | traced ÷ untraced %s |\n",
+		fmt.Fprintf(w, "| arm | %s (median) | 95%% CI | %s [95%% CI] | µs/%s | 95%% CI | traced µs/%s | syscalls µs | user µs | traced ÷ untraced %s |\n",
 			g.Rate, mdCell(ratioHeader(g, "BASE")), g.Unit, g.Unit, g.Ratio)
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
 		for _, r := range g.Rows {

@@ -138,6 +138,10 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 		if rec2.Class != "" { // "": the row of an arm that made no syscall
 			traced := &run.Arms[i].Batches[1]
 			traced.Records = append(traced.Records, rec2)
+			if f := run.Derived.Figures[i]; f != nil && f.Times != nil {
+				f.Times.Rows[results.RowKey{Class: rec2.Class, Stage: rec2.Stage}] = results.RowTime{
+					Ns: row.float("kernel_ns_per_op"), OffNs: row.float("offcpu_ns_per_op")}
+			}
 		}
 	}
 	if len(run.Arms) == 0 {
@@ -170,6 +174,15 @@ func csvFigures(row *csvRow) *results.Figures {
 	f := &results.Figures{Rounds: rounds, Ratio: est("ratio"), Observer: est("observer")}
 	if e := est("ops_per_s"); e != nil {
 		f.OpsPerS = *e
+	}
+	// Since #42 the per-op times are medians over the traced rounds,
+	// which the file's sums cannot give back: they are taken as written.
+	if _, ok := row.col["runqueue_ns_per_op"]; ok {
+		f.Times = &results.RecordedTimes{WallNs: row.float("wall_ns_per_op"), KernelNs: row.float("syscalls_ns_per_op"),
+			UserNs: row.float("user_ns_per_op"), RunQueueNs: row.float("runqueue_ns_per_op"), Rows: map[results.RowKey]results.RowTime{}}
+		if row.str("user_ns_per_op") == "" {
+			f.Times.UserNs = -1 // not known: threads' syscalls summed past the wall time
+		}
 	}
 	return f
 }

@@ -1,0 +1,221 @@
+package results
+
+import "strings"
+
+// Every time per op tmpprobe prints of an arm — the breakdown's rows and
+// totals, a WHY's gap and its terms — is one statistic, the one the
+// table's throughput is: the median over the traced rounds, with the
+// interval of the median over worker generations (ClusteredMedian). A
+// pooled figure (all traced time ÷ all traced ops) is a mean that a few
+// slow batches pull far from the median: under load, fsync's p99 of 54 ms
+// against a p50 of 0.5 ms made a breakdown say 6958 µs/op where the table
+// and TRACED allowed about 2460 (#42). Medians of parts do not add up to
+// the median of their sum; what they leave is shown as the remainder
+// (RemainderTerm), never spread over the parts.
+
+// Terms of a decomposition besides the syscall classes.
+const (
+	// UserTerm is user space: wall time outside every syscall, less the
+	// time the thread waited there for a CPU.
+	UserTerm = "user space"
+	// RunQueueTerm is the time the threads waited for a CPU, preempted
+	// (runnable) inside syscalls and between them: what neighbours on the
+	// CPU cost, kept apart so it is never given as a syscall's or user
+	// space's reason.
+	RunQueueTerm = "run-queue wait"
+	// RemainderTerm is what the medians of the terms leave of the median
+	// of their sum.
+	RemainderTerm = "remainder"
+	// WallTerm is a round's whole time per op, the sum of its terms.
+	WallTerm = "wall"
+)
+
+// RowKey names a row of the breakdown: a class, and a stage of it (""
+// for the class itself).
+type RowKey struct{ Class, Stage string }
+
+// RowTime is a row's time per op in one traced batch, and the part of it
+// off the CPU.
+type RowTime struct{ Ns, OffNs float64 }
+
+// preemptedNs is the time a record's threads waited for a CPU.
+func preemptedNs(r *ClassRecord) uint64 {
+	var ns uint64
+	for l, v := range r.OffNs {
+		if strings.HasPrefix(l, OffPreempted) {
+			ns += v
+		}
+	}
+	return ns
+}
+
+// roundTerms are one traced batch's additive terms per op: each syscall
+// class less its run-queue wait, the run-queue wait, user space, and
+// their sum, the wall time.
+func roundTerms(b *Batch, ops float64) map[string]float64 {
+	t := map[string]float64{WallTerm: float64(b.WallNs) / ops}
+	var kernel, queued float64
+	for i := range b.Records {
+		r := &b.Records[i]
+		if r.Stage != "" {
+			continue
+		}
+		pre := float64(preemptedNs(r))
+		queued += pre
+		if r.Class != ClassUser {
+			t[r.Class] += (float64(r.TotalNs) - pre) / ops
+			kernel += float64(r.TotalNs)
+		}
+	}
+	t[RunQueueTerm] = queued / ops
+	t[UserTerm] = (float64(b.WallNs)-kernel)/ops - userQueued(b)/ops
+	return t
+}
+
+// userQueued is the batch's run-queue wait between syscalls.
+func userQueued(b *Batch) float64 {
+	for i := range b.Records {
+		if r := &b.Records[i]; r.Class == ClassUser && r.Stage == "" {
+			return float64(preemptedNs(r))
+		}
+	}
+	return 0
+}
+
+// roundRows are one traced batch's rows per op.
+func roundRows(b *Batch, ops float64) map[RowKey]RowTime {
+	rows := map[RowKey]RowTime{}
+	for _, r := range b.Records {
+		k := RowKey{r.Class, r.Stage}
+		t := rows[k]
+		t.Ns += float64(r.TotalNs) / ops
+		t.OffNs += float64(r.OffCPUNs) / ops
+		rows[k] = t
+	}
+	return rows
+}
+
+// tracedUnits are f's value in every traced round, zeros included (a
+// syscall a batch did not make took it no time), each with its unit.
+func (s *Summary) tracedUnits(f func(*RoundSample) float64) []Unit {
+	var out []Unit
+	for i := range s.Rounds {
+		r := &s.Rounds[i]
+		if r.Terms == nil {
+			continue
+		}
+		if v := f(r); finite(v) {
+			out = append(out, Unit{Unit: s.UnitOf(r), Value: v})
+		}
+	}
+	return out
+}
+
+// TermEstimate is the median of a term over the traced rounds with its
+// interval over worker generations; Point(0) where nothing was traced.
+func (s *Summary) TermEstimate(term string) Estimate {
+	u := s.tracedUnits(func(r *RoundSample) float64 { return r.Terms[term] })
+	if len(u) == 0 {
+		return Point(0)
+	}
+	return ClusteredMedian(u)
+}
+
+// TermMedian is TermEstimate's center.
+func (s *Summary) TermMedian(term string) float64 { return s.TermEstimate(term).Center }
+
+// tracedTimes sets the summary's times per op from its traced rounds:
+// every row, and the wall, kernel and user totals, as medians.
+func (s *Summary) tracedTimes() {
+	s.TracedWall = s.TermEstimate(WallTerm)
+	s.WallNsPerOp = s.TracedWall.Center
+	s.UserNsPerOp = s.TermMedian(UserTerm)
+	s.RunQueueNsPerOp = s.TermMedian(RunQueueTerm)
+	s.KernelNsPerOp = ClusteredMedian(s.tracedUnits(func(r *RoundSample) float64 {
+		var k float64
+		for name, v := range r.Terms {
+			if name != WallTerm && name != UserTerm && name != RunQueueTerm {
+				k += v
+			}
+		}
+		return k
+	})).Center
+	for i := range s.Classes {
+		c := &s.Classes[i]
+		k := RowKey{c.Class, c.Stage}
+		c.MeanNsPerOp, c.MeanOffNsPerOp = c.NsPerOp, c.OffNsPerOp
+		c.NsPerOp = ClusteredMedian(s.tracedUnits(func(r *RoundSample) float64 { return r.Rows[k].Ns })).Center
+		c.OffNsPerOp = ClusteredMedian(s.tracedUnits(func(r *RoundSample) float64 { return r.Rows[k].OffNs })).Center
+		c.scaleLabels()
+	}
+}
+
+// scaleLabels makes the off-CPU time by label add up to the row's
+// off-CPU time: each label keeps its share of the row's pooled off-CPU
+// time (exact counts of where the time went), applied to the median.
+func (c *ClassSummary) scaleLabels() {
+	if c.MeanOffNsPerOp <= 0 {
+		return
+	}
+	k := c.OffNsPerOp / c.MeanOffNsPerOp
+	for l, v := range c.OffByLabel {
+		c.OffByLabel[l] = v * k
+	}
+}
+
+// Tail is a row's slowest calls when few of them carry much of its time
+// (#42: fsync's p99 a hundred times its p50 is a finding, not noise):
+// the calls of MinNs or more, CallShare of its calls, took at least
+// TimeShare of its time. "At least": the histogram knows each call only
+// to its slot, so each is counted at its slot's low edge.
+type Tail struct {
+	MinNs     uint64
+	CallShare float64
+	TimeShare float64
+}
+
+// Tail thresholds: the slowest 5% of calls, at least 20 calls, and a
+// tail said when it took a quarter of the time or more.
+const (
+	tailCalls    = 0.05
+	tailMinCalls = 20
+	tailTime     = 0.25
+)
+
+// tailOf finds r's tail, or nil when its slowest calls are no finding.
+func tailOf(r *ClassRecord) *Tail {
+	if r.Calls < tailMinCalls || r.TotalNs == 0 || len(r.Hist) == 0 {
+		return nil
+	}
+	var total uint64
+	bySlot := make([]uint64, HistSlots)
+	for _, b := range r.Hist {
+		if b.Slot >= 0 && b.Slot < HistSlots {
+			bySlot[b.Slot] += b.Count
+			total += b.Count
+		}
+	}
+	// From the top down, the slots whose calls stay within the slowest
+	// tailCalls of all.
+	var calls uint64
+	var lowNs float64
+	slot := HistSlots
+	for k := HistSlots - 1; k >= 0; k-- {
+		if float64(calls+bySlot[k]) > tailCalls*float64(total) {
+			break
+		}
+		calls += bySlot[k]
+		lowNs += float64(bySlot[k]) * float64(HistLow(k))
+		if bySlot[k] > 0 {
+			slot = k
+		}
+	}
+	if calls == 0 {
+		return nil
+	}
+	t := &Tail{MinNs: HistLow(slot), CallShare: float64(calls) / float64(total), TimeShare: lowNs / float64(r.TotalNs)}
+	if t.TimeShare < tailTime {
+		return nil
+	}
+	return t
+}
