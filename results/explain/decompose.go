@@ -55,10 +55,10 @@ type Difference struct {
 	// are; Gap is it with its interval (over worker generations, of the
 	// rounds' paired differences: unbounded for two runs, whose gap has
 	// no rounds in common).
-	DeltaNs  float64
-	Gap      results.Estimate
-	Terms    []Term   // largest |Δ| first; noise terms after the rest
-	Extras   []Detail // stages of no syscall
+	DeltaNs float64
+	Gap     results.Estimate
+	Terms   []Term   // largest |Δ| first; noise terms after the rest
+	Extras  []Detail // stages of no syscall
 }
 
 // Decompose splits cur − prev, each term the median of its samples over
