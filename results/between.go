@@ -26,16 +26,16 @@ import (
 // 7:177–188), and s, the standard deviation of the runs' medians (in
 // logs), measures both at once. What a printed interval promises is the
 // next run's figure (#29: at least 80% of the time, and no wider than
-// that needs): this run's median and the next one's differ by a normal
-// of variance 2σ², so the interval's half-width is t·√2·s, t Student's
-// 90% quantile for the runs' n−1 degrees of freedom (a prediction
-// interval, which the t makes honest for three to ten runs), or the
-// run's own, whichever is wider: a run whose own generations spread more
-// than the runs did is not made narrower than it measured. Issue 18
-// added 1.96·s to the own interval in quadrature, counting the run's own
-// error twice (once in s, once in its own interval): that held 84–97% of
-// next runs over 20 saved runs, with intervals up to twice as wide as the
-// bound, where this keeps to the bound.
+// that needs): the next run's median and the mean of these n runs' differ
+// by a normal of variance σ²(1+1/n), so the interval reaches t·√(1+1/n)·s
+// each side of the runs' geometric mean, t Student's 95% quantile (a 90%
+// prediction interval) for the degrees of freedom s stands on, s pooled
+// over the cases of the group that spread alike (see Pooled), and holds
+// this run's median besides. Issue 18 added 1.96·s to the own interval in
+// quadrature, counting the run's own error twice (once in s, once in its
+// own interval); #29 centred t·√2·s on this run's median, on the case's
+// own n−1 degrees of freedom, which held as often and was 1.3–1.6× as
+// wide (#43).
 type BetweenRuns struct {
 	// From is the directory the earlier runs were read from.
 	From string `json:"from"`
@@ -94,13 +94,13 @@ type CaseSpread struct {
 	Runs    int     `json:"runs"` // runs it was estimated from, this one included
 	OpsPerS float64 `json:"ops_per_s_log_sd"`
 	Ratio   float64 `json:"ratio_log_sd"`
-	// OpsPerSPooled and RatioPooled are the spreads moderated over the
-	// cases of the group (see Pooled), which the intervals and tests use;
-	// nil where the group had too few cases to pool, and in runs saved
-	// before #43, which used the case's own spread on Runs − 1 degrees of
-	// freedom.
-	OpsPerSPooled *Pooled `json:"ops_per_s_pooled,omitempty"`
-	RatioPooled   *Pooled `json:"ratio_pooled,omitempty"`
+	// OpsPerSPooled and RatioPooled are the spreads pooled over the
+	// cases of the group that spread alike, with the runs' mean (see
+	// Pooled), which the intervals and tests use; nil in runs saved before
+	// #43 (zero), whose intervals took the case's own spread on Runs − 1 degrees
+	// of freedom around the run's own median.
+	OpsPerSPooled Pooled `json:"ops_per_s_pooled,omitzero"`
+	RatioPooled   Pooled `json:"ratio_pooled,omitzero"`
 }
 
 // OpsSpread is the spread of the case's ops/s the intervals and tests
@@ -110,9 +110,9 @@ func (c CaseSpread) OpsSpread() Spread { return c.spread(c.OpsPerS, c.OpsPerSPoo
 // RatioSpread is the same for its ratio to the baseline.
 func (c CaseSpread) RatioSpread() Spread { return c.spread(c.Ratio, c.RatioPooled) }
 
-func (c CaseSpread) spread(own float64, pooled *Pooled) Spread {
-	if pooled != nil {
-		return Spread{LogSD: pooled.LogSD, Runs: c.Runs, DF: pooled.DF}
+func (c CaseSpread) spread(own float64, pooled Pooled) Spread {
+	if pooled.DF > 0 {
+		return Spread{LogSD: pooled.LogSD, Runs: c.Runs, DF: pooled.DF, Center: pooled.Center}
 	}
 	return Spread{LogSD: own, Runs: c.Runs}
 }
@@ -198,60 +198,55 @@ func MeasureBetween(run *Run, sums []*Summary, from string, earlier []EarlierRun
 		b.Runs = append(b.Runs, e.Name)
 	}
 	for _, group := range GroupInOrder(sums, func(s *Summary) CaseID { return poolGroup(s.CaseID) }) {
-		first := len(b.Cases)
+		var cases []CaseSpread
+		var centers [][2]float64
 		for _, s := range group {
 			k := run.CaseKey(s.CaseID)
 			f := byCase[k]
-			ops, n := spreadBetween(f.ops)
-			ratio, nr := spreadBetween(f.ratio)
+			ops, n, opsCenter := spreadBetween(f.ops)
+			ratio, nr, ratioCenter := spreadBetween(f.ratio)
 			if n < MinRunsBetween && nr < MinRunsBetween {
 				continue
 			}
-			b.Cases = append(b.Cases, CaseSpread{Case: k.Name(), Runs: max(n, nr), OpsPerS: roundSig(ops), Ratio: roundSig(ratio)})
+			cases = append(cases, CaseSpread{Case: k.Name(), Runs: max(n, nr), OpsPerS: roundSig(ops), Ratio: roundSig(ratio)})
+			centers = append(centers, [2]float64{opsCenter, ratioCenter})
 		}
-		poolCases(b.Cases[first:])
+		poolCases(cases, centers)
+		b.Cases = append(b.Cases, cases...)
 	}
 	return b
 }
 
-// poolGroup is the group whose cases' spreads are pooled: one lab in one
-// runtime and work dir, every parameter of it. The cases of a lab share
-// its worker processes' generations, the directory and the minutes of
-// the run; how alike their spreads are is the prior's to say.
+// poolGroup is the group whose cases' spreads are pooled where they are
+// alike: one lab in one runtime and work dir, every parameter of it. The
+// cases of a lab share its worker processes' generations, the directory
+// and the minutes of the run.
 func poolGroup(c CaseID) CaseID { return CaseID{Lab: c.Lab, Runtime: c.Runtime, Dir: c.Dir} }
 
-// poolCases moderates the spreads of one group's cases (see Pooled): the
-// ops/s spreads together, and the ratios' together.
-func poolCases(cases []CaseSpread) {
-	pool := func(own func(*CaseSpread) float64, set func(*CaseSpread, *Pooled)) {
-		var s2, df []float64
-		var total float64
+// poolCases pools the spreads of one group's cases that spread alike (see
+// Pooled): the ops/s spreads together, and the ratios' together; centers
+// are each case's geometric means of the runs' ops/s and ratio.
+func poolCases(cases []CaseSpread, centers [][2]float64) {
+	pool := func(side int, own func(*CaseSpread) float64, set func(*CaseSpread, Pooled)) {
+		sd, df := make([]float64, len(cases)), make([]float64, len(cases))
 		for i := range cases {
-			sd := own(&cases[i])
-			s2, df = append(s2, sd*sd), append(df, float64(cases[i].Runs-1))
-			if sd > 0 {
-				total += float64(cases[i].Runs - 1)
-			}
+			sd[i], df[i] = own(&cases[i]), float64(cases[i].Runs-1)
 		}
-		prior := fitVarPrior(s2, df)
-		if prior.DF <= 0 {
-			return
-		}
+		psd, pdf := poolAlike(sd, df)
 		for i := range cases {
-			if s2[i] <= 0 {
-				continue
+			if psd[i] > 0 {
+				set(&cases[i], Pooled{LogSD: roundSig(psd[i]), DF: pdf[i], Center: roundSig(centers[i][side])})
 			}
-			v, d := prior.moderate(s2[i], df[i], total)
-			set(&cases[i], &Pooled{LogSD: roundSig(math.Sqrt(v)), DF: RoundTo(d, 10)})
 		}
 	}
-	pool(func(c *CaseSpread) float64 { return c.OpsPerS }, func(c *CaseSpread, p *Pooled) { c.OpsPerSPooled = p })
-	pool(func(c *CaseSpread) float64 { return c.Ratio }, func(c *CaseSpread, p *Pooled) { c.RatioPooled = p })
+	pool(0, func(c *CaseSpread) float64 { return c.OpsPerS }, func(c *CaseSpread, p Pooled) { c.OpsPerSPooled = p })
+	pool(1, func(c *CaseSpread) float64 { return c.Ratio }, func(c *CaseSpread, p Pooled) { c.RatioPooled = p })
 }
 
 // spreadBetween is the standard deviation of the logs of the runs'
-// figures and how many runs it came from; 0 below MinRunsBetween.
-func spreadBetween(est []Estimate) (sd float64, n int) {
+// figures, how many runs it came from, and their geometric mean; 0 below
+// MinRunsBetween.
+func spreadBetween(est []Estimate) (sd float64, n int, center float64) {
 	var logs []float64
 	for _, e := range est {
 		if e.Known() && e.Center > 0 {
@@ -259,18 +254,22 @@ func spreadBetween(est []Estimate) (sd float64, n int) {
 		}
 	}
 	if len(logs) < MinRunsBetween {
-		return 0, len(logs)
+		return 0, len(logs), 0
 	}
-	var mean float64
-	for _, v := range logs {
-		mean += v
-	}
-	mean /= float64(len(logs))
+	mean := meanOf(logs)
 	var ss float64
 	for _, v := range logs {
 		ss += (v - mean) * (v - mean)
 	}
-	return math.Sqrt(ss / float64(len(logs)-1)), len(logs)
+	return math.Sqrt(ss / float64(len(logs)-1)), len(logs), math.Exp(mean)
+}
+
+func meanOf(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
 }
 
 // Widen makes each summary's ops/s and ratio intervals the prediction
@@ -287,8 +286,8 @@ func (b *BetweenRuns) Widen(run *Run, sums []*Summary) {
 		if !ok || s.Recorded != nil {
 			continue
 		}
-		s.OpsPerS = s.OpsPerS.predicting(NextRunHalf(c.OpsSpread()))
-		s.Ratio = s.Ratio.predicting(NextRunHalf(c.RatioSpread()))
+		s.OpsPerS = s.OpsPerS.predicting(c.OpsSpread())
+		s.Ratio = s.Ratio.predicting(c.RatioSpread())
 	}
 }
 
@@ -308,25 +307,37 @@ func (b *BetweenRuns) Spread(key CaseID) (CaseSpread, bool) {
 	return CaseSpread{}, false
 }
 
-// NextRunHalf is the half-width, in logs, of an interval around one run's
-// median that holds the next run's (NextRunCover of the time, as
-// measured), when the runs' medians have the spread s: t·√2·sd, t
-// Student's quantile of nextRunLevel for the degrees of freedom the
-// spread stands on. 0 without a spread.
+// NextRunHalf is the half-width, in logs, of an interval that holds the
+// next run's median (NextRunCover of the time, as measured), when the
+// runs' medians have the spread s: t·k·sd, t Student's quantile of
+// nextRunLevel for the degrees of freedom the spread stands on, k √2
+// around one run's median and √(1+1/n) around the mean of n runs' (see
+// Pooled). 0 without a spread.
 func NextRunHalf(s Spread) float64 {
 	if s.LogSD <= 0 || s.df() < 1 {
 		return 0
 	}
-	return StudentQuantile((1+nextRunLevel)/2, s.df()) * math.Sqrt2 * s.LogSD
+	k := math.Sqrt2
+	if s.Center > 0 && s.Runs > 0 {
+		k = math.Sqrt(1 + 1/float64(s.Runs))
+	}
+	return StudentQuantile((1+nextRunLevel)/2, s.df()) * k * s.LogSD
 }
 
-// predicting makes e's interval reach half (in logs) each side of its
-// center. An unbounded interval (too few generations) stays unbounded.
-func (e Estimate) predicting(half float64) Estimate {
+// predicting makes e's interval the next run's, from the spread s: around
+// its center, or around s.Center (the runs' mean) where it has one,
+// widened to hold e's center. An unbounded interval (too few generations)
+// stays unbounded.
+func (e Estimate) predicting(s Spread) Estimate {
+	half := NextRunHalf(s)
 	if half <= 0 || !e.Bounded() || e.Lo <= 0 || e.Center <= 0 {
 		return e
 	}
-	e.Lo, e.Hi = e.Center*math.Exp(-half), e.Center*math.Exp(half)
+	mid := e.Center
+	if s.Center > 0 {
+		mid = s.Center
+	}
+	e.Lo, e.Hi = math.Min(mid*math.Exp(-half), e.Center), math.Max(mid*math.Exp(half), e.Center)
 	return e
 }
 

@@ -142,12 +142,14 @@ func TestBetweenRunsOnlyAlikeAndOnlyWhatMoved(t *testing.T) {
 }
 
 // A printed interval with the spread between runs is a prediction
-// interval for the next run (#29): one run's median and the next one's
-// differ by a normal of variance 2s², so its half-width is Student's 95%
-// quantile (a 90% prediction interval, which held the next run 80% of the
-// time or more where 80% did not) for the runs' degrees of freedom times
-// √2·s — not widened by the run's own interval, whose error s holds
-// already.
+// interval for the next run (#29): the next run's median differs from the
+// mean of n runs' by a normal of variance s²(1+1/n) (#43: around this
+// run's alone, 2s²), so it reaches Student's 95% quantile (a 90%
+// prediction interval, which held the next run 80% of the time or more
+// where 80% did not) for the degrees of freedom of the spread times
+// √(1+1/n)·s each side of the runs' geometric mean, and is widened to
+// hold this run's median — not by the run's own interval, whose error s
+// holds already.
 func TestBetweenRunsHoldTheNextRun(t *testing.T) {
 	for _, tc := range []struct{ p, df, want float64 }{
 		{0.90, 2, 1.8856}, {0.90, 4, 1.5332}, {0.90, 9, 1.3830}, {0.975, 1e6, 1.9600},
@@ -160,13 +162,21 @@ func TestBetweenRunsHoldTheNextRun(t *testing.T) {
 	_, widened := between(t, run, runAt(2.4, day.Add(-time.Hour), "/tmp"), runAt(1.7, day.Add(-2*time.Hour), "/tmp"))
 	named := results.CaseID{Lab: "modes", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", PayloadBytes: 400}
 	c, ok := run.Derived.Between.Spread(named)
-	if !ok {
-		t.Fatalf("no spread recorded: %+v", run.Derived.Between.Cases)
+	if !ok || c.RatioPooled.DF == 0 {
+		t.Fatalf("no pooled spread recorded: %+v", run.Derived.Between.Cases)
 	}
-	half := results.StudentQuantile(0.95, 2) * math.Sqrt2 * c.Ratio
+	// One case with a ratio: pooled with itself, on its own two degrees
+	// of freedom, around the geometric mean of the runs' ratios (each
+	// within 1% of 1/2, 1/2.4 and 1/1.7).
+	mean := math.Exp((math.Log(1/2.0) + math.Log(1/2.4) + math.Log(1/1.7)) / 3)
+	if p := c.RatioPooled; math.Abs(p.LogSD-c.Ratio) > 1e-9 || p.DF != 2 || math.Abs(p.Center/mean-1) > 0.01 {
+		t.Errorf("pooled %+v, want the case's own %g on 2 df around %g", p, c.Ratio, mean)
+	}
+	half := results.StudentQuantile(0.95, 2) * math.Sqrt(1+1.0/3) * c.Ratio
 	w := widened[1].Ratio
-	if math.Abs(math.Log(w.Hi/w.Center)-half) > 1e-9 || math.Abs(math.Log(w.Center/w.Lo)-half) > 1e-9 {
-		t.Errorf("widened %+v: half-widths %.4f and %.4f in logs, want t·√2·s = %.4f", w, math.Log(w.Hi/w.Center), math.Log(w.Center/w.Lo), half)
+	lo, hi := math.Min(c.RatioPooled.Center*math.Exp(-half), w.Center), math.Max(c.RatioPooled.Center*math.Exp(half), w.Center)
+	if math.Abs(w.Lo/lo-1) > 1e-5 || math.Abs(w.Hi/hi-1) > 1e-5 {
+		t.Errorf("widened %+v, want [%.4f, %.4f]: t·√(1+1/3)·s = %.4f each side of the runs' mean, holding the run's median", w, lo, hi, half)
 	}
 	if got := results.NextRunPct(c.RatioSpread()); math.Abs(got-math.Expm1(half)) > 1e-12 {
 		t.Errorf("NextRunPct %.4f, want %.4f", got, math.Expm1(half))

@@ -164,16 +164,23 @@ type Comparison struct {
 
 // Spread is a figure's spread between runs: the standard deviation of the
 // runs' log medians, how many runs it came from (see BetweenRuns), and
-// the degrees of freedom it stands on when pooled over its group's cases
-// (see Pooled; 0: its own, Runs − 1).
+// the degrees of freedom it stands on when pooled over the cases of its
+// group that spread alike (see Pooled; 0: its own, Runs − 1).
 type Spread struct {
 	LogSD float64 `json:"log_sd"`
 	Runs  int     `json:"runs"`
 	DF    float64 `json:"df,omitempty"`
+	// Center is the runs' geometric mean, where a pooled spread's
+	// prediction interval is centred (see Pooled); 0: around one run.
+	Center float64 `json:"-"`
 }
 
 // Known reports whether there is a spread to count.
 func (s Spread) Known() bool { return s.LogSD > 0 && s.Runs >= MinRunsBetween }
+
+// DegreesOfFreedom is what the spread stands on: Runs − 1 for a case's
+// own, more where it is pooled.
+func (s Spread) DegreesOfFreedom() float64 { return s.df() }
 
 // df is the degrees of freedom of the spread.
 func (s Spread) df() float64 {

@@ -67,8 +67,9 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 	}
 	// The spread recorded is the one d's, b's and c's medians give, and
 	// d's printed intervals are the next run's prediction interval around
-	// d's own median (results.NextRunHalf): not its own interval widened,
-	// which may be wider or narrower than that (#29).
+	// the runs' mean, holding d's own median (results.NextRunHalf): not its
+	// own interval widened, which may be wider or narrower than that (#29,
+	// #43).
 	read := func(name string) results.EarlierRun {
 		r, err := runfile.LoadRun(filepath.Join(runs, name))
 		if err != nil {
@@ -106,8 +107,8 @@ func TestHistoryWidensLaterRuns(t *testing.T) {
 }
 
 // predictsNextRun checks that the ops/s interval run prints is the next
-// run's prediction interval around its own median (own: its summaries
-// without the spread between runs).
+// run's prediction interval around the runs' mean, widened to hold its
+// own median (own: its summaries without the spread between runs).
 func predictsNextRun(t *testing.T, run *results.Run, own []*results.Summary) {
 	t.Helper()
 	checked := 0
@@ -118,11 +119,13 @@ func predictsNextRun(t *testing.T, run *results.Run, own []*results.Summary) {
 			continue
 		}
 		checked++
-		half := results.NextRunHalf(spread.OpsSpread())
-		lo, hi := o.OpsPerS.Center*math.Exp(-half), o.OpsPerS.Center*math.Exp(half)
-		if s.OpsPerS.Center != o.OpsPerS.Center || !near(s.OpsPerS.Lo, lo) || !near(s.OpsPerS.Hi, hi) {
-			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around its own median (spread %+v)",
-				s.Arm, s.OpsPerS, lo, hi, spread.OpsSpread())
+		sp := spread.OpsSpread()
+		half := results.NextRunHalf(sp)
+		lo := math.Min(sp.Center*math.Exp(-half), o.OpsPerS.Center)
+		hi := math.Max(sp.Center*math.Exp(half), o.OpsPerS.Center)
+		if sp.Center <= 0 || s.OpsPerS.Center != o.OpsPerS.Center || !near(s.OpsPerS.Lo, lo) || !near(s.OpsPerS.Hi, hi) {
+			t.Errorf("%s: printed ops/s %+v, want [%g, %g] around the runs' mean, holding its own median (spread %+v)",
+				s.Arm, s.OpsPerS, lo, hi, sp)
 		}
 	}
 	if checked == 0 {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -203,14 +204,24 @@ func betweenRunsSpread(run *results.Run, b *results.BetweenRuns) string {
 		return fmt.Sprintf("intervals: this run's spread only: %s like it in %s, and the spread between runs needs %d", earlier, b.From, results.MinRunsBetween-1)
 	}
 	var ratio, ops float64
+	loDF, hiDF := math.Inf(1), 0.0
 	for _, c := range b.Cases {
 		ratio, ops = max(ratio, results.NextRunPct(c.RatioSpread())), max(ops, results.NextRunPct(c.OpsSpread()))
+		for _, sp := range []results.Spread{c.RatioSpread(), c.OpsSpread()} {
+			if sp.LogSD > 0 {
+				loDF, hiDF = math.Min(loDF, sp.DegreesOfFreedom()), math.Max(hiDF, sp.DegreesOfFreedom())
+			}
+		}
 	}
 	if ratio == 0 && ops == 0 {
 		return fmt.Sprintf("intervals: this run's spread; %s like it in %s measured the same", earlier, b.From)
 	}
-	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s, so each holds the next run's median %.0f%% of the time: up to ±%s (ratios) and ±%s (ops/s)",
-		earlier, b.From, 100*results.NextRunCover, results.Share(ratio), results.Share(ops))
+	df := fmt.Sprintf("%.0f", loDF)
+	if hiDF > loDF {
+		df += fmt.Sprintf("–%.0f", hiDF)
+	}
+	return fmt.Sprintf("intervals include the spread between this run and %s like it in %s, pooled over the arms that spread alike (%s degrees of freedom), so each holds the next run's median %.0f%% of the time: up to ±%s (ratios) and ±%s (ops/s)",
+		earlier, b.From, df, 100*results.NextRunCover, results.Share(ratio), results.Share(ops))
 }
 
 // failures lists the failed arms in run order.
