@@ -144,9 +144,9 @@ func TestBetweenRunsOnlyAlikeAndOnlyWhatMoved(t *testing.T) {
 // A printed interval with the spread between runs is a prediction
 // interval for the next run (#29): the next run's median differs from the
 // mean of n runs' by a normal of variance s²(1+1/n) (#43: around this
-// run's alone, 2s²), so it reaches Student's 95% quantile (a 90%
+// run's alone, 2s²), so it reaches Student's 97.5% quantile (a 95%
 // prediction interval, which held the next run 80% of the time or more
-// where 80% did not) for the degrees of freedom of the spread times
+// where 90% did not) for the degrees of freedom of the spread times
 // √(1+1/n)·s each side of the runs' geometric mean, and is widened to
 // hold this run's median — not by the run's own interval, whose error s
 // holds already.
@@ -172,7 +172,7 @@ func TestBetweenRunsHoldTheNextRun(t *testing.T) {
 	if p := c.RatioPooled; math.Abs(p.LogSD-c.Ratio) > 1e-9 || p.DF != 2 || math.Abs(p.Center/mean-1) > 0.01 {
 		t.Errorf("pooled %+v, want the case's own %g on 2 df around %g", p, c.Ratio, mean)
 	}
-	half := results.StudentQuantile(0.95, 2) * math.Sqrt(1+1.0/3) * c.Ratio
+	half := results.StudentQuantile(0.975, 2) * math.Sqrt(1+1.0/3) * c.Ratio
 	w := widened[1].Ratio
 	lo, hi := math.Min(c.RatioPooled.Center*math.Exp(-half), w.Center), math.Max(c.RatioPooled.Center*math.Exp(half), w.Center)
 	if math.Abs(w.Lo/lo-1) > 1e-5 || math.Abs(w.Hi/hi-1) > 1e-5 {
