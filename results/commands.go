@@ -56,23 +56,32 @@ func CommandBaseline(run *Run, baseline map[string]string) map[string]string {
 
 // Settling is what more rounds would say of a ratio its interval cannot
 // tell from 1: Within, when the interval already rules out a change of
-// minEffectPct or more ("no change beyond ±Within%"); else Rounds, about
-// how many rounds in all would tell a change of the size measured (at
-// least minEffectPct) from none four times in five.
+// minEffectPct or more ("no change beyond ±Within%"); else Units, about
+// how many units (rounds, or worker generations) in all would tell a
+// change of the size measured (at least minEffectPct) from none four
+// times in five.
 type Settling struct {
 	Within float64 // percent; 0: not settled
-	Rounds int
+	Units  int
 }
 
-// powerFactor is how much narrower than the effect an interval must be
-// for a test at 95% to see it four times in five: ((1.96 + 0.84) / 1.96)²,
-// the normal approximation of the medians' intervals.
-const powerFactor = 2.04
+// powerZ is the normal quantiles a test at 95% seeing a change four times
+// in five needs between the change and none: 1.96 + 0.84.
+const powerZ = 2.80
 
-// Settle says how ratio, with an interval over ratio.N rounds, would be
-// settled (see Settling). An interval's half-width shrinks as the root of
-// the rounds it stands on: the rounds it needs grow as its square.
-func Settle(ratio Estimate, minEffectPct float64) Settling {
+// medianSE is the standard error of a median of n normal samples, ×√n ÷ σ
+// (√(π/2), its asymptotic efficiency).
+const medianSE = 1.2533
+
+// Settle says how ratio, whose per-unit samples (a round's or a worker
+// generation's ratio) are units, would be settled (see Settling). The
+// rounds needed come from the units' spread, measured robustly: σ from
+// their logs' median absolute deviation (×1.4826), so that one round a
+// CPU hog took whole (a ratio of 4.5 among ratios of 0.9) does not make
+// ten rounds ask for seven thousand, as the order statistics' interval
+// did (#43); the median of n of them has a standard error of 1.25·σ/√n,
+// and n grows until the change is 2.8 of those from none.
+func Settle(ratio Estimate, units []float64, minEffectPct float64) Settling {
 	if !ratio.Bounded() || ratio.N == 0 || ratio.Lo <= 0 {
 		return Settling{}
 	}
@@ -80,8 +89,38 @@ func Settle(ratio Estimate, minEffectPct float64) Settling {
 	if ratio.Lo >= 1-m && ratio.Hi <= 1+m {
 		return Settling{Within: 100 * math.Max(1-ratio.Lo, ratio.Hi-1)}
 	}
-	half := (math.Log(ratio.Hi) - math.Log(ratio.Lo)) / 2
 	effect := math.Max(math.Abs(math.Log(ratio.Center)), math.Log(1+m))
-	n := float64(ratio.N) * powerFactor * (half / effect) * (half / effect)
-	return Settling{Rounds: max(ratio.N+1, int(math.Ceil(n)))}
+	sigma := robustLogSD(units)
+	if sigma <= 0 {
+		return Settling{}
+	}
+	n := math.Pow(powerZ*medianSE*sigma/effect, 2)
+	return Settling{Units: max(len(units)+1, int(math.Ceil(n)))}
+}
+
+// robustLogSD is the spread of the logs of positive values, from their
+// median absolute deviation (1.4826 × MAD: σ for normal samples); 0 for
+// fewer than three.
+func robustLogSD(values []float64) float64 {
+	var logs []float64
+	for _, v := range values {
+		if v > 0 && finite(v) {
+			logs = append(logs, math.Log(v))
+		}
+	}
+	if len(logs) < 3 {
+		return 0
+	}
+	center := Median(logs).Center
+	dev := make([]float64, len(logs))
+	for i, v := range logs {
+		dev[i] = math.Abs(v - center)
+	}
+	return 1.4826 * Median(dev).Center
+}
+
+// PairedRatioUnits are the per-unit samples PairedRatio takes the median
+// of: each unit's median of a's per-round f ÷ b's (rounds protocol).
+func PairedRatioUnits(a, b *Summary, f func(*RoundSample) float64) []float64 {
+	return a.UnitSamples(roundRatio(b, f))
 }

@@ -34,20 +34,27 @@ func CommandVerdict(s, first *results.Summary, minEffectPct float64) string {
 		return throughputHead(s.Arm, first.Arm, r, false) +
 			fmt.Sprintf(": too few rounds for an interval (want %d or more)", results.MinRoundsForCI)
 	}
-	return throughputHead(s.Arm, first.Arm, r, true) + settled(r, minEffectPct)
+	return throughputHead(s.Arm, first.Arm, r, true) + settled(s, first, minEffectPct)
 }
 
 // settled says what a "no different" stands on: the change it rules out,
 // or the rounds that would tell (#43: "no different" with no way
 // forward).
-func settled(r results.Estimate, minEffectPct float64) string {
-	s := results.Settle(r, minEffectPct)
+func settled(a, b *results.Summary, minEffectPct float64) string {
+	r, units := a.Ratio, results.PairedRatioUnits(a, b, untraced)
+	if a.RatioTo != b.Arm || !r.Known() {
+		r = results.PairedRatio(a, b, untraced)
+	}
+	s := results.Settle(r, units, minEffectPct)
 	switch {
 	case s.Within > 0:
 		return fmt.Sprintf(": no change beyond ±%.0f%%", math.Ceil(s.Within))
-	case s.Rounds > 0:
+	case s.Units > 0:
+		// A unit is a worker generation of the labs, a round of compare:
+		// the rounds say it as the user sets them.
+		rounds := s.Units * max(1, a.RoundCount/max(1, len(units)))
 		return fmt.Sprintf(": needs ≈%d rounds to tell a change of %s from none (--rounds, or --until %.0f%%)",
-			s.Rounds, results.Share(math.Max(math.Abs(r.Center-1), minEffectPct/100)), 2*minEffectPct)
+			rounds, results.Share(math.Max(math.Abs(r.Center-1), minEffectPct/100)), 2*minEffectPct)
 	}
 	return ""
 }

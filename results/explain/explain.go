@@ -368,7 +368,7 @@ func (g Gap) head(full bool) string {
 	if g.same() && (full || g.A.Lab == results.LabCompare) {
 		// What the "no different" stands on: a compare's answer, and in
 		// a lab's full WHY (the first screen's keeps its terms).
-		return throughputHead(a, b, u, true) + settled(u, results.MinEffectPct)
+		return throughputHead(a, b, u, true) + settled(g.A, g.B, results.MinEffectPct)
 	}
 	return throughputHead(a, b, u, g.same())
 }
