@@ -79,14 +79,11 @@ type DriftNote struct {
 // baseline in both runs, each compared round by round, and, when the arm
 // changed, the decomposition of Δ wall per op.
 type ArmDiff struct {
-	Lab       string `json:"lab"`
-	Arm       string `json:"arm"`
-	Runtime   string `json:"runtime"`
-	Param     string `json:"param"` // as benchmark names spell it
-	SizeBytes int    `json:"size_bytes,omitempty"`
-	// PayloadBytes is the modes lab's parameter, as SizeBytes the
-	// buffers lab's: the arm's own, which sentences compare, never Param.
-	PayloadBytes int `json:"payload_bytes,omitempty"`
+	// CaseID is the arm's case, as OLD ran it (as NEW did when only NEW
+	// ran it): its payload and size are what sentences compare, never
+	// Param.
+	results.CaseID
+	Param string `json:"param"` // as benchmark names spell it
 	// Kind is the kind of the runs compared: a command's arm is named by
 	// its command alone.
 	Kind     results.RunKind `json:"kind,omitempty"`
@@ -511,7 +508,7 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	if ref == nil {
 		ref = sn
 	}
-	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes, PayloadBytes: ref.PayloadBytes, Kind: kind,
+	d := ArmDiff{CaseID: ref.CaseID, Param: ref.Param(), Kind: kind,
 		Unit: ref.Unit(), Rate: "ops/s", Baseline: baseline[ref.Lab] == ref.Arm}
 	if ref.SizeBytes > 0 {
 		d.Rate = "MiB/s"
@@ -684,6 +681,5 @@ func (d *ArmDiff) GroupTitle() string {
 	case d.NewDir != "" && d.NewDir != d.OldDir:
 		dirs = d.OldDir + " → " + d.NewDir
 	}
-	param := results.CaseID{Lab: d.Lab, PayloadBytes: d.PayloadBytes, SizeBytes: d.SizeBytes}.ParamTitle()
-	return explain.GroupTitle(d.Lab, d.Runtime, dirs, param)
+	return explain.GroupTitle(d.Lab, d.Runtime, dirs, d.ParamTitle())
 }

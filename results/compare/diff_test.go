@@ -217,7 +217,7 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 // A diff of traces heads each group with what was traced, not a lab
 // header with an empty runtime, dir and payload (#21).
 func TestTraceGroupTitle(t *testing.T) {
-	d := compare.ArmDiff{Kind: results.KindTrace, Lab: results.LabTrace, Arm: "make -j2", Runtime: "-", Param: "payload=0"}
+	d := compare.ArmDiff{Kind: results.KindTrace, CaseID: results.CaseID{Lab: results.LabTrace, Arm: "make -j2", Runtime: "-"}, Param: "payload=0"}
 	if got := d.GroupTitle(); got != "trace · make -j2" {
 		t.Errorf("GroupTitle %q", got)
 	}
