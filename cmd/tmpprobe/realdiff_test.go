@@ -18,6 +18,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 	"github.com/tmpprobe/tmpprobe/session"
 )
@@ -70,13 +71,13 @@ func saveRunWith(t *testing.T, dir, out string, flags []string, armNames ...stri
 }
 
 // diffJSON diffs two saved runs and returns the report and the arm named arm.
-func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*compare.DiffReport, *compare.ArmDiff) {
+func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*render.DiffJSON, *render.DiffArmJSON) {
 	t.Helper()
 	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json", "--threshold", "20")
 	if code != wantCode {
 		t.Errorf("diff --threshold 20: exit %d (%s), want %d", code, stderr, wantCode)
 	}
-	var rep compare.DiffReport
+	var rep render.DiffJSON
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestDiffAA(t *testing.T) {
 					flagged++
 					alarms = append(alarms, name+": "+a.Sentence)
 				}
-				if a.Work == nil || a.Work.MoreOrLess() || a.Work.Verdict == explain.WorkUnjudged {
+				if a.Work == nil || a.Work.Verdict != explain.WorkSame {
 					t.Errorf("%s: %s (%s): work %+v, want the same work judged", name, a.Arm, a.Param, a.Work)
 				}
 				compared++

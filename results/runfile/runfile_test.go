@@ -14,6 +14,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -118,7 +119,7 @@ func checkReadRun(data []byte) (bool, error) {
 	render.WriteArmsCSV(io.Discard, sums)
 	render.WriteSyscallCSV(io.Discard, run, sums)
 	render.WriteSummaryJSON(io.Discard, run, sums, resultstest.Labs)
-	rep := compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	rep := report.NewDiff(compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.GateOn(compare.GateTime, 5)))
 	render.WriteMatrixText(io.Discard, compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{run, resultstest.FixtureRun(false), run}, resultstest.Labs.Baselines, 5))
 	render.WriteDiffText(io.Discard, rep)
 	render.WriteDiffJSON(io.Discard, rep)
