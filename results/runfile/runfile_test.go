@@ -218,3 +218,23 @@ func mutate(rng *rand.Rand, base []byte) []byte {
 	}
 	return out
 }
+
+// An arm that never ran a batch (it failed, or the run was interrupted,
+// before its first) has no ops per batch: its run reads back, with it.
+func TestArmWithoutBatchesReadsBack(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	run.Complete = false
+	failed := &run.Arms[2] // mkstemp-fdatasync: failed, no batches
+	failed.Ops, failed.Batches = 0, nil
+	var b strings.Builder
+	if err := WriteRunJSON(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRun(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("a run with an arm that never ran a batch: %v", err)
+	}
+	if a := back.Arms[2]; a.Ops != 0 || a.Error == "" || len(a.Batches) != 0 {
+		t.Errorf("read back %+v", a)
+	}
+}
