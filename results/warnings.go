@@ -1,10 +1,5 @@
 package results
 
-import (
-	"bytes"
-	"encoding/json"
-)
-
 // WarningKind says what a warning records. A warning is a fact that
 // changes what the numbers mean (a tmpfs's fsync returns at once); like a
 // note it is stored as data and worded when a report is written
@@ -57,10 +52,6 @@ type Warning struct {
 // UnmarshalJSON reads a warning, or one saved as words by an earlier
 // tmpprobe (a JSON string) as a WarningText.
 func (w *Warning) UnmarshalJSON(b []byte) error {
-	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
-		*w = Warning{Kind: WarningText}
-		return json.Unmarshal(s, &w.What)
-	}
 	type plain Warning // without this method
-	return json.Unmarshal(b, (*plain)(w))
+	return unmarshalTyped(b, (*plain)(w), func(words string) { *w = Warning{Kind: WarningText, What: words} })
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -144,24 +145,5 @@ func TestLabsEndings(t *testing.T) {
 
 // sameType says err is of the type of want.
 func sameType(err error, want any) bool {
-	switch want.(type) {
-	case *Interrupted:
-		var e *Interrupted
-		return errors.As(err, &e)
-	case ArmsFailed:
-		return errors.As(err, new(ArmsFailed))
-	case *OutputError:
-		var e *OutputError
-		return errors.As(err, &e)
-	case *ProbeError:
-		var e *ProbeError
-		return errors.As(err, &e)
-	case *UsageError:
-		var e *UsageError
-		return errors.As(err, &e)
-	case *CommandExit:
-		var e *CommandExit
-		return errors.As(err, &e)
-	}
-	return false
+	return errors.As(err, reflect.New(reflect.TypeOf(want)).Interface())
 }

@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -184,22 +183,7 @@ func stringLiterals(f *ast.File) []string {
 // ARCHITECTURE.md states the source rules as a list under "## Source
 // rules", in the words of sourceRules.
 func TestArchitectureListsTheSourceRules(t *testing.T) {
-	doc, err := os.ReadFile("../../ARCHITECTURE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), "\n## Source rules\n")
-	if !ok {
-		t.Fatal(`ARCHITECTURE.md has no "## Source rules" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var listed []string
-	for _, line := range strings.Split(section, "\n") {
-		if item, ok := strings.CutPrefix(line, "- "); ok {
-			listed = append(listed, item)
-		}
-	}
-	if !slices.Equal(listed, sourceRules) {
+	if listed := listedUnder(t, "Source rules"); !slices.Equal(listed, sourceRules) {
 		t.Errorf("ARCHITECTURE.md lists the source rules\n%q\nthe tests check\n%q", listed, sourceRules)
 	}
 }

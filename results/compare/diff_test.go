@@ -378,23 +378,7 @@ func TestGateWork(t *testing.T) {
 // not (compare --ignore-failure).
 func TestGateFailsOnAFailedArm(t *testing.T) {
 	old := resultstest.FixtureRun(false)
-	failedArm := func(edit func(*results.ArmResult)) *results.Run {
-		cur := resultstest.FixtureRun(false)
-		for i := range cur.Arms {
-			if cur.Arms[i].Arm == "TemporaryFile" && cur.Arms[i].Lab == "modes" {
-				edit(&cur.Arms[i])
-			}
-		}
-		return cur
-	}
-	worker := failedArm(func(a *results.ArmResult) { a.Error = "worker exit: signal: killed\nmore" })
-	command := failedArm(func(a *results.ArmResult) {
-		for i := range a.Batches {
-			if a.Batches[i].Kind == results.BatchMeasured && a.Batches[i].Round%2 == 0 {
-				a.Batches[i].ExitStatus = 1
-			}
-		}
-	})
+	worker, command := resultstest.WorkerFailed(), resultstest.CommandFailed()
 	for _, c := range []struct {
 		name string
 		cur  *results.Run

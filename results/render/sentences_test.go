@@ -128,10 +128,13 @@ func textSentences(out string) int {
 }
 
 // markdownSentences counts report.md's: its list items and failed arms.
-func markdownSentences(out string) int {
+func markdownSentences(out string) int { return linesStarting(out, "- ", "**FAILED** ") }
+
+// linesStarting counts the lines of out that start with one of prefixes.
+func linesStarting(out string, prefixes ...string) int {
 	n := 0
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "**FAILED** ") {
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(l, p) }) {
 			n++
 		}
 	}
@@ -264,15 +267,7 @@ func driftSaid(d *report.DiffDocument) []string {
 }
 
 // markdownBullets counts report.md's list items but OLD's and NEW's.
-func markdownBullets(out string) int {
-	n := -2
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "- ") {
-			n++
-		}
-	}
-	return n
-}
+func markdownBullets(out string) int { return linesStarting(out, "- ") - 2 }
 
 // jsonDiffSentences are the JSON diff's sentences, sorted: each changed
 // arm's (regressed or improved on its own), and every other sentence

@@ -161,23 +161,7 @@ func Diffs() []Diff {
 	add("loopopts-rev", lc, lo, gate(5))
 	add("gatework-new", F(false), F(true), gateWork(5))
 	add("gatework-slow", F(false), Scaled(F(false), 1.25), gateWork(5))
-	failedArm := func(edit func(*results.ArmResult)) *results.Run {
-		cur := F(false)
-		for i := range cur.Arms {
-			if cur.Arms[i].Arm == "TemporaryFile" && cur.Arms[i].Lab == "modes" {
-				edit(&cur.Arms[i])
-			}
-		}
-		return cur
-	}
-	worker := failedArm(func(a *results.ArmResult) { a.Error = "worker exit: signal: killed\nmore" })
-	command := failedArm(func(a *results.ArmResult) {
-		for i := range a.Batches {
-			if a.Batches[i].Kind == results.BatchMeasured && a.Batches[i].Round%2 == 0 {
-				a.Batches[i].ExitStatus = 1
-			}
-		}
-	})
+	worker, command := WorkerFailed(), CommandFailed()
 	add("failed-worker-time", F(false), worker, gate(5))
 	add("failed-worker-work", F(false), worker, gateWork(5))
 	add("failed-command-time", F(false), command, gate(5))
@@ -240,4 +224,35 @@ func Diffs() []Diff {
 	}
 	add("devslower", slowdev(1), slowdev(2), gate(5))
 	return out
+}
+
+// WorkerFailed is FixtureRun(false) whose TemporaryFile's worker failed
+// after its rounds.
+func WorkerFailed() *results.Run {
+	return withTemporaryFile(func(a *results.ArmResult) { a.Error = "worker exit: signal: killed\nmore" })
+}
+
+// CommandFailed is FixtureRun(false) whose TemporaryFile exited non-zero
+// in every other measured batch, as a command under compare
+// --ignore-failure does.
+func CommandFailed() *results.Run {
+	return withTemporaryFile(func(a *results.ArmResult) {
+		for i := range a.Batches {
+			if a.Batches[i].Kind == results.BatchMeasured && a.Batches[i].Round%2 == 0 {
+				a.Batches[i].ExitStatus = 1
+			}
+		}
+	})
+}
+
+// withTemporaryFile is FixtureRun(false) with its modes lab's
+// TemporaryFile edited.
+func withTemporaryFile(edit func(*results.ArmResult)) *results.Run {
+	run := FixtureRun(false)
+	for i := range run.Arms {
+		if run.Arms[i].Arm == "TemporaryFile" && run.Arms[i].Lab == "modes" {
+			edit(&run.Arms[i])
+		}
+	}
+	return run
 }
