@@ -285,7 +285,7 @@ func TestStateSentenceNamesInodeAllocation(t *testing.T) {
 	if s := links[0].Sentence(); !strings.Contains(s, want) || !strings.Contains(s, fmt.Sprintf("ranged %s–%s over the run", results.Ratio(links[0].RatioAtLo), results.Ratio(links[0].RatioAtHi))) {
 		t.Errorf("sentence %q lacks %q or the ratio's range", s, want)
 	}
-	if w := explain.StateWarnings(sums, arms.Knowledge().Baselines); len(w) != 1 || !strings.Contains(w[0], "1 of 1 arms moved with ext4 inode allocation") {
-		t.Errorf("footer warnings %q, want one naming ext4 inode allocation", w)
+	if w := explain.StateWarnings(sums, arms.Knowledge().Baselines); len(w) != 1 || w[0].State != results.StateInodeAlloc || w[0].Arms != 1 || w[0].Of != 1 {
+		t.Errorf("footer warnings %+v, want one: 1 of 1 arms moved with %s", w, results.StateInodeAlloc)
 	}
 }

@@ -23,8 +23,7 @@ import (
 // (mitigations: every syscall's entry and exit), and the workers' cgroup,
 // whose limits throttle them. All are files any process can read.
 func Env(m *results.Meta) {
-	for _, name := range []string{"dirty_background_bytes", "dirty_background_ratio", "dirty_bytes", "dirty_ratio",
-		"dirty_expire_centisecs", "dirty_writeback_centisecs"} {
+	for _, name := range results.WritebackSysctls {
 		if v := readTrim("/proc/sys/vm/" + name); v != "" {
 			if m.Sysctls == nil {
 				m.Sysctls = map[string]string{}

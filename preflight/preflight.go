@@ -311,32 +311,33 @@ func LoadAvg() float64 {
 	return v
 }
 
-// Warnings names the facts that change what the numbers mean.
-func Warnings(m *results.Meta) []string {
-	var out []string
+// Warnings names the facts that change what the numbers mean (worded
+// by results/report).
+func Warnings(m *results.Meta) []results.Warning {
+	var out []results.Warning
 	for _, d := range m.Dirs {
 		opts := "," + d.Options + ","
 		switch {
 		case d.FSType == "tmpfs":
-			out = append(out, d.Dir+": tmpfs: fsync returns at once and there is no block I/O")
+			out = append(out, results.Warning{Kind: results.WarningTmpfs, Dir: d.Dir})
 		case d.FSType == "ext4" && d.Journal == "no":
-			out = append(out, d.Dir+": ext4 without a journal: jbd2 stays silent (no commits to wait for), and a create skips every inode deleted in the last minute (six while its inode table block is unwritten), so creates slow down as a run deletes files, and with what ran in the minutes before (see ext4_new_inode)")
+			out = append(out, results.Warning{Kind: results.WarningNoJournal, Dir: d.Dir})
 		}
 		if d.Upper != "" {
-			out = append(out, d.Dir+": an overlay: its files are written in the upper layer "+d.Upper+", whose "+d.FSType+" and devices are measured")
+			out = append(out, results.Warning{Kind: results.WarningOverlay, Dir: d.Dir, Upper: d.Upper, FSType: d.FSType})
 		}
 		if d.Disk == "" && d.FSType != "tmpfs" && d.FSType != "ramfs" {
-			out = append(out, d.Dir+": no block device found under this "+d.FSType+": block I/O and journal commits cannot be matched to syscalls")
+			out = append(out, results.Warning{Kind: results.WarningNoBlockDevice, Dir: d.Dir, FSType: d.FSType})
 		}
 		if strings.Contains(opts, ",discard,") {
-			out = append(out, d.Dir+": mounted with discard: freeing a written file's blocks issues discards to the device inside unlink/close")
+			out = append(out, results.Warning{Kind: results.WarningDiscard, Dir: d.Dir})
 		}
 		if d.WriteCache == "write through" {
-			out = append(out, d.Dir+": the device has no volatile write cache: fsync needs no cache flush")
+			out = append(out, results.Warning{Kind: results.WarningWriteThrough, Dir: d.Dir})
 		}
 	}
 	if m.CPUs > 0 && m.LoadAvg > float64(m.CPUs)/2 {
-		out = append(out, fmt.Sprintf("host busy (load %.1f on %d CPUs): expect run-queue waits, seen as preempted off-CPU time", m.LoadAvg, m.CPUs))
+		out = append(out, results.Warning{Kind: results.WarningHostBusy, Load: m.LoadAvg, CPUs: m.CPUs})
 	}
 	return out
 }

@@ -3,7 +3,7 @@
 package preflight
 
 import (
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -13,26 +13,29 @@ func TestWarnings(t *testing.T) {
 	for _, c := range []struct {
 		dir  results.DirFacts
 		load float64
-		want []string
+		want []results.WarningKind
 	}{
-		{results.DirFacts{Dir: "/dev/shm", FSType: "tmpfs"}, 0, []string{"tmpfs: fsync returns at once"}},
+		{results.DirFacts{Dir: "/dev/shm", FSType: "tmpfs"}, 0, []results.WarningKind{results.WarningTmpfs}},
 		{results.DirFacts{Dir: "/tmp", FSType: "ext4", Journal: "no", Disk: "vda", Options: "rw,discard"}, 0,
-			[]string{"without a journal", "mounted with discard"}},
+			[]results.WarningKind{results.WarningNoJournal, results.WarningDiscard}},
 		{results.DirFacts{Dir: "/j", FSType: "ext4", Journal: "yes", Disk: "sda", WriteCache: "write through"}, 0,
-			[]string{"no volatile write cache"}},
-		{results.DirFacts{Dir: "/b", FSType: "btrfs"}, 0, []string{"no block device found"}},
-		{results.DirFacts{Dir: "/j", FSType: "ext4", Journal: "yes", Disk: "sda"}, 3, []string{"host busy (load 3.0 on 2 CPUs)"}},
+			[]results.WarningKind{results.WarningWriteThrough}},
+		{results.DirFacts{Dir: "/b", FSType: "btrfs"}, 0, []results.WarningKind{results.WarningNoBlockDevice}},
+		{results.DirFacts{Dir: "/j", FSType: "ext4", Journal: "yes", Disk: "sda"}, 3, []results.WarningKind{results.WarningHostBusy}},
 		{results.DirFacts{Dir: "/j", FSType: "ext4", Journal: "yes", Disk: "sda"}, 0.5, nil},
 	} {
 		m := &results.Meta{CPUs: 2, LoadAvg: c.load, Dirs: []results.DirFacts{c.dir}}
-		got := strings.Join(Warnings(m), "\n")
-		for _, w := range c.want {
-			if !strings.Contains(got, w) {
-				t.Errorf("%+v: warnings %q lack %q", c.dir, got, w)
+		var got []results.WarningKind
+		for _, w := range Warnings(m) {
+			got = append(got, w.Kind)
+			if w.Kind == results.WarningHostBusy && (w.Load != 3 || w.CPUs != 2) {
+				t.Errorf("host busy %+v, want load 3 on 2 CPUs", w)
+			} else if w.Kind != results.WarningHostBusy && w.Dir != c.dir.Dir {
+				t.Errorf("%+v names dir %q, want %q", w, w.Dir, c.dir.Dir)
 			}
 		}
-		if len(c.want) == 0 && got != "" {
-			t.Errorf("%+v: unexpected warnings %q", c.dir, got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%+v: warnings %q, want %q", c.dir, got, c.want)
 		}
 	}
 }

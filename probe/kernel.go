@@ -18,7 +18,7 @@ import (
 const minKernel = "5.10"
 
 // tpArg is a tracepoint argument the BPF side reads by position (ctx[i] in
-// bpf/tmpprobe.bpf.c's HOOKS): read on a kernel with another prototype,
+// the bpf/*.bpf.h families' wrappers): read on a kernel with another prototype,
 // ctx[i] is another argument (the verifier does not mind, BPF_CORE_READ
 // reads whatever the pointer points at) or past the end (tp_btf refuses
 // to load and raw_tp to attach, with an EINVAL that does not say why).

@@ -27,7 +27,7 @@ func mountTracefs() (unmount func()) {
 }
 
 // checkClassicRecord checks that a classic tracepoint's record has the
-// layout its program reads (bpf/tmpprobe.bpf.c, struct
+// layout its program reads (bpf/journal.bpf.h, struct
 // jbd2_commit_record): the event's dev_t dev at offset 8, after the
 // common header, as its tracefs format file says.
 func checkClassicRecord(group, name string) error {

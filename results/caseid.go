@@ -41,17 +41,21 @@ func CaseColumns() []string {
 
 // Cells are the case's identity as CSV cells, in CaseColumns' order.
 func (a CaseID) Cells() []string {
-	v := reflect.ValueOf(a)
 	out := make([]string, len(caseFields))
-	for i, f := range caseFields {
-		switch fv := v.FieldByIndex(f.Index); fv.Kind() {
-		case reflect.String:
-			out[i] = fv.String()
-		default:
-			out[i] = strconv.FormatInt(fv.Int(), 10)
-		}
+	for i := range caseFields {
+		out[i] = a.Cell(i)
 	}
 	return out
+}
+
+// Cell is the case's i-th identity cell, of CaseColumns' i-th column.
+func (a CaseID) Cell(i int) string {
+	switch fv := reflect.ValueOf(a).FieldByIndex(caseFields[i].Index); fv.Kind() {
+	case reflect.String:
+		return fv.String()
+	default:
+		return strconv.FormatInt(fv.Int(), 10)
+	}
 }
 
 // ReadCase reads a case back from CSV cells: text reads a column as it

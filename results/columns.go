@@ -1,49 +1,228 @@
 package results
 
-import "strings"
+import (
+	"math"
+	"strconv"
+	"strings"
 
-// The CSV schema: the columns of arms.csv and syscalls.csv, beside the
-// case's identity columns (CaseColumns), so that the writers (render) and
-// the reader (runfile) spell no column name of their own.
+	"github.com/tmpprobe/tmpprobe/internal/errtext"
+)
 
-// ArmColumns are the columns of arms.csv, one row a case (its identity
-// first, CaseColumns): the headline figures a spreadsheet or a CI job
-// wants. Each figure with an interval has _lo and _hi columns: its 95%
-// confidence interval, empty when too few rounds give one. Times per op
-// are medians over the traced rounds (see times.go).
-var ArmColumns = append(CaseColumns(), "ops",
-	"rounds", "untraced_batches", "traced_batches", "setup_batches",
-	"ops_per_s", "ops_per_s_lo", "ops_per_s_hi",
-	"mb_per_s", "mb_per_s_lo", "mb_per_s_hi",
-	"ratio", "ratio_lo", "ratio_hi",
-	"traced_ops_per_s", "observer", "observer_lo", "observer_hi",
-	"wall_ns_per_op", "kernel_ns_per_op", "user_ns_per_op", "offcpu_ns_per_op",
-	"runqueue_ns_per_op", "wall_ns_per_op_lo", "wall_ns_per_op_hi",
-	"error",
+// The CSV schema: the columns of arms.csv and syscalls.csv, each a name
+// and the cell a row has in it, declared once in one table per file
+// (ArmTable, SyscallTable), so that a column's name and its value cannot
+// drift apart, the writers (render) lay the table out, and the reader
+// (runfile) finds columns by the same names.
+
+// A Column is one column of a CSV file: its name and its cell in row R.
+type Column[R any] struct {
+	Name string
+	Cell func(R) string
+}
+
+// Names are the columns' names, the file's header.
+func Names[R any](cols []Column[R]) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Cells are row's cells, in the columns' order.
+func Cells[R any](cols []Column[R], row R) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Cell(row)
+	}
+	return out
+}
+
+// caseColumns are the case's identity columns (CaseColumns), of the case
+// id gives a row.
+func caseColumns[R any](id func(R) CaseID) []Column[R] {
+	out := make([]Column[R], len(caseFields))
+	for i, name := range CaseColumns() {
+		out[i] = Column[R]{name, func(r R) string { return id(r).Cell(i) }}
+	}
+	return out
+}
+
+// estimateColumns are name, name_lo and name_hi: a median and its 95%
+// confidence interval, each empty when unknown (a 0 would read as a
+// real, catastrophic, figure in a spreadsheet).
+func estimateColumns[R any](name string, e func(R) Estimate) []Column[R] {
+	return []Column[R]{
+		{name, func(r R) string {
+			if v := e(r); v.Known() {
+				return ftoa(v.Center)
+			}
+			return ""
+		}},
+		{name + "_lo", func(r R) string {
+			if v := e(r); v.Bounded() {
+				return ftoa(v.Lo)
+			}
+			return ""
+		}},
+		{name + "_hi", func(r R) string {
+			if v := e(r); v.Bounded() {
+				return ftoa(v.Hi)
+			}
+			return ""
+		}},
+	}
+}
+
+// ArmRow is a row of arms.csv: a case's summary, its batches counted by
+// kind, and its syscalls' off-CPU time per op.
+type ArmRow struct {
+	*Summary
+	Untraced, Traced, Setup int64
+	SyscallOffNsPerOp       float64
+}
+
+// NewArmRow is s's row of arms.csv.
+func NewArmRow(s *Summary) ArmRow {
+	r := ArmRow{Summary: s}
+	for i := range s.Batches {
+		switch b := &s.Batches[i]; {
+		case !b.Measured():
+			r.Setup++
+		case b.Traced:
+			r.Traced++
+		default:
+			r.Untraced++
+		}
+	}
+	for _, c := range s.Classes {
+		if c.IsSyscall() {
+			r.SyscallOffNsPerOp += c.OffNsPerOp
+		}
+	}
+	return r
+}
+
+// ArmTable is arms.csv, one row a case (its identity first, CaseColumns):
+// the headline figures a spreadsheet or a CI job wants. Each figure with
+// an interval has _lo and _hi columns: its 95% confidence interval, empty
+// when too few rounds give one. Times per op are medians over the traced
+// rounds (see times.go).
+var ArmTable = concat(
+	caseColumns(func(r ArmRow) CaseID { return r.CaseID }),
+	[]Column[ArmRow]{
+		{"ops", func(r ArmRow) string { return itoa(int64(r.Ops)) }},
+		{"rounds", func(r ArmRow) string { return itoa(int64(r.RoundCount)) }},
+		{"untraced_batches", func(r ArmRow) string { return itoa(r.Untraced) }},
+		{"traced_batches", func(r ArmRow) string { return itoa(r.Traced) }},
+		{"setup_batches", func(r ArmRow) string { return itoa(r.Setup) }},
+	},
+	estimateColumns("ops_per_s", func(r ArmRow) Estimate { return r.OpsPerS }),
+	estimateColumns("mb_per_s", func(r ArmRow) Estimate { return r.MBPerS() }),
+	estimateColumns("ratio", func(r ArmRow) Estimate { return r.Ratio }),
+	[]Column[ArmRow]{{"traced_ops_per_s", func(r ArmRow) string {
+		if r.TracedOpsPerS == 0 {
+			return ""
+		}
+		return ftoa(r.TracedOpsPerS)
+	}}},
+	estimateColumns("observer", func(r ArmRow) Estimate { return r.Observer }),
+	[]Column[ArmRow]{
+		{"wall_ns_per_op", func(r ArmRow) string { return nsInt(r.WallNsPerOp) }},
+		{"kernel_ns_per_op", func(r ArmRow) string { return nsInt(r.KernelNsPerOp) }},
+		{"user_ns_per_op", func(r ArmRow) string { return userNs(r.UserNsPerOp) }},
+		{"offcpu_ns_per_op", func(r ArmRow) string { return nsInt(r.SyscallOffNsPerOp) }},
+		{"runqueue_ns_per_op", func(r ArmRow) string { return nsInt(r.RunQueueNsPerOp) }},
+	},
+	estimateColumns("wall_ns_per_op", func(r ArmRow) Estimate { return r.TracedWall })[1:],
+	[]Column[ArmRow]{
+		{"error", func(r ArmRow) string { return errtext.FirstLine(r.Error) }},
+	},
+)
+
+// ArmColumns are arms.csv's columns (ArmTable's names).
+var ArmColumns = Names(ArmTable)
+
+// SyscallRow is a row of syscalls.csv: a case's summary, one of its
+// classes (× stage) with its record, the run's facts, and Rows, the
+// number of data rows in the file.
+type SyscallRow struct {
+	*Summary
+	Run    *Run
+	Class  ClassSummary
+	Record ClassRecord
+	Rows   int
+}
+
+// syscallRequired are the columns every syscalls.csv has had: a file is
+// read back from them (SyscallColumnsRequired); the rest of SyscallTable
+// was added since, and is read when present.
+var syscallRequired = concat(
+	caseColumns(func(r SyscallRow) CaseID { return r.CaseID }),
+	[]Column[SyscallRow]{
+		{"ops", func(r SyscallRow) string { return itoa(int64(r.Ops)) }},
+		{"ops_per_s", func(r SyscallRow) string { return ftoa(r.OpsPerS.Center) }},
+		{"traced_ops_per_s", func(r SyscallRow) string { return ftoa(r.TracedOpsPerS) }},
+		{"wall_ns_per_op", func(r SyscallRow) string { return nsInt(r.WallNsPerOp) }},
+		{"user_ns_per_op", func(r SyscallRow) string { return userNs(r.UserNsPerOp) }},
+		{"syscall", func(r SyscallRow) string { return r.Class.Class }},
+		{"stage", func(r SyscallRow) string { return r.Class.Stage }},
+		{"calls", func(r SyscallRow) string { return utoa(r.Record.Calls) }},
+		{"calls_per_op", func(r SyscallRow) string { return strconv.FormatFloat(r.Class.CallsPerOp, 'f', -1, 64) }},
+		{"errors", func(r SyscallRow) string { return utoa(r.Record.Errors) }},
+		{"kernel_ns", func(r SyscallRow) string { return utoa(r.Record.TotalNs) }},
+	},
+)
+
+// SyscallTable is syscalls.csv, one row a case × syscall class (× stage).
+// Case-level figures repeat on each of a case's rows, so one file answers
+// everything. The *_ns columns are sums over the traced batches; the
+// *_ns_per_op ones medians over the traced rounds, as the report prints
+// them (files before runqueue_ns_per_op have pooled means there). A column per off-CPU label follows the figures, and
+// RowsColumn is last.
+var SyscallTable = concat(syscallRequired,
+	[]Column[SyscallRow]{
+		{"kernel_ns_per_op", func(r SyscallRow) string { return nsInt(r.Class.NsPerOp) }},
+		{"offcpu_ns", func(r SyscallRow) string { return utoa(r.Record.OffCPUNs) }},
+		{"offcpu_ns_per_op", func(r SyscallRow) string { return nsInt(r.Class.OffNsPerOp) }},
+		{"p50_ns", func(r SyscallRow) string { return utoa(r.Class.P50) }},
+		{"p95_ns", func(r SyscallRow) string { return utoa(r.Class.P95) }},
+		{"p99_ns", func(r SyscallRow) string { return utoa(r.Class.P99) }},
+		{"backend", func(r SyscallRow) string { return r.Run.Meta.Backend }},
+		{"kernel_release", func(r SyscallRow) string { return r.Run.Meta.KernelRelease }},
+		{"bytes", func(r SyscallRow) string { return utoa(r.Record.Bytes) }},
+		{"rounds", func(r SyscallRow) string { return itoa(int64(r.RoundCount)) }},
+		{"traced_ops", func(r SyscallRow) string { return itoa(int64(r.Traced.Ops)) }},
+	},
+	estimateColumns("ops_per_s", func(r SyscallRow) Estimate { return r.OpsPerS })[1:],
+	estimateColumns("ratio", func(r SyscallRow) Estimate { return r.Ratio }),
+	estimateColumns("observer", func(r SyscallRow) Estimate { return r.Observer }),
+	[]Column[SyscallRow]{
+		{"syscalls_ns_per_op", func(r SyscallRow) string { return nsInt(r.KernelNsPerOp) }},
+		{"runqueue_ns_per_op", func(r SyscallRow) string { return nsInt(r.RunQueueNsPerOp) }},
+	},
+	offLabelColumns(),
+	[]Column[SyscallRow]{{RowsColumn, func(r SyscallRow) string { return itoa(int64(r.Rows)) }}},
 )
 
 // SyscallColumnsRequired are the columns a syscalls.csv is read back
 // from: the case's identity (CaseColumns), then the figures and the
 // record every such file has had. Columns added since are read when
 // present.
-var SyscallColumnsRequired = append(CaseColumns(), "ops",
-	"ops_per_s", "traced_ops_per_s", "wall_ns_per_op", "user_ns_per_op",
-	"syscall", "stage", "calls", "calls_per_op", "errors", "kernel_ns")
+var SyscallColumnsRequired = Names(syscallRequired)
 
-// SyscallColumns are the columns of the syscall breakdown CSV, one row a
-// case × syscall class (× stage), up to the off-CPU labels' columns
-// (SyscallHeader has them all). Case-level figures repeat on each of a
-// case's rows, so one file answers everything. The *_ns columns are
-// sums over the traced batches; the *_ns_per_op ones medians over the
-// traced rounds, as the report prints them (files before
-// runqueue_ns_per_op have pooled means there).
-var SyscallColumns = append(SyscallColumnsRequired[:len(SyscallColumnsRequired):len(SyscallColumnsRequired)],
-	"kernel_ns_per_op", "offcpu_ns", "offcpu_ns_per_op",
-	"p50_ns", "p95_ns", "p99_ns", "backend", "kernel_release", "bytes",
-	"rounds", "traced_ops", "ops_per_s_lo", "ops_per_s_hi",
-	"ratio", "ratio_lo", "ratio_hi", "observer", "observer_lo", "observer_hi",
-	"syscalls_ns_per_op", "runqueue_ns_per_op",
-)
+// SyscallHeader is syscalls.csv's header: SyscallTable's names.
+func SyscallHeader() []string { return Names(SyscallTable) }
+
+// offLabelColumns are a column per off-CPU label, its time in the
+// record (OffLabelColumn).
+func offLabelColumns() []Column[SyscallRow] {
+	out := make([]Column[SyscallRow], len(OffLabels))
+	for i, l := range OffLabels {
+		out[i] = Column[SyscallRow]{OffLabelColumn(l), func(r SyscallRow) string { return utoa(r.Record.OffNs[l]) }}
+	}
+	return out
+}
 
 // OffLabelColumn names the CSV column of an off-CPU label: each of
 // OffLabels is one, offcpu_<label>_ns.
@@ -57,12 +236,30 @@ func OffLabelColumn(label string) string {
 // missing.
 const RowsColumn = "rows"
 
-// SyscallHeader is syscalls.csv's header: SyscallColumns, a column per
-// off-CPU label, and RowsColumn last.
-func SyscallHeader() []string {
-	h := append([]string(nil), SyscallColumns...)
-	for _, l := range OffLabels {
-		h = append(h, OffLabelColumn(l))
+func concat[R any](parts ...[]Column[R]) []Column[R] {
+	var out []Column[R]
+	for _, p := range parts {
+		out = append(out, p...)
 	}
-	return append(h, RowsColumn)
+	return out
 }
+
+// userNs is empty where user time is negative: a trace sums kernel time
+// over threads, which can exceed the wall time, and user time is then not
+// known (the terminal report says so rather than print it).
+func userNs(v float64) string {
+	if v < 0 {
+		return ""
+	}
+	return nsInt(v)
+}
+
+func itoa(v int64) string  { return strconv.FormatInt(v, 10) }
+func utoa(v uint64) string { return strconv.FormatUint(v, 10) }
+
+// ftoa keeps every digit: a rate read back must give the same wall time.
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// nsInt renders a per-op time as integer ns: finer is below the clock's
+// and the probe's resolution.
+func nsInt(v float64) string { return strconv.FormatInt(int64(math.Round(v)), 10) }

@@ -18,7 +18,7 @@ type Derived struct {
 	// Warnings say what changes what the numbers mean: the host's facts
 	// (preflight) and a state that moved a group's ratios across the run
 	// (run.json: meta.warnings).
-	Warnings []string
+	Warnings []Warning
 	// Figures are the arms' headline figures, in the order of Run.Arms,
 	// nil where not known (run.json: arms[].figures). tmpprobe writes
 	// them for readers and recomputes them from the batches, except for
@@ -60,7 +60,7 @@ type runFields Run
 // metaJSON is Meta with the warnings, last as they always were.
 type metaJSON struct {
 	Meta
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // armJSON is an arm with its figures, last as they always were.

@@ -1,9 +1,11 @@
 package results
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +23,7 @@ func TestNamesAreListed(t *testing.T) {
 		{"Class", "ClassNames", ClassNames},
 		{"Stage", "StageNames", StageNames},
 		{"Off", "OffLabels", OffLabels},
+		{"Fact", "FactNames", FactNames},
 	}
 	f, err := parser.ParseFile(token.NewFileSet(), "names.go", nil, 0)
 	if err != nil {
@@ -46,6 +49,35 @@ func TestNamesAreListed(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Every fact name is a fact: the JSON name of a field of the host's facts
+// (Meta, a work dir's DirFacts, its BlockQueues, the CgroupFacts), a
+// writeback sysctl preflight records, or one a diff adds (the work dirs,
+// the flags, the protocol). A fact renamed or gone fails here, not as a
+// culprit that silently never ties.
+func TestFactNamesAreFields(t *testing.T) {
+	fields := map[string]bool{FactWorkDirs: true, FactFlags: true, FactProtocol: true}
+	for _, v := range []any{Meta{}, DirFacts{}, BlockQueue{}, CgroupFacts{}} {
+		for _, f := range reflect.VisibleFields(reflect.TypeOf(v)) {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			fields[name] = true
+		}
+	}
+	for _, s := range WritebackSysctls {
+		fields[s] = true
+	}
+	// The names a run.json has, for the sysctls: preflight records them
+	// under "vm.".
+	data, err := json.Marshal(Meta{Sysctls: map[string]string{"vm." + FactDirtyRatio: "20"}})
+	if err != nil || !strings.Contains(string(data), `"vm.`+FactDirtyRatio+`"`) {
+		t.Fatalf("sysctls in run.json: %s (%v)", data, err)
+	}
+	for _, name := range FactNames {
+		if !fields[name] {
+			t.Errorf("%q is in FactNames but no fact has that name", name)
 		}
 	}
 }

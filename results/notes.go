@@ -60,10 +60,21 @@ type Note struct {
 // UnmarshalJSON reads a note, or a note saved as words by an earlier
 // tmpprobe (a JSON string) as a NoteText.
 func (n *Note) UnmarshalJSON(b []byte) error {
-	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
-		*n = Note{Kind: NoteText}
-		return json.Unmarshal(s, &n.What)
-	}
 	type plain Note // without this method
-	return json.Unmarshal(b, (*plain)(n))
+	return unmarshalTyped(b, (*plain)(n), func(words string) { *n = Note{Kind: NoteText, What: words} })
+}
+
+// unmarshalTyped reads b into plain, a typed value, or, when b is a JSON
+// string (words saved by a tmpprobe before the value was typed), hands
+// the words to words.
+func unmarshalTyped(b []byte, plain any, words func(string)) error {
+	if s := bytes.TrimSpace(b); len(s) > 0 && s[0] == '"' {
+		var w string
+		if err := json.Unmarshal(s, &w); err != nil {
+			return err
+		}
+		words(w)
+		return nil
+	}
+	return json.Unmarshal(b, plain)
 }

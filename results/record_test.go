@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -122,5 +123,28 @@ func TestMergeSubtractRecords(t *testing.T) {
 	}
 	if got := SubtractRecords(cur, cur); len(got) != 0 {
 		t.Errorf("SubtractRecords of a snapshot from itself: %+v, want none", got)
+	}
+}
+
+// A run.json's warnings read back typed, and one saved as words by a
+// tmpprobe before warnings were typed reads as its words.
+func TestWarningsReadBack(t *testing.T) {
+	run := Run{Schema: Schema, Derived: Derived{Warnings: []Warning{{Kind: WarningTmpfs, Dir: "/dev/shm"}}}}
+	data, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Run
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Derived.Warnings, run.Derived.Warnings) {
+		t.Errorf("warnings read back %+v, want %+v", back.Derived.Warnings, run.Derived.Warnings)
+	}
+	if err := json.Unmarshal([]byte(`{"meta":{"warnings":["/tmp: said as words"]},"arms":[]}`), &back); err != nil {
+		t.Fatal(err)
+	}
+	if want := []Warning{{Kind: WarningText, What: "/tmp: said as words"}}; !reflect.DeepEqual(back.Derived.Warnings, want) {
+		t.Errorf("a warning saved as words read back %+v, want %+v", back.Derived.Warnings, want)
 	}
 }

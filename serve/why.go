@@ -13,6 +13,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 )
 
 // sample is what the target did in one SamplePeriod, by phase.
@@ -93,9 +94,9 @@ func (s *Server) sayWhy() (int, []byte) {
 	oldName := name(fmt.Sprintf("the %s before", windowLength(old)), old)
 	newName := name(fmt.Sprintf("the last %s", windowLength(cur)), cur)
 	rep := compare.DiffWith(oldName, s.windowRun(old), newName, s.windowRun(cur), nil,
-		compare.Options{MinEffectPct: compare.DefaultMinEffectPct, ThresholdPct: compare.NoGate})
+		compare.Options{MinEffectPct: compare.DefaultMinEffectPct})
 	var buf bytes.Buffer
-	render.WriteDiffText(&buf, rep)
+	render.WriteDiffText(&buf, report.NewDiff(rep))
 	return http.StatusOK, buf.Bytes()
 }
 

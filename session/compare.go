@@ -27,6 +27,8 @@ type Compare struct {
 	// are, done that they have ended (the line is cleared before the
 	// report).
 	Progress func() (update func(cmdbench.Progress), done func())
+	// Args are the command line, as run.json records it.
+	Args []string
 }
 
 // RunCompare runs the commands in rounds, untraced and traced, then
@@ -34,10 +36,11 @@ type Compare struct {
 // IgnoreFailure) ends it as a CommandExit with the command's status.
 func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 	in.onSecond(follow.Abort)
-	if in.ctx.Err() != nil {
+	if in.ended() {
 		return nil, in.before()
 	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindCompare, Started: time.Now().UTC(), Args: os.Args[1:], Meta: preflight.Host()}
+	run := newRun(results.KindCompare, c.Args)
+	run.Started, run.Meta = time.Now().UTC(), preflight.Host()
 	// The file system the commands start in, as a lab run records its
 	// work dirs: whether it journals decides what a sync costs. Its
 	// devices are the ones others' requests on count as disk neighbours;
@@ -64,14 +67,14 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 		opts.Progress, measured = c.Progress()
 	}
 	c.Outputs.hold()
-	ran, proto, runErr := cmdbench.Run(in.ctx, opts)
+	ran, proto, runErr := cmdbench.Run(in.Context(), opts)
 	interrupted := in.decide()
 	measured()
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
 	run.Complete = runErr == nil && interrupted == nil
 	run.Drops, _ = p.Drops()
-	out := derive(run, knowledge())
-	if err := c.Outputs.finish(stdout, c.Stderr, out); err != nil {
+	out, err := c.Outputs.conclude(run, knowledge(), stdout, c.Stderr, nil)
+	if err != nil {
 		return out, err
 	}
 	var failed *cmdbench.Failure

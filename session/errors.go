@@ -3,6 +3,7 @@
 package session
 
 import (
+	"errors"
 	"os"
 
 	"github.com/tmpprobe/tmpprobe/internal/escape"
@@ -72,3 +73,42 @@ func (e *CommandExit) Error() string { return e.Msg }
 type OutputError struct{ Msg string }
 
 func (e *OutputError) Error() string { return e.Msg }
+
+// Exit statuses of a session's errors besides a signal's (ExitCode) and
+// a command's own.
+const (
+	// ExitFailed: an arm failed (the others still ran), an output could
+	// not be written, or a diff failed its gate.
+	ExitFailed = 1
+	// ExitUsage: bad input, or the kernel or the privileges refused the
+	// probe.
+	ExitUsage = 2
+)
+
+// ExitStatus is the status tmpprobe exits with for a session's error:
+// bad input and a refused probe ExitUsage; a signal 128 + its number; a
+// traced or compared command's failure its status; a failed arm, an
+// output that could not be written and a failed gate ExitFailed. ok is
+// false for an error that is none of the session's (the machine's or
+// the kernel's, which cmd ends with ExitUsage).
+func ExitStatus(err error) (status int, ok bool) {
+	var (
+		ue *UsageError
+		pe *ProbeError
+		ie *Interrupted
+		ce *CommandExit
+		oe *OutputError
+		re *Regressed
+	)
+	switch {
+	case errors.As(err, &ue), errors.As(err, &pe):
+		return ExitUsage, true
+	case errors.As(err, &ie):
+		return ExitCode(ie.Signal), true
+	case errors.As(err, &ce):
+		return ce.Status, true
+	case errors.As(err, &oe), errors.As(err, &re), errors.As(err, new(ArmsFailed)):
+		return ExitFailed, true
+	}
+	return 0, false
+}

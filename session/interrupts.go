@@ -8,12 +8,13 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 )
 
-// Interrupts turns SIGINT/SIGTERM into a cancelled context: a session
-// stops between batches, kills its worker, detaches, cleans up and still
+// Interrupts turns SIGINT/SIGTERM into a session's end: a session stops
+// between batches, kills its worker, detaches, cleans up and still
 // reports what finished. A second signal exits at once: it runs the abort
 // the session set (which ends whatever it started and removes its work
 // dirs) and removes the temp files being written, since the writer's
@@ -23,7 +24,7 @@ import (
 // background job with SIGINT ignored, and a signal that comes while it is
 // still ignored is lost, so a Ctrl-C sent in the first 0.3 s (while the
 // run probed Python and the work dirs) let the whole run go on and exit 0.
-// Notify un-ignores it; the steps before the measuring check the context.
+// Notify un-ignores it; the steps before the measuring check Stopped.
 type Interrupts struct {
 	mu    sync.Mutex
 	first os.Signal
@@ -32,51 +33,96 @@ type Interrupts struct {
 	decided   bool
 	decidedBy os.Signal
 	abort     func()
-	ch        chan os.Signal
-	ctx       context.Context
+	// done is closed by the first signal (or when the watching stops).
+	done  chan struct{}
+	close sync.Once
+	// quit ends tmpprobe on a second signal, with code: the temp files
+	// being written removed (atomicfile.RemoveTemps, which refuses any
+	// new one), os.Exit.
+	quit func(code int)
+}
+
+// newInterrupts are interrupts no signal has come to yet.
+func newInterrupts() *Interrupts {
+	return &Interrupts{done: make(chan struct{}), quit: func(code int) {
+		atomicfile.RemoveTemps()
+		os.Exit(code)
+	}}
 }
 
 // Watch starts watching for SIGINT and SIGTERM; stop ends it.
 func Watch() (in *Interrupts, stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	in = &Interrupts{ch: make(chan os.Signal, 2), ctx: ctx}
-	signal.Notify(in.ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+	in = newInterrupts()
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	stopped := make(chan struct{})
 	go func() {
 		for {
 			select {
-			case s := <-in.ch:
-				in.mu.Lock()
-				first := in.first == nil
-				if first {
-					in.first = s
-				}
-				abort := in.abort
-				in.mu.Unlock()
-				if first {
-					cancel()
-					continue
-				}
-				if abort != nil {
-					abort()
-				}
-				atomicfile.RemoveTemps()
-				os.Exit(ExitCode(s))
-			case <-done:
+			case s := <-ch:
+				in.receive(s)
+			case <-stopped:
 				return
 			}
 		}
 	}()
 	return in, func() {
-		signal.Stop(in.ch)
-		close(done)
-		cancel()
+		signal.Stop(ch)
+		close(stopped)
+		in.end()
 	}
 }
 
-// Context ends with the first signal: what a command waits for before
-// its session starts (an interpreter's version check) waits on it.
-func (in *Interrupts) Context() context.Context { return in.ctx }
+// receive takes a signal: the first ends the session's measuring, a
+// second tmpprobe.
+func (in *Interrupts) receive(s os.Signal) {
+	in.mu.Lock()
+	first := in.first == nil
+	if first {
+		in.first = s
+	}
+	abort := in.abort
+	in.mu.Unlock()
+	if first {
+		in.end()
+		return
+	}
+	if abort != nil {
+		abort()
+	}
+	in.quit(ExitCode(s))
+}
+
+// end closes done, once.
+func (in *Interrupts) end() { in.close.Do(func() { close(in.done) }) }
+
+// ended says the first signal came (or the watching stopped).
+func (in *Interrupts) ended() bool {
+	select {
+	case <-in.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Context is a context that ends with the first signal: what a command
+// waits for before its session starts (an interpreter's version check),
+// and what a session's measuring runs under, wait on it.
+func (in *Interrupts) Context() context.Context { return untilSignal{in} }
+
+// untilSignal is the context of Interrupts: done when they end.
+type untilSignal struct{ in *Interrupts }
+
+func (untilSignal) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c untilSignal) Done() <-chan struct{}     { return c.in.done }
+func (untilSignal) Value(any) any               { return nil }
+func (c untilSignal) Err() error {
+	if c.in.ended() {
+		return context.Canceled
+	}
+	return nil
+}
 
 // onSecond sets what a second signal runs before tmpprobe exits.
 func (in *Interrupts) onSecond(abort func()) {
@@ -121,7 +167,7 @@ func (in *Interrupts) late() bool {
 // Stopped is the error of a command a signal stopped before its session
 // began (during an interpreter's version check), nil if none did.
 func (in *Interrupts) Stopped() error {
-	if in.ctx.Err() == nil {
+	if !in.ended() {
 		return nil
 	}
 	return in.before()

@@ -41,18 +41,19 @@ type Labs struct {
 	// report).
 	Progress func() (update func(arms.Progress), done func())
 	Stderr   io.Writer
+	// Args are the command line, as run.json records it.
+	Args []string
 }
 
 // RunLabs runs the labs, then reports and saves the run. On an error or
 // a signal what finished is still reported and saved.
 func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error) {
-	ctx := in.ctx
-	if ctx.Err() != nil {
+	if in.ended() {
 		return nil, in.before()
 	}
+	run := newRun(results.KindLabs, l.Args)
 	// What an earlier tmpprobe that was killed left, and its guard did
 	// not remove: said now, and in the footer.
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindLabs, Args: os.Args[1:]}
 	swept := say(l.Stderr, run.Kind, leftovers(freshfs.Sweep())...)
 	var freshOf map[string]string
 	var fresh []results.Note
@@ -90,7 +91,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 		defer p.Close()
 		runner.Tracer, runner.Cookie = p, p.Cookie
 	}
-	if ctx.Err() != nil {
+	if in.ended() {
 		return nil, in.before()
 	}
 	pressure := preflight.PressureOver()
@@ -100,7 +101,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 		runner.Progress, measured = l.Progress()
 	}
 	l.Outputs.hold()
-	res, runErr := runner.Run(ctx, l.Plan)
+	res, runErr := runner.Run(in.Context(), l.Plan)
 	interrupted := in.decide()
 	run.Meta.Pressure = pressure()
 	measured()
@@ -115,10 +116,11 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	if runner.Reruns > 0 {
 		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRerun, What: strconv.Itoa(runner.Reruns)})
 	}
-	out = derive(run, knowledge())
-	widen(out, l.History, l.Outputs.Out)
-	run.Derived.Warnings = append(run.Derived.Warnings, explain.StateWarnings(out.Sums, out.Labs.Baselines)...)
-	if err := l.Outputs.finish(stdout, l.Stderr, out); err != nil {
+	out, err = l.Outputs.conclude(run, knowledge(), stdout, l.Stderr, func(out *Outcome) {
+		widen(out, l.History, l.Outputs.Out)
+		run.Derived.Warnings = append(run.Derived.Warnings, explain.StateWarnings(out.Sums, out.Labs.Baselines)...)
+	})
+	if err != nil {
 		return out, err
 	}
 	switch {
@@ -159,7 +161,7 @@ func freshDirs(in *Interrupts, plan *arms.Plan) (freshOf map[string]string, note
 		made = append(made, ffs)
 		plan.Dirs[i], freshOf[ffs.Dir] = ffs.Dir, d
 		notes = append(notes, results.Note{Kind: results.NoteFreshFS, What: ffs.Describe()})
-		if in.ctx.Err() != nil {
+		if in.ended() {
 			return nil, nil, remove, in.before()
 		}
 	}

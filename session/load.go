@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/tmpprobe/tmpprobe/internal/atomicfile"
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
@@ -49,16 +48,20 @@ const (
 	DefaultMinEffectPct = compare.DefaultMinEffectPct
 )
 
+// Gate is what fails a diff of two runs (Regressed): an arm that changed,
+// by its On (GateTime, GateWork), by ThresholdPct or more. A diff with no
+// Gate does not gate.
+type Gate = compare.Gate
+
+// GateOn is the gate on what at thresholdPct.
+func GateOn(on string, thresholdPct float64) *Gate { return compare.GateOn(on, thresholdPct) }
+
 // Diff compares saved runs: two as OLD and NEW, more side by side.
 type Diff struct {
 	Paths        []string
 	MinEffectPct float64
-	// Gate and ThresholdPct fail a diff of two runs (Regressed) when, by
-	// Gate, an arm changed by ThresholdPct or more; Gated says whether
-	// they were asked for at all.
-	Gate         string
-	ThresholdPct float64
-	Gated        bool
+	// Gate fails a diff of two runs; nil: it does not gate.
+	Gate *Gate
 	// History is where the earlier runs for the spread between runs are
 	// read ("": the directory OLD and NEW share; "none": nowhere).
 	History string
@@ -66,16 +69,14 @@ type Diff struct {
 	Verbose bool
 }
 
-// Regressed is a diff that fails its gate; Why lists what failed it.
+// Regressed is a diff that fails its gate: Verdict says so, as the
+// diff's report does, and Why lists each reason.
 type Regressed struct {
-	Gate         string
-	ThresholdPct float64
-	Why          []string
+	Verdict string
+	Why     []string
 }
 
-func (e *Regressed) Error() string {
-	return fmt.Sprintf("fails --gate %s --threshold %g: %s", e.Gate, e.ThresholdPct, strings.Join(e.Why, "; "))
-}
+func (e *Regressed) Error() string { return e.Verdict }
 
 // RunDiff reads the runs, compares them and writes the diff (or, for
 // three runs or more, the matrix) to w.
@@ -99,10 +100,7 @@ func RunDiff(d Diff, w io.Writer) error {
 	if len(runs) > 2 {
 		return writing(d.Format, d.Format.Matrix(w, compare.DiffMany(names, runs, baselines, d.MinEffectPct)))
 	}
-	opt := compare.Options{MinEffectPct: d.MinEffectPct, ThresholdPct: compare.NoGate, Gate: d.Gate}
-	if d.Gated {
-		opt.ThresholdPct = d.ThresholdPct
-	}
+	opt := compare.Options{MinEffectPct: d.MinEffectPct, Gate: d.Gate}
 	opt.HistoryFrom = historyOf(d.Paths[0], d.Paths[1], d.History)
 	if opt.HistoryFrom != "" && !runs[0].Derived.Between.Measured() && !runs[1].Derived.Between.Measured() {
 		// Replicates of NEW: runs beside it of another environment (OLD's
@@ -117,12 +115,12 @@ func RunDiff(d Diff, w io.Writer) error {
 			opt.History, opt.LeftOut = earlier, slices.DeleteFunc(leftOut, func(l results.LeftOut) bool { return l.Name == oldName })
 		}
 	}
-	rep := compare.DiffWith(names[0], runs[0], names[1], runs[1], baselines, opt)
-	if err := writing(d.Format, d.Format.Diff(w, rep, d.Verbose)); err != nil {
+	doc := report.NewDiff(compare.DiffWith(names[0], runs[0], names[1], runs[1], baselines, opt))
+	if err := writing(d.Format, d.Format.Diff(w, doc, d.Verbose)); err != nil {
 		return err
 	}
-	if len(rep.Gated) > 0 {
-		return &Regressed{Gate: d.Gate, ThresholdPct: d.ThresholdPct, Why: rep.Gated}
+	if len(doc.Gated) > 0 {
+		return &Regressed{Verdict: doc.Gate, Why: doc.Gated}
 	}
 	return nil
 }

@@ -7,11 +7,15 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
+// probeOpen loads the BPF object: the session's edge with the kernel,
+// which its tests replace to run without root.
+var probeOpen = probe.Open
+
 // openProbe opens and attaches the probe and records in meta which backend
 // runs, how, which hooks run in an older form, and why the other backends
 // were skipped. attachNone says whether the session could do without it.
 func openProbe(opts probe.Options, devs []uint32, meta *results.Meta, attachNone bool) (*probe.Probe, error) {
-	p, err := probe.Open(opts)
+	p, err := probeOpen(opts)
 	if err != nil {
 		return nil, &ProbeError{err, attachNone}
 	}

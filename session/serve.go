@@ -37,7 +37,7 @@ func RunServe(in *Interrupts, s Serve) error {
 		}
 		opts.TargetCgroup = id
 	}
-	if in.ctx.Err() != nil {
+	if in.ended() {
 		return in.before()
 	}
 	meta := preflight.Host()
@@ -55,7 +55,7 @@ func RunServe(in *Interrupts, s Serve) error {
 	srv := serve.New(p, cfg)
 	// The server stops with the following: the target's end or the
 	// duration's ends it as a signal does.
-	ctx, stop := context.WithCancel(in.ctx)
+	ctx, stop := context.WithCancel(in.Context())
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- serve.Serve(ctx, ln, srv.Handler(), cfg.MaxProfile) }()
@@ -67,7 +67,7 @@ func RunServe(in *Interrupts, s Serve) error {
 				cfg.Label, ln.Addr(), follow.CookieEnv, p.Cookie)
 		}
 	}
-	_, err = follow.Run(in.ctx, p, p.Cookie, &spec, ready, srv.Sample)
+	_, err = follow.Run(in.Context(), p, p.Cookie, &spec, ready, srv.Sample)
 	stop()
 	if serr := <-served; err == nil {
 		err = serr

@@ -31,6 +31,24 @@ type Outcome struct {
 	Labs explain.LabKnowledge
 }
 
+// newRun is the run record a session starts from its configuration: its
+// kind and the command line (args) that asked for it; the session fills
+// in what it measures.
+func newRun(kind results.RunKind, args []string) *results.Run {
+	return &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: kind, Args: args}
+}
+
+// conclude is how every measuring session ends: the run summarized
+// (derive), what the session adds to it (then, when set), and the run
+// saved and reported (Outputs.finish).
+func (o *Outputs) conclude(run *results.Run, labs explain.LabKnowledge, stdout, stderr io.Writer, then func(*Outcome)) (*Outcome, error) {
+	out := derive(run, labs)
+	if then != nil {
+		then(out)
+	}
+	return out, o.finish(stdout, stderr, out)
+}
+
 // derive summarizes the run, escaped first as a saved run is when read
 // back, so that a live report and a report of the saved run print alike
 // (a command named by a Python snippet holds a newline).

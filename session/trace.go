@@ -28,6 +28,8 @@ type Trace struct {
 	Outputs Outputs
 	Quiet   bool // no "tracing …" line
 	Stderr  io.Writer
+	// Args are the command line, as run.json records it.
+	Args []string
 }
 
 // RunTrace traces until the target ends, the duration passes or a signal
@@ -51,10 +53,11 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 		opts.TargetCgroup = id
 	}
 	in.onSecond(follow.Abort)
-	if in.ctx.Err() != nil {
+	if in.ended() {
 		return nil, in.before()
 	}
-	run := &results.Run{Schema: results.Schema, Tool: "tmpprobe", Kind: results.KindTrace, Args: os.Args[1:], Meta: preflight.Host()}
+	run := newRun(results.KindTrace, t.Args)
+	run.Meta = preflight.Host()
 	if len(spec.Command) > 0 {
 		launching(run, spec.As, t.Stderr)
 	}
@@ -67,7 +70,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 		spec.Clock = p
 	}
 	t.Outputs.hold()
-	res, err := follow.Run(in.ctx, p, p.Cookie, spec, t.ready(p.Cookie), t.everyInterval(stdout))
+	res, err := follow.Run(in.Context(), p, p.Cookie, spec, t.ready(p.Cookie), t.everyInterval(stdout))
 	interrupted := in.decide()
 	if err != nil {
 		return nil, err
@@ -78,9 +81,10 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	run.Complete, run.Finished, run.Arms = interrupted == nil, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
-	out := derive(run, explain.LabKnowledge{}) // a target and its regions: no lab to compare them by
 	t.Outputs.Text.Trace = &t.View
-	if err := t.Outputs.finish(stdout, t.Stderr, out); err != nil {
+	// A target and its regions: no lab to compare them by.
+	out, err := t.Outputs.conclude(run, explain.LabKnowledge{}, stdout, t.Stderr, nil)
+	if err != nil {
 		return out, err
 	}
 	if interrupted != nil {

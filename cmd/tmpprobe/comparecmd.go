@@ -85,7 +85,7 @@ func cmdCompare(in *session.Interrupts, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	c.Stderr = stderr
+	c.Stderr, c.Args = stderr, append([]string{"compare"}, args...)
 	if !f.quiet {
 		c.Progress = func() (func(cmdbench.Progress), func()) {
 			update := compareProgress(stderr)

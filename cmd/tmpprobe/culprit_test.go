@@ -20,17 +20,18 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // diffAll diffs two saved runs as JSON.
-func diffAll(t *testing.T, old, cur string) *compare.DiffReport {
+func diffAll(t *testing.T, old, cur string) *render.DiffJSON {
 	t.Helper()
 	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json")
 	if code != 0 && code != exitRegressed {
 		t.Fatalf("diff: exit %d: %s", code, stderr)
 	}
-	var rep compare.DiffReport
+	var rep render.DiffJSON
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +41,13 @@ func diffAll(t *testing.T, old, cur string) *compare.DiffReport {
 }
 
 // quietDiff diffs two saved runs as JSON, and fails unless diff exits 0.
-func quietDiff(t *testing.T, old, cur string) *compare.DiffReport {
+func quietDiff(t *testing.T, old, cur string) *render.DiffJSON {
 	t.Helper()
 	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json")
 	if code != 0 {
 		t.Fatalf("diff %s %s: exit %d: %s", old, cur, code, stderr)
 	}
-	var rep compare.DiffReport
+	var rep render.DiffJSON
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func quietDiff(t *testing.T, old, cur string) *compare.DiffReport {
 
 // described says what a test needs of an arm's diff when it fails: its
 // status, change and sentence, never a dump of its pointers.
-func described(d *compare.ArmDiff) string {
+func described(d *render.DiffArmJSON) string {
 	if d == nil {
 		return "not in the diff"
 	}
@@ -67,7 +68,7 @@ func described(d *compare.ArmDiff) string {
 }
 
 // factsText lists a diff's preflight differences, one a line.
-func factsText(facts []compare.FactChange) string {
+func factsText(facts []render.DiffFactJSON) string {
 	var lines []string
 	for _, f := range facts {
 		lines = append(lines, fmt.Sprintf("%s: %s → %s (+%v −%v) explains %v", f.Name, f.Old, f.New, f.Added, f.Removed, f.Explains))
@@ -75,7 +76,7 @@ func factsText(facts []compare.FactChange) string {
 	return "\n" + strings.Join(lines, "\n")
 }
 
-func armDiff(rep *compare.DiffReport, arm string) *compare.ArmDiff {
+func armDiff(rep *render.DiffJSON, arm string) *render.DiffArmJSON {
 	for i := range rep.Arms {
 		if rep.Arms[i].Arm == arm {
 			return &rep.Arms[i]
@@ -85,7 +86,7 @@ func armDiff(rep *compare.DiffReport, arm string) *compare.ArmDiff {
 }
 
 // culpritTerm is the term of arm whose culprits name want, or nil.
-func culpritTerm(d *compare.ArmDiff, want string) string {
+func culpritTerm(d *render.DiffArmJSON, want string) string {
 	for _, term := range d.Terms {
 		for _, c := range term.Culprits {
 			if strings.Contains(c, want) {
@@ -135,7 +136,7 @@ func TestDiffNamesNobarrier(t *testing.T) {
 	saveRun(t, loopext4.Journaled(t, "256M"), old, "TemporaryFile", "mkstemp-fsync")
 	saveRun(t, loopext4.JournaledWith(t, "256M", "nobarrier"), cur, "TemporaryFile", "mkstemp-fsync")
 	rep := diffAll(t, old, cur)
-	var tied *compare.FactChange
+	var tied *render.DiffFactJSON
 	explainsNothing := -1
 	for i, f := range rep.Preflight {
 		if len(f.Explains) == 0 && f.Name != "work dirs" && explainsNothing < 0 {
@@ -166,7 +167,7 @@ func TestDiffNamesNobarrier(t *testing.T) {
 	for _, c := range d.Work.Changed {
 		flushes = flushes || (c.Name == results.WorkFlushes && c.Old > 0 && c.New == 0)
 	}
-	if d.Work.Verdict != explain.WorkLess || !flushes || !strings.HasPrefix(d.Sentence, d.Label()+": less work: flushes/op ") ||
+	if d.Work.Verdict != explain.WorkLess || !flushes || !strings.HasPrefix(d.Sentence, explain.ArmLabel(d.Kind, d.CaseID)+": less work: flushes/op ") ||
 		!strings.Contains(d.Work.Headline, "NEW is mounted nobarrier") {
 		t.Errorf("sentence lacks the mechanism or its culprit: %s", d.Sentence)
 	}
@@ -224,7 +225,7 @@ func TestDiffNamesDiscard(t *testing.T) {
 	d = armDiff(rev, "mkstemp-fsync")
 	if d == nil || d.Work == nil || !strings.HasPrefix(d.Work.Headline, "more work: discards/op 0 → 1") || !strings.Contains(d.Work.Headline, "NEW is mounted discard") {
 		t.Errorf("with discard: %s; want more work: discards/op 0 → 1 (NEW is mounted discard)", described(d))
-	} else if !strings.HasPrefix(d.Sentence, d.Label()+": more work: discards/op 0 → 1") {
+	} else if !strings.HasPrefix(d.Sentence, explain.ArmLabel(d.Kind, d.CaseID)+": more work: discards/op 0 → 1") {
 		t.Errorf("with discard: the sentence does not say the work first: %s", d.Sentence)
 	}
 	if code, _, stderr := inProcess("diff", cur, old, "--gate", "work", "--threshold", "5"); code != exitRegressed || !strings.Contains(stderr, "discards/op 0 → 1") {
@@ -270,7 +271,7 @@ func TestDiffNamesDiskNeighbour(t *testing.T) {
 // diskNeighbourRun saves cur beside four dd loops writing 64 KiB blocks
 // with O_DIRECT and O_DSYNC in dir, checks what the probe counted of
 // them, and diffs it against old, the run alone.
-func diskNeighbourRun(t *testing.T, dir, old, cur string, more []string) *compare.DiffReport {
+func diskNeighbourRun(t *testing.T, dir, old, cur string, more []string) *render.DiffJSON {
 	t.Helper()
 	const block = 64 << 10
 	var stops []func()
@@ -350,7 +351,7 @@ func TestDiffNamesCPUNeighbour(t *testing.T) {
 // say: the hog appeared, and is tied to every arm whose run-queue wait
 // grew (#29), in that arm's sentence, whatever its status; tmpprobe
 // itself is never a neighbour.
-func cpuNeighbourProblems(t *testing.T, rep *compare.DiffReport, old, cur string) []string {
+func cpuNeighbourProblems(t *testing.T, rep *render.DiffJSON, old, cur string) []string {
 	t.Helper()
 	var problems []string
 	if p := cpuHogMissing(rep); p != "" {
@@ -386,7 +387,7 @@ func cpuNeighbourProblems(t *testing.T, rep *compare.DiffReport, old, cur string
 // re-executed) are the observer, never a neighbour (#29): where the runs
 // met this process on a worker's CPU it is marked so, and the diff names
 // it nowhere.
-func wantNoObserverNeighbour(t *testing.T, rep *compare.DiffReport, runs ...*results.Run) {
+func wantNoObserverNeighbour(t *testing.T, rep *render.DiffJSON, runs ...*results.Run) {
 	t.Helper()
 	self := uint32(os.Getpid())
 	for _, r := range runs {
@@ -437,14 +438,14 @@ func cpuHogs(t *testing.T) (stop func()) {
 
 // wantCPUHogAppeared checks that a diff names cpuHogs' hogs as a CPU
 // neighbour that appeared in NEW, with its share of the run-queue wait.
-func wantCPUHogAppeared(t *testing.T, rep *compare.DiffReport) {
+func wantCPUHogAppeared(t *testing.T, rep *render.DiffJSON) {
 	t.Helper()
 	if p := cpuHogMissing(rep); p != "" {
 		t.Error(p)
 	}
 }
 
-func cpuHogMissing(rep *compare.DiffReport) string {
+func cpuHogMissing(rep *render.DiffJSON) string {
 	if slices.ContainsFunc(rep.Neighbours, func(s string) bool {
 		return strings.HasPrefix(s, "NEW: cpuhog (pid ") && strings.Contains(s, "of the run-queue wait")
 	}) {

@@ -98,6 +98,9 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("--format %q: want %s", *format, render.FormatNames(render.DiffFormat))
 	}
-	return session.RunDiff(session.Diff{Paths: fs.Args(), MinEffectPct: *minEffect, Gate: *gate, ThresholdPct: *threshold,
-		Gated: fs.Changed("threshold"), History: *history, Format: f, Verbose: *verbose}, stdout)
+	var gated *session.Gate
+	if fs.Changed("threshold") {
+		gated = session.GateOn(*gate, *threshold)
+	}
+	return session.RunDiff(session.Diff{Paths: fs.Args(), MinEffectPct: *minEffect, Gate: gated, History: *history, Format: f, Verbose: *verbose}, stdout)
 }

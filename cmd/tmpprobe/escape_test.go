@@ -3,9 +3,13 @@
 package main
 
 import (
+	"encoding/xml"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -61,4 +65,47 @@ func TestWhatTheUserTypedIsEscaped(t *testing.T) {
 func firstLines(s string, n int) string {
 	lines := strings.SplitN(s, "\n", n+1)
 	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// A traced command whose name holds ESC and BEL: the live report, the
+// "tracing" line, report.md, the CSVs and chart.svg show them escaped, as
+// a re-rendered saved run does, and chart.svg is well-formed XML.
+func TestLiveOutputEscaped(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	name := filepath.Join(dir, "app\x1b[31m\x07")
+	script := "#!/bin/sh\ni=0\nwhile [ $i -lt 300 ]; do echo x > " + dir + "/f; i=$((i+1)); done\n"
+	if err := os.WriteFile(name, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, csv := filepath.Join(dir, "run"), filepath.Join(dir, "t.csv")
+	code, stdout, stderr := runGuarded(t, tmpprobe("trace", "--csv", csv, "--out", out, "--", name, "\x1b]0;title\x07"))
+	if code != 0 {
+		t.Fatalf("exit %d: %q", code, stderr)
+	}
+	files := runFiles(t, out)
+	delete(files, "chart.png") // binary
+	b, _ := os.ReadFile(csv)
+	files["--csv"], files["stdout"], files["stderr"] = string(b), stdout, stderr
+	for what, body := range files {
+		if strings.ContainsAny(body, "\x1b\x07") {
+			t.Errorf("%s holds a raw ESC or BEL", what)
+		}
+	}
+	if !strings.Contains(stderr, `\x1b[31m\a`) {
+		t.Errorf("the tracing line does not name the command escaped: %q", stderr)
+	}
+	svg, ok := files["chart.svg"]
+	if !ok {
+		t.Fatalf("no chart.svg in %v", slices.Collect(maps.Keys(files)))
+	}
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Errorf("chart.svg is not XML: %v", err)
+			break
+		}
+	}
 }

@@ -17,9 +17,9 @@ import (
 // Exit codes.
 const (
 	exitOK        = 0
-	exitArmFailed = 1 // a worker failed (the other arms still ran), or an output could not be written
-	exitRegressed = 1 // diff: --threshold failed
-	exitUsage     = 2 // bad input, or the kernel/privileges refused the probe
+	exitArmFailed = session.ExitFailed // a worker failed (the other arms still ran), or an output could not be written
+	exitRegressed = session.ExitFailed // diff: --threshold failed
+	exitUsage     = session.ExitUsage  // bad input, or the kernel/privileges refused the probe
 	exitSIGINT    = 130
 	exitSIGTERM   = 143
 )
@@ -42,20 +42,17 @@ func (e exitError) Error() string { return e.msg }
 var errHelp = errors.New("help shown")
 
 // exitFor prints err as one line and maps it to the exit code: a flag's
-// mistake and a session's bad input exit 2 with a hint; a probe the kernel
-// refused, 2, pointing at what to do; a signal, 128 + its number; a
-// failed arm or output, 1; a traced or compared command's failure, its
-// status; anything else, 2.
+// mistake exits 2 with a hint; a session's error its status
+// (session.ExitStatus), a session's bad input with the hint too and a
+// probe the kernel refused pointing at what to do; anything else, 2.
 func exitFor(err error, stderr io.Writer) int {
 	var (
 		ue  usageError
 		ee  exitError
 		sue *session.UsageError
 		pe  *session.ProbeError
-		ie  *session.Interrupted
 		ce  *session.CommandExit
 		oe  *session.OutputError
-		re  *session.Regressed
 	)
 	// What reaches the terminal is escaped: a message may quote a path
 	// or a command the user typed.
@@ -65,28 +62,32 @@ func exitFor(err error, stderr io.Writer) int {
 		}
 		return code
 	}
+	hint := func(code int) int {
+		fmt.Fprintf(stderr, "tmpprobe: %s\nTry 'tmpprobe --help'.\n", escape.Line(errtext.FirstLine(err.Error())))
+		return code
+	}
 	switch {
 	case err == nil, errors.Is(err, errHelp):
 		return exitOK
-	case errors.As(err, &ue), errors.As(err, &sue):
-		fmt.Fprintf(stderr, "tmpprobe: %s\nTry 'tmpprobe --help'.\n", escape.Line(errtext.FirstLine(err.Error())))
-		return exitUsage
+	case errors.As(err, &ue):
+		return hint(exitUsage)
 	case errors.As(err, &ee):
 		return say(ee.code, ee.msg)
-	case errors.As(err, &pe):
-		return say(exitUsage, privilegeHint(pe.Err, pe.AttachNone))
-	case errors.As(err, &ie):
-		return say(session.ExitCode(ie.Signal), ie.Error())
-	case errors.As(err, &ce):
-		return say(ce.Status, ce.Msg)
-	case errors.As(err, &oe):
-		return say(exitArmFailed, oe.Msg)
-	case errors.As(err, &re):
-		return say(exitRegressed, re.Error())
-	case errors.As(err, new(session.ArmsFailed)):
-		return say(exitArmFailed, err.Error())
 	}
-	return say(exitUsage, errtext.FirstLine(err.Error()))
+	code, ok := session.ExitStatus(err)
+	switch {
+	case !ok:
+		return say(exitUsage, errtext.FirstLine(err.Error()))
+	case errors.As(err, &sue):
+		return hint(code)
+	case errors.As(err, &pe):
+		return say(code, privilegeHint(pe.Err, pe.AttachNone))
+	case errors.As(err, &ce):
+		return say(code, ce.Msg)
+	case errors.As(err, &oe):
+		return say(code, oe.Msg)
+	}
+	return say(code, err.Error()) // a signal, a failed gate, failed arms
 }
 
 // privilegeHint says how to run it when the kernel refused for want of

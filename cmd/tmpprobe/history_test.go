@@ -4,15 +4,18 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
 
 // Runs saved side by side with --out: each later run reads the earlier
@@ -181,5 +184,95 @@ func sameFigureEverywhere(t *testing.T, before, path string, run *results.Run, l
 	}
 	if _, md, _ := inProcess("diff", before, path, "--format", "markdown"); !strings.Contains(md, table) {
 		t.Errorf("diff --format markdown does not print NEW's ratio as %q:\n%s", table, md)
+	}
+}
+
+// maxUnreadNamedForTest is runfile's maxUnreadNamed.
+const maxUnreadNamedForTest = 3
+
+// --history reads only what nobody but root and the invoker could have
+// put there: not a directory others can write (/tmp), not a run directory
+// or run.json another user owns, not a symlink (to /etc/shadow), one
+// hard-linked run.json once, none over the size cap; what it passes over
+// is one line for thousands of planted directories; the runs it read are
+// named in the footer, live and in report; a saved spread that is
+// negative is refused with its field named. On afa68bc two planted runs
+// widened the intervals to ±424453% and root followed a symlink to
+// /etc/shadow.
+func TestHistoryTrustsOnlyItsOwn(t *testing.T) {
+	needRoot(t)
+	work := t.TempDir()
+	hist := t.TempDir()
+	os.Chmod(hist, 0o755)
+	save := func(name string) (int, string, string) {
+		return inProcess(quickRun(work, "--out", filepath.Join(hist, name))...)
+	}
+	for _, name := range []string{"a", "b"} {
+		if code, _, stderr := save(name); code != 0 {
+			t.Fatalf("saving %s: exit %d: %s", name, code, stderr)
+		}
+	}
+	good, _ := os.ReadFile(filepath.Join(hist, "a", "run.json"))
+	plant := func(name string, owner int) string {
+		d := filepath.Join(hist, name)
+		os.Mkdir(d, 0o755)
+		os.Chown(d, owner, owner)
+		return d
+	}
+	theirs := plant("theirs", nobody)
+	os.WriteFile(filepath.Join(theirs, "run.json"), good, 0o644)
+	os.Chown(filepath.Join(theirs, "run.json"), nobody, nobody)
+	os.Symlink("/etc/shadow", filepath.Join(plant("shadow", 0), "run.json"))
+	os.Symlink(filepath.Join(hist, "a"), filepath.Join(hist, "link"))
+	for i := 1; i <= 5; i++ {
+		os.Link(filepath.Join(hist, "b", "run.json"), filepath.Join(plant("hardlink-"+strconv.Itoa(i), 0), "run.json"))
+	}
+	big := filepath.Join(plant("big", 0), "run.json")
+	os.WriteFile(big, append(good, make([]byte, 40<<20)...), 0o644)
+	for i := 0; i < 2000; i++ {
+		d := plant(fmt.Sprintf("planted-%04d", i), nobody)
+		os.WriteFile(filepath.Join(d, "run.json"), []byte("{}"), 0o644)
+	}
+	code, stdout, stderr := save("c")
+	if code != 0 {
+		t.Fatalf("saving c: exit %d: %s", code, stderr)
+	}
+	footer := oneLine(stdout)
+	if !strings.Contains(footer, "2 earlier runs (") || !strings.Contains(footer, "a") {
+		t.Errorf("the footer does not name the 2 runs read:\n%s", stdout)
+	}
+	if n := strings.Count(footer, "--history: not read:"); n != maxUnreadNamedForTest+1 || !strings.Contains(footer, "more") {
+		t.Errorf("%d notes of runs not read, want %d and one that counts the rest:\n%s", n, maxUnreadNamedForTest+1, stdout)
+	}
+	for _, leak := range []string{"shadow:", "root:"} {
+		if strings.Contains(stdout, leak) && !strings.Contains(footer, "shadow: run.json is not a regular file") {
+			t.Errorf("the footer shows %q:\n%s", leak, stdout)
+		}
+	}
+	_, report, _ := inProcess("report", filepath.Join(hist, "c"))
+	if !strings.Contains(oneLine(report), "2 earlier runs (") {
+		t.Errorf("report does not name the runs read:\n%s", report)
+	}
+
+	// A directory others can write: nothing in it is read, and it says so.
+	open := t.TempDir()
+	os.Chmod(open, os.ModeSticky|0o777)
+	code, stdout, stderr = inProcess(quickRun(work, "--out", filepath.Join(open, "x"))...)
+	if code != 0 || !strings.Contains(oneLine(stdout), "is writable by other users") {
+		t.Errorf("--out in a sticky dir others can write: exit %d (%s), footer does not say its runs are not read:\n%s", code, stderr, stdout)
+	}
+
+	// A saved spread that is negative is refused, its field named.
+	js, _ := os.ReadFile(filepath.Join(hist, "c", "run.json"))
+	var doc map[string]any
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["between_runs"].(map[string]any)["cases"] = []any{map[string]any{"case": "x", "runs": 3, "ops_per_s_log_sd": -1, "ratio_log_sd": 0.1}}
+	bad, _ := json.Marshal(doc)
+	badPath := filepath.Join(t.TempDir(), "run.json")
+	os.WriteFile(badPath, bad, 0o644)
+	if code, _, stderr := inProcess("report", badPath); code != exitUsage || !strings.Contains(stderr, "ops_per_s_log_sd") {
+		t.Errorf("a negative spread: exit %d, %q; want 2 naming ops_per_s_log_sd", code, stderr)
 	}
 }

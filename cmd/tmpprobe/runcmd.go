@@ -118,7 +118,7 @@ func cmdRun(in *session.Interrupts, cmd string, args []string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	labs.Stderr = stderr
+	labs.Stderr, labs.Args = stderr, append([]string{cmd}, args...)
 	if !f.quiet {
 		labs.Progress = func() (func(arms.Progress), func()) {
 			meter := newProgress(stderr)

@@ -87,7 +87,7 @@ func cmdTrace(in *session.Interrupts, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	t.Stderr = stderr
+	t.Stderr, t.Args = stderr, append([]string{"trace"}, args...)
 	_, err = session.RunTrace(in, t, stdout)
 	return err
 }

@@ -62,7 +62,7 @@ func TestDiffSameWorkSlowerDevice(t *testing.T) {
 		if !strings.HasPrefix(d.Work.Headline, "same work, slower: device time per ") || !strings.Contains(d.Work.Headline, "vda") {
 			t.Errorf("%s: headline %q, want the same work, slower per device request, naming the disk", arm, d.Work.Headline)
 		}
-		if !strings.HasPrefix(d.Sentence, d.Label()+": same work, slower") {
+		if !strings.HasPrefix(d.Sentence, explain.ArmLabel(d.Kind, d.CaseID)+": same work, slower") {
 			t.Errorf("%s: sentence does not say the work first: %s", arm, d.Sentence)
 		}
 	}

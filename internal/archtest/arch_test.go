@@ -351,21 +351,7 @@ func TestImportLayers(t *testing.T) {
 // ARCHITECTURE.md states the rules above as a list under "## Import
 // invariants", in the words of each rule's says; the two must not drift.
 func TestArchitectureListsTheRules(t *testing.T) {
-	doc, err := os.ReadFile("../../ARCHITECTURE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), "\n## Import invariants\n")
-	if !ok {
-		t.Fatal(`ARCHITECTURE.md has no "## Import invariants" section`)
-	}
-	section, _, _ = strings.Cut(section, "\n## ")
-	var listed []string
-	for _, line := range strings.Split(section, "\n") {
-		if item, ok := strings.CutPrefix(line, "- "); ok {
-			listed = append(listed, item)
-		}
-	}
+	listed := listedUnder(t, "Import invariants")
 	var says []string
 	for _, r := range rules {
 		if !slices.Contains(says, r.says) {
@@ -382,6 +368,28 @@ func TestArchitectureListsTheRules(t *testing.T) {
 			t.Errorf("ARCHITECTURE.md lists %q, which no rule of TestImportLayers checks", l)
 		}
 	}
+}
+
+// listedUnder is the list under the heading "## "+heading of
+// ARCHITECTURE.md, an item a line.
+func listedUnder(t *testing.T, heading string) []string {
+	t.Helper()
+	doc, err := os.ReadFile("../../ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## "+heading+"\n")
+	if !ok {
+		t.Fatalf("ARCHITECTURE.md has no %q section", "## "+heading)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var listed []string
+	for _, line := range strings.Split(section, "\n") {
+		if item, ok := strings.CutPrefix(line, "- "); ok {
+			listed = append(listed, item)
+		}
+	}
+	return listed
 }
 
 // Every package of the module has its place in ARCHITECTURE.md's code map,

@@ -3,7 +3,7 @@
 // Package marker is how a thread starts and ends a traced region:
 // lseek(-1, cookie, phase<<1 | begin). The fd -1 makes the call fail with
 // EBADF before the kernel reads the offset or whence, so nothing is
-// seeked, and the BPF side (handle_marker in bpf/tmpprobe.bpf.c) accepts
+// seeked, and the BPF side (handle_marker in bpf/threads.bpf.h) accepts
 // only the run's cookie, so no other process starts or ends a region.
 // arms/driver.py issues the same call in Python; TestPythonMarksAsGo in
 // arms holds it to this one.

@@ -1,30 +1,30 @@
 package compare
 
 import (
-	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/explain"
 )
 
+// Status is how an arm came out of a diff.
+type Status string
+
 // Arm statuses in a diff.
 const (
-	StatusRegressed = "regressed"
-	StatusImproved  = "improved"
-	StatusNoise     = "within noise"
-	StatusTooFew    = "too few samples"
-	StatusDrift     = "moved with the machine" // a baseline arm that moved, judged with its group
+	StatusRegressed Status = "regressed"
+	StatusImproved  Status = "improved"
+	StatusNoise     Status = "within noise"
+	StatusTooFew    Status = "too few samples"
+	StatusDrift     Status = "moved with the machine" // a baseline arm that moved, judged with its group
 	// StatusWithBaseline is an arm whose ratio moved only because its
 	// baseline did: its own throughput did not change with it.
-	StatusWithBaseline = "moved with the baseline"
-	StatusOnlyOld      = "only in OLD"
-	StatusOnlyNew      = "only in NEW"
-	StatusFailed       = "failed"
+	StatusWithBaseline Status = "moved with the baseline"
+	StatusOnlyOld      Status = "only in OLD"
+	StatusOnlyNew      Status = "only in NEW"
+	StatusFailed       Status = "failed"
 )
 
 // DefaultMinEffectPct is the smallest change a diff reports, besides
@@ -32,127 +32,88 @@ const (
 // negligible 1%.
 const DefaultMinEffectPct = results.MinEffectPct
 
-// DiffReport is what changed between two runs.
+// DiffReport is what a diff of two runs found: judgement only, in types.
+// What it says is results/report's DiffDocument, made from it once.
 type DiffReport struct {
-	Old      string   `json:"old"`
-	New      string   `json:"new"`
-	Problems []string `json:"problems,omitempty"` // why the runs compare only in part
-	// Preflight lists every difference of the environment: those the
-	// mechanism ties to a changed term first (Explains), then the rest.
-	Preflight []FactChange `json:"preflight_differences,omitempty"`
+	// Old and New name the runs, as the user named them.
+	Old, New string
+	// Kind is the kind of the runs compared (NEW's).
+	Kind results.RunKind
+	// Problems are why the runs compare only in part.
+	Problems []explain.Problem
+	// Preflight lists every difference of the environment: the work
+	// dirs first, then those the mechanism ties to a changed term
+	// (Explains), then the rest.
+	Preflight []FactChange
 	// Neighbours are the other tasks that appeared, grew or vanished
-	// between the runs, over all traced batches, with their share.
-	Neighbours []string `json:"neighbours,omitempty"`
-	// Drift is, per group whose baseline arm moved, the sentence that
-	// puts the change on the machine or the environment.
-	Drift        []DriftNote `json:"drift,omitempty"`
-	Arms         []ArmDiff   `json:"arms"`
-	MinEffectPct float64     `json:"min_effect_pct"`
-	Alpha        float64     `json:"alpha"`
-	// ThresholdPct is --threshold, nil when the diff does not gate.
-	ThresholdPct *float64 `json:"threshold_pct,omitempty"`
-	// Gate is what --threshold fails on: GateTime or GateWork.
-	Gate string `json:"gate"`
-	// BetweenRuns says where the spread between runs the tests count came
-	// from ("" when none did).
-	BetweenRuns string `json:"between_runs,omitempty"`
-	// LeftOut says which runs beside NEW were not taken for replicates,
-	// and why ("2 runs beside it left out: mounted nobarrier").
-	LeftOut string `json:"left_out,omitempty"`
-	// Gated is why --threshold fails: arms that regressed by it or more,
-	// an incomplete NEW run, arms NEW lost, arms too few rounds judge.
-	Gated []string `json:"gated,omitempty"`
-}
-
-// DriftNote is a group whose baseline arm's throughput changed.
-type DriftNote struct {
-	Group    string  `json:"group"`
-	Baseline string  `json:"baseline"`
-	DeltaPct float64 `json:"delta_pct"`
-	P        float64 `json:"p"`
-	// Moved are the arms of the group whose ratio to the baseline changed.
-	Moved    []string `json:"ratio_changed"`
-	Sentence string   `json:"sentence"`
+	// between the runs, over all traced batches.
+	Neighbours []explain.NeighbourChange
+	// Drift is, per group whose baseline arm moved, what the move means.
+	Drift        []DriftNote
+	Arms         []ArmDiff
+	MinEffectPct float64
+	Alpha        float64
+	// Gate is what fails the diff; nil when it does not gate.
+	Gate *Gate
+	// Between is where the spread between runs the tests count came
+	// from; nil when none did.
+	Between *Between
+	// LeftOut are the runs beside NEW that were not taken for
+	// replicates, and why.
+	LeftOut []results.LeftOut
+	// Gated are why the gate fails: nil when it passes.
+	Gated []GateReason
 }
 
 // ArmDiff is one aligned arm: its throughput and its ratio to the lab's
 // baseline in both runs, each compared round by round, and, when the arm
 // changed, the decomposition of Δ wall per op.
 type ArmDiff struct {
-	Lab       string `json:"lab"`
-	Arm       string `json:"arm"`
-	Runtime   string `json:"runtime"`
-	Param     string `json:"param"` // as benchmark names spell it
-	SizeBytes int    `json:"size_bytes,omitempty"`
-	// PayloadBytes is the modes lab's parameter, as SizeBytes the
-	// buffers lab's: the arm's own, which sentences compare, never Param.
-	PayloadBytes int `json:"payload_bytes,omitempty"`
+	// CaseID is the arm's case, as OLD ran it (as NEW did when only NEW
+	// ran it): its payload and size are what sentences compare, never
+	// Param.
+	results.CaseID
+	Param string // as benchmark names spell it
 	// Kind is the kind of the runs compared: a command's arm is named by
 	// its command alone.
-	Kind     results.RunKind `json:"kind,omitempty"`
-	OldDir   string          `json:"old_dir,omitempty"`
-	NewDir   string          `json:"new_dir,omitempty"`
-	Baseline bool            `json:"baseline,omitempty"` // the lab's baseline arm
-	Status   string          `json:"status"`
-	Lost     bool            `json:"lost,omitempty"` // ran in OLD, failed in NEW
+	Kind           results.RunKind
+	OldDir, NewDir string
+	Baseline       bool   // the lab's baseline arm
+	BaselineArm    string // the lab's baseline arm, what its ratio is to
+	Status         Status
+	Lost           bool // ran in OLD, failed in NEW
 	// WithGroup: it moved with its group when the environment changed,
 	// its ratio to the baseline unchanged; the group's note says it.
-	WithGroup bool `json:"with_group,omitempty"`
+	WithGroup bool
 	// Failure is what NEW's arm lost though it has figures: its worker
 	// failed after some rounds, or its command exited non-zero in runs
 	// where OLD's did not; nil when nothing.
-	Failure *Failure `json:"failure_in_new,omitempty"`
-	Unit    string   `json:"unit"`
-	Rate    string   `json:"rate"` // "ops/s", or "MiB/s" for the buffers lab
+	Failure *Failure
+	// OldError and NewError are why an arm failed (StatusFailed): each
+	// run's error, "" for the run whose arm has figures.
+	OldError, NewError string
+	Unit               string
+	Rate               string // "ops/s", or "MiB/s" for the buffers lab
 	// OpsPerS compares the headline throughput (in Rate units);
-	// Ratio the ratio to the baseline arm, paired per round in each run.
-	OpsPerS *results.Comparison `json:"ops_per_s,omitempty"`
-	Ratio   *results.Comparison `json:"ratio,omitempty"`
+	// Ratio the ratio to the baseline arm, paired per round in each run;
+	// OwnRate the throughput by the arm's generations alone, without the
+	// spread between runs (what says a ratio moved with its baseline).
+	OpsPerS, Ratio, OwnRate *results.Comparison
 	// JudgedBy names the comparison the status comes from: the ratio
 	// when the arm has one in both runs (the machine's drift cancels in
 	// it), else the throughput.
-	JudgedBy  string           `json:"judged_by,omitempty"`
-	ChangePct float64          `json:"change_pct"`
-	OldWall   results.NsPerOp  `json:"old_wall_ns_per_op"`
-	NewWall   results.NsPerOp  `json:"new_wall_ns_per_op"`
-	Terms     []explain.Term   `json:"terms,omitempty"`
-	Extras    []explain.Detail `json:"extras,omitempty"`
+	JudgedBy         string
+	ChangePct        float64
+	OldWall, NewWall results.NsPerOp
+	Terms            []explain.Term
+	Extras           []explain.Detail
 	// Work is the arm's work per op in the two runs: more, less, or the
 	// same (and then what got slower per unit of it); nil where a run
 	// traced nothing of the arm.
-	Work *explain.Work `json:"work,omitempty"`
+	Work *explain.Work
 	// RunQueue is the arm's run-queue wait, when it grew, with the CPU
 	// neighbours that appeared in the run.
-	RunQueue *explain.RunQueueGrowth `json:"run_queue,omitempty"`
-	// Sentence says it all, the arm's label first; said is what follows
-	// the label, kept apart so that clauses join it without parsing the
-	// sentence back.
-	Sentence string `json:"sentence"`
-	said     string
-}
-
-// say sets the arm's sentence: its label, then what is said of it.
-func (d *ArmDiff) say(said string) {
-	d.said, d.Sentence = said, d.Label()+": "+said
-}
-
-// defaultPayload is the --payload default; sentences name other payloads.
-const defaultPayload = 400
-
-// Label names the arm in a sentence: "mkstemp-fsync (go)",
-// "NamedTemporaryFile (python, 16 MiB)".
-func (d *ArmDiff) Label() string {
-	if d.Kind.OfCommands() {
-		return d.Arm
-	}
-	l := d.Arm + " (" + d.Runtime
-	switch {
-	case d.SizeBytes > 0:
-		l += ", " + results.Size(float64(d.SizeBytes))
-	case d.PayloadBytes != defaultPayload:
-		l += ", payload " + results.Size(float64(d.PayloadBytes))
-	}
-	return l + ")"
+	RunQueue *explain.RunQueueGrowth
 }
 
 // Judged is the comparison the arm's status comes from.
@@ -163,33 +124,57 @@ func (d *ArmDiff) Judged() *results.Comparison {
 	return d.OpsPerS
 }
 
-// Diff aligns the arms of two runs by lab, arm, runtime, parameter (and
-// work dir, when both runs used the same ones) and explains each change.
-// baseline names each lab's baseline arm. A thresholdPct of 0 or more
-// gates (NoGate does not): arms that regressed by it or more, an
-// incomplete or empty NEW and arms NEW lost are listed in Gated.
-func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, minEffectPct, thresholdPct float64) *DiffReport {
-	return DiffWith(oldName, prev, newName, cur, baseline, Options{MinEffectPct: minEffectPct, ThresholdPct: thresholdPct})
+// Changed reports whether the arm regressed or improved.
+func (d *ArmDiff) Changed() bool { return d.Status == StatusRegressed || d.Status == StatusImproved }
+
+// WorkMoved reports whether the arm's work per op changed.
+func (d *ArmDiff) WorkMoved() bool { return d.Work != nil && d.Work.MoreOrLess() }
+
+// Between is where the spread between runs a diff's tests count came
+// from: NEW's intervals, OLD's, or measured as a run saved beside NEW
+// would have (Side), over Runs.
+type Between struct {
+	Side BetweenSide
+	Runs *results.BetweenRuns
 }
 
-// Gates: what --gate fails on.
+// BetweenSide says whose spread between runs a diff counts.
+type BetweenSide uint8
+
 const (
-	// GateTime fails on an arm that regressed in time (the default).
-	GateTime = "time"
-	// GateWork fails on an arm whose work per op changed, whatever its
-	// time did: the gate for a machine whose speed moves (#29).
-	GateWork = "work"
+	BetweenNew BetweenSide = iota + 1
+	BetweenOld
+	BetweenBeside
 )
+
+// betweenSource is where the spread between runs the tests count comes
+// from; nil when there is none.
+func betweenSource(prev, cur *results.Run, measured *results.BetweenRuns) *Between {
+	switch {
+	case cur.Derived.Between.Measured():
+		return &Between{BetweenNew, cur.Derived.Between}
+	case prev.Derived.Between.Measured():
+		return &Between{BetweenOld, prev.Derived.Between}
+	case measured.Measured():
+		return &Between{BetweenBeside, measured}
+	}
+	return nil
+}
+
+// Diff aligns the arms of two runs by lab, arm, runtime, parameter (and
+// work dir, when both runs used the same ones) and judges each change.
+// baseline names each lab's baseline arm; gate (nil: none) fails it.
+func Diff(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, minEffectPct float64, gate *Gate) *DiffReport {
+	return DiffWith(oldName, prev, newName, cur, baseline, Options{MinEffectPct: minEffectPct, Gate: gate})
+}
 
 // Options are how a diff judges two runs.
 type Options struct {
 	MinEffectPct float64
-	// ThresholdPct gates (0 included); NoGate does not.
-	ThresholdPct float64
-	// Gate is GateTime ("" too) or GateWork.
-	Gate string
+	// Gate fails the diff; nil: it does not gate.
+	Gate *Gate
 	// History are saved runs like NEW, for the spread between runs of
-	// the cases neither run recorded one for (see BetweenRuns): those
+	// the cases neither run recorded one for (see Between): those
 	// that started after NEW, and NEW itself, are left out.
 	History     []results.EarlierRun
 	HistoryFrom string
@@ -199,21 +184,15 @@ type Options struct {
 
 // DiffWith is Diff with every option.
 func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Run, baseline map[string]string, opt Options) *DiffReport {
-	minEffectPct, thresholdPct := opt.MinEffectPct, opt.ThresholdPct
-	rep := &DiffReport{Old: oldName, New: newName, MinEffectPct: minEffectPct, Alpha: results.Alpha, Gate: opt.Gate}
-	if rep.Gate == "" {
-		rep.Gate = GateTime
-	}
-	if thresholdPct >= 0 {
-		rep.ThresholdPct = &thresholdPct
-	}
+	minEffectPct := opt.MinEffectPct
+	rep := &DiffReport{Old: oldName, New: newName, Kind: cur.Kind, MinEffectPct: minEffectPct, Alpha: results.Alpha, Gate: opt.Gate,
+		LeftOut: opt.LeftOut}
 	rep.Preflight = factChanges(prev, cur)
 	rep.Problems = comparability(prev, cur)
 	baseline = results.CommandBaseline(cur, baseline) // a comparison names its own
 	so, sn := results.SummarizeAll(prev, baseline), results.SummarizeAll(cur, baseline)
 	spread, from := spreadsOf(prev, cur, sn, baseline, opt)
-	rep.BetweenRuns = from
-	rep.LeftOut = results.LeftOutText(opt.LeftOut)
+	rep.Between = from
 	oldKey, newKey := alignKeys(prev, cur)
 	newByKey := map[results.CaseID]*results.Summary{}
 	for _, s := range sn {
@@ -253,17 +232,17 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		d.OldDir, d.NewDir = results.FreshName(prev.Meta, d.OldDir), results.FreshName(cur.Meta, d.NewDir)
 	}
 	rep.Drift = drift(rep)
-	whole := explain.NeighbourChanges(wholeRun(so), wholeRun(sn))
+	rep.Neighbours = explain.NeighbourChanges(wholeRun(so), wholeRun(sn))
 	for i := range pairs { // rep.Arms is complete: its arms stay put
 		pairs[i].d = &rep.Arms[pairs[i].i]
 	}
-	sayWork(pairs, rep.Preflight, whole, cur, minEffectPct)
-	rep.gate(cur)
+	judgeWorkOf(pairs, rep.Preflight, rep.Neighbours, cur, minEffectPct)
+	rep.Gated = rep.gate(cur)
 	// The work dirs stay first (they say where each run ran); then the
 	// differences that explain a change, then the rest.
 	rank := func(f FactChange) int {
 		switch {
-		case f.Name == "work dirs":
+		case f.Fact == results.FactWorkDirs:
 			return 0
 		case len(f.Explains) > 0:
 			return 1
@@ -271,108 +250,28 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		return 2
 	}
 	sort.SliceStable(rep.Preflight, func(i, j int) bool { return rank(rep.Preflight[i]) < rank(rep.Preflight[j]) })
-	for _, c := range whole {
-		rep.Neighbours = append(rep.Neighbours, c.Phrase)
-	}
 	return rep
 }
 
-// comparability names what makes two runs compare only in part.
-func comparability(prev, cur *results.Run) []string {
-	var out []string
-	for _, side := range []struct {
-		name string
-		run  *results.Run
-	}{{"OLD", prev}, {"NEW", cur}} {
+// comparability finds what makes two runs compare only in part.
+func comparability(prev, cur *results.Run) []explain.Problem {
+	var out []explain.Problem
+	for side, run := range []*results.Run{prev, cur} {
 		switch {
-		case len(side.run.Arms) == 0:
-			out = append(out, side.name+" has no arms: nothing to compare")
-		case !side.run.Complete:
-			out = append(out, side.name+" is incomplete (interrupted, or saved before it finished): its arms may lack rounds")
+		case len(run.Arms) == 0:
+			out = append(out, explain.Problem{Kind: explain.ProblemNoArms, Side: side})
+		case !run.Complete:
+			out = append(out, explain.Problem{Kind: explain.ProblemIncomplete, Side: side})
 		}
 	}
 	if ol, nl := labsOf(prev), labsOf(cur); len(prev.Arms) > 0 && len(cur.Arms) > 0 && ol != nl {
-		out = append(out, explain.DifferentLabs(ol, nl))
+		out = append(out, explain.Problem{Kind: explain.ProblemLabs, OldLabs: ol, NewLabs: nl})
 	}
 	return out
 }
 
 func labsOf(run *results.Run) string {
 	return strings.Join(inOrder(run, func(a *results.ArmResult) string { return a.Lab }), ", ")
-}
-
-// NoGate is Diff's thresholdPct for a diff that does not gate. A
-// threshold of 0 gates: it fails on any regression the diff finds.
-const NoGate = -1.0
-
-// gate lists what fails --threshold.
-func (rep *DiffReport) gate(cur *results.Run) {
-	if rep.ThresholdPct == nil {
-		return
-	}
-	threshold := *rep.ThresholdPct
-	if !cur.Complete {
-		rep.Gated = append(rep.Gated, "NEW is incomplete")
-	}
-	// Under either gate: an arm that failed in NEW is no pass, whatever
-	// its figures before the failure say.
-	for _, d := range rep.Failed() {
-		rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" "+d.Failure.Text())
-	}
-	if len(cur.Arms) == 0 {
-		rep.Gated = append(rep.Gated, "NEW has no arms")
-	}
-	for i := range rep.Arms {
-		d := &rep.Arms[i]
-		switch {
-		case d.Status == StatusOnlyOld:
-			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" is missing from NEW")
-		case d.Lost:
-			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" failed in NEW")
-		case d.Status == StatusTooFew && d.Unit == "run" && d.OpsPerS.NNew == 0:
-			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has no throughput in NEW")
-		case d.Status == StatusTooFew && d.Unit == "run":
-			// A whole trace is one sample a side: no test can judge it,
-			// so the gate takes the change as it is (its work, below,
-			// for --gate work).
-			if rep.Gate != GateWork && -d.ChangePct >= threshold {
-				rep.Gated = append(rep.Gated, explain.TraceFell(d.Lab+"/"+d.Label(), d.ChangePct))
-			}
-		case d.Status == StatusTooFew:
-			// A gate that cannot judge must not pass as if it had.
-			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+" has too few rounds to judge")
-		}
-	}
-	if rep.Gate == GateWork {
-		for i := range rep.Arms {
-			d := &rep.Arms[i]
-			switch {
-			case d.Status == StatusOnlyOld || d.Status == StatusOnlyNew || d.Status == StatusFailed ||
-				(d.Status == StatusTooFew && (d.Unit != "run" || d.OpsPerS.NNew == 0)):
-				// Said above, or NEW's own.
-			case d.Work == nil:
-				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (not traced in both runs)")
-			case d.Work.Verdict == explain.WorkUnjudged:
-				rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": its work cannot be judged (too few rounds)")
-			default:
-				var over []string
-				for _, c := range d.Work.Changed {
-					if math.Abs(c.Pct()) >= threshold {
-						over = append(over, c.Text(d.Unit))
-					}
-				}
-				if len(over) > 0 {
-					rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label()+": "+d.Work.Verdict+": "+strings.Join(over, ", "))
-				}
-			}
-		}
-		return
-	}
-	for _, d := range rep.Changed() {
-		if d.Status == StatusRegressed && -d.ChangePct >= threshold {
-			rep.Gated = append(rep.Gated, d.Lab+"/"+d.Label())
-		}
-	}
 }
 
 // Failed lists the arms that lost something in NEW though they have
@@ -392,7 +291,7 @@ func (rep *DiffReport) Failed() []*ArmDiff {
 func (rep *DiffReport) Changed() []*ArmDiff {
 	var out []*ArmDiff
 	for i := range rep.Arms {
-		if s := rep.Arms[i].Status; s == StatusRegressed || s == StatusImproved {
+		if rep.Arms[i].Changed() {
 			out = append(out, &rep.Arms[i])
 		}
 	}
@@ -407,6 +306,58 @@ func (rep *DiffReport) Changed() []*ArmDiff {
 		return a.ChangePct > b.ChangePct
 	})
 	return out
+}
+
+// Groups splits the arms, in run order, by lab, runtime, parameter and
+// work dirs, as the reports group them.
+func (rep *DiffReport) Groups() [][]*ArmDiff {
+	arms := make([]*ArmDiff, len(rep.Arms))
+	for i := range rep.Arms {
+		arms[i] = &rep.Arms[i]
+	}
+	return results.GroupInOrder(arms, (*ArmDiff).group)
+}
+
+// groupKey is what an arm's group is: a trace's command; the compared
+// commands, together; else the lab, runtime, work dirs and parameter.
+type groupKey struct {
+	kind         results.RunKind
+	arm          string
+	lab, runtime string
+	oldDir       string
+	newDir       string
+	payload      int
+	size         int
+}
+
+func (d *ArmDiff) group() groupKey {
+	switch d.Kind {
+	case results.KindTrace:
+		return groupKey{kind: d.Kind, arm: d.Arm}
+	case results.KindCompare:
+		return groupKey{kind: d.Kind}
+	}
+	k := groupKey{kind: d.Kind, lab: d.Lab, runtime: d.Runtime, oldDir: d.OldDir, payload: d.PayloadBytes, size: d.SizeBytes}
+	switch {
+	case d.OldDir == "":
+		k.oldDir = d.NewDir
+	case d.NewDir != "" && d.NewDir != d.OldDir:
+		k.newDir = d.NewDir
+	}
+	if k.lab == results.LabCompare {
+		k.payload, k.size = 0, 0
+	}
+	return k
+}
+
+// DriftOf is the drift note of a group, nil when none.
+func (rep *DiffReport) DriftOf(g []*ArmDiff) *DriftNote {
+	for i := range rep.Drift {
+		if slices.Contains(g, rep.Drift[i].Baseline) {
+			return &rep.Drift[i]
+		}
+	}
+	return nil
 }
 
 // rateEstimate is the headline figure as the run prints it, in the lab's
@@ -424,7 +375,7 @@ func rateEstimate(s *results.Summary) results.Estimate {
 // beside those runs would have measured it.
 type spreads func(o, n *results.Summary) (ops, ratio results.Spread)
 
-func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[string]string, opt Options) (sp spreads, from string) {
+func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[string]string, opt Options) (sp spreads, from *Between) {
 	var measured *results.BetweenRuns
 	var earlier []results.EarlierRun
 	for _, e := range opt.History {
@@ -451,27 +402,6 @@ func spreadsOf(prev, cur *results.Run, sn []*results.Summary, baseline map[strin
 		}
 		return results.Spread{}, results.Spread{}
 	}, from
-}
-
-// betweenSource says where the spread between runs the tests count comes
-// from; "" when there is none.
-func betweenSource(prev, cur *results.Run, measured *results.BetweenRuns) string {
-	runs := func(b *results.BetweenRuns) string {
-		s := fmt.Sprintf("%d earlier run", len(b.Runs))
-		if len(b.Runs) != 1 {
-			s += "s"
-		}
-		return s + " like it in " + b.From
-	}
-	switch {
-	case cur.Derived.Between.Measured():
-		return "as NEW's intervals do (" + runs(cur.Derived.Between) + ")"
-	case prev.Derived.Between.Measured():
-		return "as OLD's intervals do (" + runs(prev.Derived.Between) + ")"
-	case measured.Measured():
-		return "as a run saved beside NEW's would (" + runs(measured) + ")"
-	}
-	return ""
 }
 
 // rateSamples are the headline figures of an arm in its lab's unit (MiB/s
@@ -511,25 +441,23 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	if ref == nil {
 		ref = sn
 	}
-	d := ArmDiff{Lab: ref.Lab, Arm: ref.Arm, Runtime: ref.Runtime, Param: ref.Param(), SizeBytes: ref.SizeBytes, PayloadBytes: ref.PayloadBytes, Kind: kind,
-		Unit: ref.Unit(), Rate: "ops/s", Baseline: baseline[ref.Lab] == ref.Arm}
+	d := ArmDiff{CaseID: ref.CaseID, Param: ref.Param(), Kind: kind, Unit: ref.Unit(), Rate: "ops/s",
+		Baseline: baseline[ref.Lab] == ref.Arm, BaselineArm: baseline[ref.Lab]}
 	if ref.SizeBytes > 0 {
 		d.Rate = "MiB/s"
 	}
 	switch {
 	case sn == nil:
 		d.OldDir, d.Status = so.Dir, StatusOnlyOld
+		return d
 	case so == nil:
 		d.NewDir, d.Status = sn.Dir, StatusOnlyNew
-	}
-	if d.Status != "" {
-		d.say(d.Status)
 		return d
 	}
 	d.OldDir, d.NewDir = so.Dir, sn.Dir
 	if !so.OpsPerS.Known() || !sn.OpsPerS.Known() {
 		d.Status, d.Lost = StatusFailed, so.OpsPerS.Known()
-		d.say(explain.FailedSentence(errtext.FirstLine(so.Error + " " + sn.Error)))
+		d.OldError, d.NewError = so.Error, sn.Error
 		return d
 	}
 	if so.Traced != nil && sn.Traced != nil {
@@ -543,7 +471,7 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	// whole; it is no judge when the environment changed or the arm's
 	// work did: then a slowdown of every arm is the finding, not drift
 	// (#43), and each arm is judged by its own throughput.
-	byRatio := !slices.ContainsFunc(env, movesNumbers) && (d.Work == nil || !d.Work.MoreOrLess())
+	byRatio := !slices.ContainsFunc(env, movesNumbers) && !d.WorkMoved()
 	if ro, rn := ratioSamples(so), ratioSamples(sn); !d.Baseline && len(ro) > 0 && len(rn) > 0 {
 		ratios := results.CompareRuns(so.Ratio, sn.Ratio, ro, rn, ratioSpread, minEffectPct)
 		d.Ratio = &ratios // shown either way
@@ -558,6 +486,7 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 	// whole run moves, which a ratio already cancels, and with it a slow
 	// arm on a drifting machine would read as carried by its baseline.
 	ownRate := results.CompareRuns(rateEstimate(so), rateEstimate(sn), rateSamples(so), rateSamples(sn), results.Spread{}, minEffectPct)
+	d.OwnRate = &ownRate
 	switch {
 	case j.Verdict == results.VerdictTooFew || rates.Verdict == results.VerdictTooFew:
 		d.Status = StatusTooFew
@@ -575,115 +504,14 @@ func diffArm(kind results.RunKind, so, sn *results.Summary, baseline map[string]
 		d.Status = StatusImproved
 	}
 	d.OldWall, d.NewWall = results.NsPerOp(so.WallNsPerOp), results.NsPerOp(sn.WallNsPerOp)
-	what := d.Rate
-	if d.JudgedBy == "ratio" {
-		what = "ratio to " + baseline[d.Lab]
-	}
 	// Counts are exact where timings are not: an arm whose work per op
 	// changed has its terms and their culprits tied even when its time
 	// is within noise (nobarrier takes fsync's flushes 2 → 0 whether or
 	// not the shared disk let the gain show).
-	workMoved := d.Work != nil && d.Work.MoreOrLess()
-	if so.Traced != nil && sn.Traced != nil && (workMoved || (d.Status != StatusTooFew && d.Status != StatusNoise && d.Status != StatusWithBaseline)) {
+	if so.Traced != nil && sn.Traced != nil && (d.WorkMoved() || (d.Status != StatusTooFew && d.Status != StatusNoise && d.Status != StatusWithBaseline)) {
 		c := explain.Decompose(so, sn, false)
 		d.Terms, d.Extras = c.Terms, c.Extras
-		explain.TieCulprits(d.Label(), d.Terms, env, so, sn)
+		explain.TieCulprits(explain.Explained{Kind: kind, Arm: d.CaseID}, d.Terms, env, so, sn)
 	}
-	switch d.Status {
-	case StatusTooFew:
-		d.say(explain.TooFewSentence(what, *j, results.MinRoundsToCompare))
-		if d.Unit == "run" {
-			d.say(explain.WholeTraceSentence(d.ChangePct))
-		}
-		return d
-	case StatusNoise:
-		d.say(explain.NoiseSentence(what, *j))
-		return d
-	case StatusWithBaseline:
-		d.say(explain.WithBaselineSentence(what, d.Rate, *j, ownRate))
-		return d
-	}
-	d.say(explain.ChangeSentence(explain.ChangeHeadline(*j, what), float64(d.NewWall-d.OldWall), d.Unit, d.Terms, d.Extras, workMoved))
 	return d
-}
-
-// drift finds, per group, a baseline arm whose throughput changed, and
-// says once what that means for the group: with no ratio moved, the
-// machine or the environment moved (every throughput with it); with
-// ratios moved but the arms' own throughputs not, the baseline itself
-// changed; arms that changed on their own are named. The baseline's
-// status says so instead of "regressed".
-func drift(rep *DiffReport) []DriftNote {
-	var out []DriftNote
-	if causes := environmentCauses(rep.Preflight); causes != nil {
-		// Not the machine's drift: what changed is named, and every arm
-		// was judged by its own throughput.
-		for _, g := range rep.Groups() {
-			if n, ok := environmentShift(g, causes); ok {
-				out = append(out, n)
-			}
-		}
-		return out
-	}
-	for _, g := range rep.Groups() {
-		var base *ArmDiff
-		var moved, carried []string
-		others := 0
-		for _, d := range g {
-			switch {
-			case d.Baseline:
-				base = d
-			case d.JudgedBy == "ratio":
-				others++
-				switch d.Status {
-				case StatusRegressed, StatusImproved:
-					moved = append(moved, d.Arm)
-				case StatusWithBaseline:
-					carried = append(carried, explain.CarriedArm(d.Arm, d.Rate, *d.OpsPerS))
-				}
-			}
-		}
-		if base == nil || others == 0 || base.OpsPerS == nil || base.OpsPerS.Verdict != results.VerdictChanged ||
-			(base.Work != nil && base.Work.MoreOrLess()) {
-			continue
-		}
-		n := DriftNote{Group: base.GroupTitle(), Baseline: base.Arm, DeltaPct: base.OpsPerS.DeltaPct, P: base.OpsPerS.P,
-			Moved: moved}
-		n.Sentence = explain.DriftSentence(n.Group, base.Arm, *base.OpsPerS, moved, carried)
-		base.Status = StatusDrift
-		base.say(explain.DriftBaselineSentence(base.Rate, *base.OpsPerS))
-		out = append(out, n)
-	}
-	return out
-}
-
-// Groups splits the arms, in run order, by lab, runtime, parameter and
-// work dirs, as the reports group them.
-func (rep *DiffReport) Groups() [][]*ArmDiff {
-	arms := make([]*ArmDiff, len(rep.Arms))
-	for i := range rep.Arms {
-		arms[i] = &rep.Arms[i]
-	}
-	return results.GroupInOrder(arms, (*ArmDiff).GroupTitle)
-}
-
-// GroupTitle names the arm's group: "modes lab · go · /tmp · payload
-// 400B", with both work dirs when they differ.
-func (d *ArmDiff) GroupTitle() string {
-	switch d.Kind {
-	case results.KindTrace:
-		// A trace has no runtime, dir or payload: name what was traced.
-		return "trace · " + d.Arm
-	case results.KindCompare:
-		return "compared commands, per run"
-	}
-	dirs := d.OldDir
-	switch {
-	case d.OldDir == "":
-		dirs = d.NewDir
-	case d.NewDir != "" && d.NewDir != d.OldDir:
-		dirs = d.OldDir + " → " + d.NewDir
-	}
-	param := results.CaseID{Lab: d.Lab, PayloadBytes: d.PayloadBytes, SizeBytes: d.SizeBytes}.ParamTitle()
-	return explain.GroupTitle(d.Lab, d.Runtime, dirs, param)
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
@@ -31,7 +33,8 @@ func findArm(t *testing.T, rep *compare.DiffReport, arm string) *compare.ArmDiff
 // work: each arm is judged by its own throughput, not by its ratio to a
 // baseline that would cancel what changed (#43).
 func TestDiffFindsTheCause(t *testing.T) {
-	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(10))
+	doc := said(rep)
 	d := findArm(t, rep, "mkstemp-fsync")
 	if d.Status != compare.StatusRegressed || d.JudgedBy != "ops/s" || len(d.Terms) == 0 || d.Terms[0].Name != "fsync" {
 		t.Fatalf("mkstemp-fsync: %s by %s, terms %v: want regressed by its ops/s with fsync first", d.Status, d.JudgedBy, d.Terms)
@@ -49,8 +52,8 @@ func TestDiffFindsTheCause(t *testing.T) {
 	}
 	// The work that changed is said first, then the time it cost.
 	for _, want := range []string{"mkstemp-fsync (go): more work: flushes/op 0 → 1", "(p=0.002)", "fsync +400.0 µs", "waiting for the journal commit +400.0 µs"} {
-		if !strings.Contains(d.Sentence, want) {
-			t.Errorf("sentence %q lacks %q", d.Sentence, want)
+		if s := sentenceOf(doc, d); !strings.Contains(s, want) {
+			t.Errorf("sentence %q lacks %q", s, want)
 		}
 	}
 	if tf := findArm(t, rep, "TemporaryFile"); tf.Status != compare.StatusNoise || tf.OpsPerS.P != 1 {
@@ -60,17 +63,18 @@ func TestDiffFindsTheCause(t *testing.T) {
 		t.Errorf("preflight %v: want the kernel", rep.Preflight)
 	}
 	// Every gate also fails on the fixture's arm that fails in NEW.
-	if len(rep.Gated) != 2 || rep.Gated[1] != "modes/mkstemp-fsync (go)" {
-		t.Errorf("gated %q at 10%%: want the failed arm and mkstemp-fsync", rep.Gated)
+	if len(rep.Gated) != 2 || rep.Gated[0].Kind != compare.ReasonFailed || rep.Gated[1].Kind != compare.ReasonRegressed || rep.Gated[1].Arm != d ||
+		doc.Gated[1] != "modes/mkstemp-fsync (go)" {
+		t.Errorf("gated %q at 10%%: want the failed arm and mkstemp-fsync", doc.Gated)
 	}
-	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 5, 60).Gated; len(g) != 1 || g[0] != fdatasyncFailed {
+	if g := said(compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 5, timeGate(60))).Gated; len(g) != 1 || g[0] != fdatasyncFailed {
 		t.Errorf("gated %q at 60%% for a 57%% drop", g)
 	}
-	if g := compare.Diff("new", resultstest.FixtureRun(true), "old", resultstest.FixtureRun(false), resultstest.Labs.Baselines, 5, 10).Gated; len(g) != 1 || g[0] != fdatasyncFailed {
+	if g := said(compare.Diff("new", resultstest.FixtureRun(true), "old", resultstest.FixtureRun(false), resultstest.Labs.Baselines, 5, timeGate(10))).Gated; len(g) != 1 || g[0] != fdatasyncFailed {
 		t.Errorf("an improvement gated: %q", g)
 	}
 	// A change smaller than --min-effect is not one, significant or not.
-	if d := findArm(t, compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 60, compare.NoGate), "mkstemp-fsync"); d.Status != compare.StatusNoise {
+	if d := findArm(t, compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, 60, nil), "mkstemp-fsync"); d.Status != compare.StatusNoise {
 		t.Errorf("a 57%% change with --min-effect 60: %s, want within noise", d.Status)
 	}
 }
@@ -78,10 +82,11 @@ func TestDiffFindsTheCause(t *testing.T) {
 // A machine 25% slower moves every arm's throughput and no ratio: one
 // drift sentence for the group, no arm blamed, nothing gated.
 func TestDiffDrift(t *testing.T) {
-	rep := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(10))
+	doc := said(rep)
 	// The buffers arm has no BytesIO beside it: nothing tells the machine
 	// from the arm there, so its own throughput judges it.
-	if g := strings.Join(rep.Gated, "; "); len(rep.Changed()) != 1 || g != fdatasyncFailed+"; buffers/NamedTemporaryFile (go, 1 MiB)" {
+	if g := strings.Join(doc.Gated, "; "); len(rep.Changed()) != 1 || g != fdatasyncFailed+"; buffers/NamedTemporaryFile (go, 1 MiB)" {
 		t.Errorf("changed %d, gated %q: want only the buffers arm, which has no baseline", len(rep.Changed()), g)
 	}
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
@@ -91,8 +96,8 @@ func TestDiffDrift(t *testing.T) {
 		t.Errorf("mkstemp-fsync: %s (ops/s %s): want its ops/s changed and its ratio not", d.Status, d.OpsPerS.Verdict)
 	}
 	want := "modes lab · go · /tmp · payload 400 B: everything got 20% slower (the machine or the environment: TemporaryFile −20%, p=0.002); relative to TemporaryFile nothing changed."
-	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
-		t.Errorf("drift %+v, want one note:\n%s", rep.Drift, want)
+	if len(rep.Drift) != 1 || rep.Drift[0].Kind != compare.DriftMachine || doc.Drift[0].Sentence != want {
+		t.Errorf("drift %+v, want one note:\n%s", doc.Drift, want)
 	}
 }
 
@@ -102,27 +107,27 @@ func TestDiffIncomparable(t *testing.T) {
 	cur := resultstest.FixtureRun(false)
 	cur.Complete = false
 	cur.Arms = cur.Arms[:3]
-	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
-	gated := strings.Join(rep.Gated, "; ")
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
+	gated := strings.Join(said(rep).Gated, "; ")
 	for _, want := range []string{"NEW is incomplete", "buffers/NamedTemporaryFile (go, 1 MiB) is missing from NEW"} {
 		if !strings.Contains(gated, want) {
 			t.Errorf("gated %q lacks %q", gated, want)
 		}
 	}
-	if len(rep.Problems) == 0 || !strings.Contains(rep.Problems[0], "NEW is incomplete") {
-		t.Errorf("problems %v", rep.Problems)
+	if p := said(rep).Problems; len(p) == 0 || rep.Problems[0].Kind != explain.ProblemIncomplete || !strings.Contains(p[0], "NEW is incomplete") {
+		t.Errorf("problems %v", p)
 	}
 	empty := resultstest.FixtureRun(false)
 	empty.Arms, empty.Complete = nil, false
-	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", empty, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
-	if !strings.Contains(strings.Join(rep.Gated, "; "), "NEW has no arms") {
-		t.Errorf("gated %v: want the empty NEW", rep.Gated)
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", empty, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
+	if g := said(rep).Gated; !strings.Contains(strings.Join(g, "; "), "NEW has no arms") {
+		t.Errorf("gated %v: want the empty NEW", g)
 	}
 	other := resultstest.FixtureRun(false)
 	other.Arms = other.Arms[3:]
-	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", other, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
-	if !strings.Contains(strings.Join(rep.Problems, "; "), "different labs (OLD: modes, buffers; NEW: buffers)") {
-		t.Errorf("problems %v: want the labs named", rep.Problems)
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", other, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, nil)
+	if p := said(rep).Problems; !strings.Contains(strings.Join(p, "; "), "different labs (OLD: modes, buffers; NEW: buffers)") {
+		t.Errorf("problems %v: want the labs named", p)
 	}
 }
 
@@ -135,7 +140,7 @@ func TestDiffAlignment(t *testing.T) {
 	}
 	cur.Arms = cur.Arms[1:]
 	cur.Meta.Python, cur.Meta.CPUs = "3.12.1", 4
-	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
+	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, nil)
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusOnlyOld {
 		t.Errorf("TemporaryFile: %s, want %s", d.Status, compare.StatusOnlyOld)
 	}
@@ -163,11 +168,11 @@ func TestDiffTooFewRounds(t *testing.T) {
 	for i := range cur.Arms[0].Batches {
 		cur.Arms[0].Batches[i].WallNs = cur.Arms[0].Batches[i].WallNs * 110 / 100
 	}
-	d := compare.Diff("o", old, "n", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
-	if a := d.Arms[0]; a.Status != compare.StatusTooFew || !strings.Contains(a.Sentence, "too few rounds to judge (3 and 3, need 4 a side)") {
-		t.Errorf("%s: %s, want too few samples", a.Status, a.Sentence)
+	d := compare.Diff("o", old, "n", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
+	if a := &d.Arms[0]; a.Status != compare.StatusTooFew || !strings.Contains(sentenceOf(said(d), a), "too few rounds to judge (3 and 3, need 4 a side)") {
+		t.Errorf("%s: %s, want too few samples", a.Status, sentenceOf(said(d), a))
 	}
-	if g := strings.Join(d.Gated, "; "); g != "modes/TemporaryFile (go) has too few rounds to judge" {
+	if g := strings.Join(said(d).Gated, "; "); g != "modes/TemporaryFile (go) has too few rounds to judge" {
 		t.Errorf("gated %q: a gate that cannot judge must fail, and say why", g)
 	}
 }
@@ -179,7 +184,7 @@ func TestDiffCSVAgainstJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := compare.Diff("old.csv", old, "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
+	rep := compare.Diff("old.csv", old, "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, nil)
 	if len(rep.Preflight) != 1 || rep.Preflight[0].Name != "kernel_release" {
 		t.Errorf("preflight %v: want only the kernel", rep.Preflight)
 	}
@@ -197,29 +202,21 @@ func TestDiffBaselineMovedAlone(t *testing.T) {
 		b := &cur.Arms[0].Batches[j]
 		b.WallNs = b.WallNs * 5 / 4
 	}
-	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
 	d := findArm(t, rep, "mkstemp-fsync")
 	if d.Status != compare.StatusWithBaseline || d.Ratio.Verdict != results.VerdictChanged || d.OpsPerS.Verdict != results.VerdictSame {
 		t.Errorf("mkstemp-fsync: %s (ratio %s, ops/s %s), want %s", d.Status, d.Ratio.Verdict, d.OpsPerS.Verdict, compare.StatusWithBaseline)
 	}
-	if !strings.Contains(d.Sentence, "its baseline moved") {
-		t.Errorf("sentence %q", d.Sentence)
+	doc := said(rep)
+	if s := sentenceOf(doc, d); !strings.Contains(s, "its baseline moved") {
+		t.Errorf("sentence %q", s)
 	}
 	want := "modes lab · go · /tmp · payload 400 B: TemporaryFile itself got 20% slower (p=0.002), and the ratios of mkstemp-fsync (+0.0% ops/s) moved with it, not with their own throughput."
-	if len(rep.Drift) != 1 || rep.Drift[0].Sentence != want {
-		t.Errorf("drift %+v, want:\n%s", rep.Drift, want)
+	if len(rep.Drift) != 1 || doc.Drift[0].Sentence != want {
+		t.Errorf("drift %+v, want:\n%s", doc.Drift, want)
 	}
-	if len(rep.Changed()) != 0 || strings.Contains(strings.Join(rep.Gated, ";"), "mkstemp-fsync") {
-		t.Errorf("changed %d, gated %v: the baseline moved, not the arms", len(rep.Changed()), rep.Gated)
-	}
-}
-
-// A diff of traces heads each group with what was traced, not a lab
-// header with an empty runtime, dir and payload (#21).
-func TestTraceGroupTitle(t *testing.T) {
-	d := compare.ArmDiff{Kind: results.KindTrace, Lab: results.LabTrace, Arm: "make -j2", Runtime: "-", Param: "payload=0"}
-	if got := d.GroupTitle(); got != "trace · make -j2" {
-		t.Errorf("GroupTitle %q", got)
+	if len(rep.Changed()) != 0 || strings.Contains(strings.Join(doc.Gated, ";"), "mkstemp-fsync") {
+		t.Errorf("changed %d, gated %v: the baseline moved, not the arms", len(rep.Changed()), doc.Gated)
 	}
 }
 
@@ -253,23 +250,23 @@ const fdatasyncFailed = "modes/mkstemp-fdatasync (go) failed in NEW after 0 of 6
 // incomplete or empty NEW and a lost arm fail it; an ungated diff does
 // not gate (#19: 0 passed a −12% regression).
 func TestDiffThresholdZeroGates(t *testing.T) {
-	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
-	if g := strings.Join(rep.Gated, "; "); g != fdatasyncFailed+"; modes/mkstemp-fsync (go)" {
+	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(0))
+	if g := strings.Join(said(rep).Gated, "; "); g != fdatasyncFailed+"; modes/mkstemp-fsync (go)" {
 		t.Errorf("gated %q at 0%%: want mkstemp-fsync", g)
 	}
-	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate).Gated; len(g) != 0 {
+	if g := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, nil).Gated; g != nil {
 		t.Errorf("an ungated diff gated %v", g)
 	}
 	cut := resultstest.FixtureRun(false)
 	cut.Complete = false
 	cut.Arms = cut.Arms[1:]
-	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", cut, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0)
-	if g := strings.Join(rep.Gated, "; "); g != "NEW is incomplete; "+fdatasyncFailed+"; modes/TemporaryFile (go) is missing from NEW" {
+	rep = compare.Diff("old", resultstest.FixtureRun(false), "new", cut, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(0))
+	if g := strings.Join(said(rep).Gated, "; "); g != "NEW is incomplete; "+fdatasyncFailed+"; modes/TemporaryFile (go) is missing from NEW" {
 		t.Errorf("gated %q at 0%%: want the incomplete NEW and its lost arm", g)
 	}
 	empty := resultstest.FixtureRun(false)
 	empty.Arms = nil
-	if g := strings.Join(compare.Diff("old", resultstest.FixtureRun(false), "new", empty, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 0).Gated, "; "); !strings.HasPrefix(g, "NEW has no arms") {
+	if g := strings.Join(said(compare.Diff("old", resultstest.FixtureRun(false), "new", empty, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(0))).Gated, "; "); !strings.HasPrefix(g, "NEW has no arms") {
 		t.Errorf("gated %q at 0%%: want the empty NEW", g)
 	}
 }
@@ -300,8 +297,8 @@ func TestDiffThresholdGatesTraces(t *testing.T) {
 		{0, 4_464_000, 4_700_000, "trace/./app fell −5.0% (one trace a side)"},
 		{10, 4_464_000, 0, "trace/./app failed in NEW"},
 	} {
-		rep := compare.Diff("old", trace(tc.old), "new", trace(tc.new), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, tc.threshold)
-		if g := strings.Join(rep.Gated, "; "); g != tc.gated {
+		rep := compare.Diff("old", trace(tc.old), "new", trace(tc.new), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(tc.threshold))
+		if g := strings.Join(said(rep).Gated, "; "); g != tc.gated {
 			t.Errorf("%d → %d ns at %g%%: gated %q, want %q", tc.old, tc.new, tc.threshold, g, tc.gated)
 		}
 	}
@@ -319,20 +316,20 @@ func TestDirMoveStandsForItsFacts(t *testing.T) {
 	old, cur := resultstest.FixtureRun(false), resultstest.FixtureRun(true)
 	old.Meta.Dirs, cur.Meta.Dirs = []results.DirFacts{tmpfs}, []results.DirFacts{ext4}
 	cur.Meta.KernelRelease = old.Meta.KernelRelease // the move, the one cause
-	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
+	rep := compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, nil)
 	var moves []compare.FactChange
 	for _, f := range rep.Preflight {
 		if f.Move != "" {
 			moves = append(moves, f)
-		} else if strings.HasPrefix(f.Name, "dirs[") {
+		} else if f.Dir {
 			t.Errorf("%s listed apart from the dir's move", f.Name)
 		}
 	}
-	if len(moves) != 1 || moves[0].Phrase != "the dir moved from tmpfs to ext4 on vda: no journal, mounted discard" || len(moves[0].StandsFor) < 5 {
+	if len(moves) != 1 || explain.MovePhrase(moves[0]) != "the dir moved from tmpfs to ext4 on vda: no journal, mounted discard" || len(moves[0].StandsFor) < 5 {
 		t.Fatalf("moves %+v, want one from tmpfs to ext4 on vda standing for its facts", moves)
 	}
 	d := findArm(t, rep, "mkstemp-fsync")
-	if d.Work == nil || !strings.HasSuffix(d.Work.Headline, "(the dir moved from tmpfs to ext4 on vda)") || len(d.Work.Culprits) != 1 {
+	if d.Work == nil || !strings.HasSuffix(d.Work.Headline(d.Unit), "(the dir moved from tmpfs to ext4 on vda)") || len(d.Work.Culprits) != 1 {
 		t.Errorf("mkstemp-fsync's work %+v does not name the move alone", d.Work)
 	}
 
@@ -341,7 +338,7 @@ func TestDirMoveStandsForItsFacts(t *testing.T) {
 			Queues: []results.BlockQueue{{Device: dev, BackingFile: "/tmp/" + dev + ".img"}, {Device: "vda"}}}
 	}
 	old.Meta.Dirs, cur.Meta.Dirs = []results.DirFacts{loop("loop1", "rw")}, []results.DirFacts{loop("loop2", "rw,nobarrier")}
-	rep = compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.NoGate)
+	rep = compare.Diff("old", old, "new", cur, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, nil)
 	options := false
 	for _, f := range rep.Preflight {
 		if f.Move != "" {
@@ -359,8 +356,8 @@ func TestDirMoveStandsForItsFacts(t *testing.T) {
 // per op; a machine that got 25% slower adds none.
 func TestGateWork(t *testing.T) {
 	gate := func(cur *results.Run, threshold float64) []string {
-		return compare.DiffWith("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines,
-			compare.Options{MinEffectPct: compare.DefaultMinEffectPct, ThresholdPct: threshold, Gate: compare.GateWork}).Gated
+		return said(compare.DiffWith("old", resultstest.FixtureRun(false), "new", cur, resultstest.Labs.Baselines,
+			compare.Options{MinEffectPct: compare.DefaultMinEffectPct, Gate: compare.GateOn(compare.GateWork, threshold)})).Gated
 	}
 	if g := gate(resultstest.FixtureRun(true), 5); len(g) != 2 || g[0] != fdatasyncFailed || !strings.Contains(g[1], "more work: flushes/op 0 → 1") {
 		t.Errorf("a flush added per op: gated %q, want the failed arm and mkstemp-fsync's flushes", g)
@@ -369,7 +366,7 @@ func TestGateWork(t *testing.T) {
 		t.Errorf("the same work 25%% slower: gated %q, want only the failed arm", g)
 	}
 	if g := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25),
-		resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5).Gated; len(g) == 0 {
+		resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5)).Gated; g == nil {
 		t.Error("--gate time passed 25% slower: the fixture no longer tells the gates apart")
 	}
 }
@@ -381,23 +378,7 @@ func TestGateWork(t *testing.T) {
 // not (compare --ignore-failure).
 func TestGateFailsOnAFailedArm(t *testing.T) {
 	old := resultstest.FixtureRun(false)
-	failedArm := func(edit func(*results.ArmResult)) *results.Run {
-		cur := resultstest.FixtureRun(false)
-		for i := range cur.Arms {
-			if cur.Arms[i].Arm == "TemporaryFile" && cur.Arms[i].Lab == "modes" {
-				edit(&cur.Arms[i])
-			}
-		}
-		return cur
-	}
-	worker := failedArm(func(a *results.ArmResult) { a.Error = "worker exit: signal: killed\nmore" })
-	command := failedArm(func(a *results.ArmResult) {
-		for i := range a.Batches {
-			if a.Batches[i].Kind == results.BatchMeasured && a.Batches[i].Round%2 == 0 {
-				a.Batches[i].ExitStatus = 1
-			}
-		}
-	})
+	worker, command := resultstest.WorkerFailed(), resultstest.CommandFailed()
 	for _, c := range []struct {
 		name string
 		cur  *results.Run
@@ -407,9 +388,9 @@ func TestGateFailsOnAFailedArm(t *testing.T) {
 		{"command", command, "modes/TemporaryFile (go) exited non-zero in 6 of 12 runs in NEW (none in OLD)"},
 	} {
 		for _, gate := range []string{compare.GateTime, compare.GateWork} {
-			rep := compare.DiffWith("old", old, "new", c.cur, resultstest.Labs.Baselines, compare.Options{MinEffectPct: compare.DefaultMinEffectPct, ThresholdPct: 5, Gate: gate})
-			if !slices.Contains(rep.Gated, c.want) {
-				t.Errorf("%s, --gate %s: gated %q, want %q", c.name, gate, rep.Gated, c.want)
+			rep := compare.DiffWith("old", old, "new", c.cur, resultstest.Labs.Baselines, compare.Options{MinEffectPct: compare.DefaultMinEffectPct, Gate: compare.GateOn(gate, 5)})
+			if g := said(rep).Gated; !slices.Contains(g, c.want) {
+				t.Errorf("%s, --gate %s: gated %q, want %q", c.name, gate, g, c.want)
 			}
 			// The fixture's mkstemp-fdatasync fails in both runs.
 			if got := failedNames(rep); got != "TemporaryFile mkstemp-fdatasync" {
@@ -418,7 +399,7 @@ func TestGateFailsOnAFailedArm(t *testing.T) {
 		}
 	}
 	// An A/A of the same run fails nothing.
-	if rep := compare.DiffWith("old", old, "new", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.Options{ThresholdPct: 5}); failedNames(rep) != "mkstemp-fdatasync" {
+	if rep := compare.DiffWith("old", old, "new", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.Options{Gate: timeGate(5)}); failedNames(rep) != "mkstemp-fdatasync" {
 		t.Errorf("A/A: failed %s, want only the arm that fails in both (mkstemp-fdatasync)", failedNames(rep))
 	}
 }
@@ -444,21 +425,38 @@ func TestEnvironmentChangeIsNoDrift(t *testing.T) {
 	drifted := withDir(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), "rw,relatime")
 	journaled := withDir(resultstest.Scaled(resultstest.FixtureRun(false), 1.25), "rw,relatime,data=journal")
 
-	rep := compare.Diff("old", old, "new", drifted, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	rep := compare.Diff("old", old, "new", drifted, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
 	if d := findArm(t, rep, "TemporaryFile"); d.Status != compare.StatusDrift {
 		t.Errorf("the same environment, 25%% slower: TemporaryFile %s, want %s", d.Status, compare.StatusDrift)
 	}
-	rep = compare.Diff("old", old, "new", journaled, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	rep = compare.Diff("old", old, "new", journaled, resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
 	for _, arm := range []string{"TemporaryFile", "mkstemp-fsync"} {
 		if d := findArm(t, rep, arm); d.Status != compare.StatusRegressed || d.JudgedBy != "ops/s" {
 			t.Errorf("NEW mounted data=journal: %s %s by %s, want regressed by its own ops/s", arm, d.Status, d.JudgedBy)
 		}
 	}
 	want := "modes lab · go · /tmp · payload 400 B: every arm 20% slower, TemporaryFile −20% (p=0.002): NEW is mounted data=journal; mkstemp-fsync moved mostly as TemporaryFile did (their ratios to it moved less than half as far)"
-	if len(rep.Drift) == 0 || rep.Drift[0].Sentence != want {
-		t.Errorf("drift notes %v, want %q", rep.Drift, want)
+	doc := said(rep)
+	if len(rep.Drift) == 0 || rep.Drift[0].Kind != compare.DriftEnvironment || doc.Drift[0].Sentence != want {
+		t.Errorf("drift notes %v, want %q", doc.Drift, want)
 	}
-	if !slices.Contains(rep.Gated, "modes/TemporaryFile (go)") {
-		t.Errorf("--gate time --threshold 5 gated %q, want TemporaryFile's slowdown", rep.Gated)
+	if !slices.Contains(doc.Gated, "modes/TemporaryFile (go)") {
+		t.Errorf("--gate time --threshold 5 gated %q, want TemporaryFile's slowdown", doc.Gated)
 	}
 }
+
+// said is what the diff says.
+func said(rep *compare.DiffReport) *report.DiffDocument { return report.NewDiff(rep) }
+
+// sentenceOf is what the diff says of arm d.
+func sentenceOf(doc *report.DiffDocument, d *compare.ArmDiff) string {
+	for _, a := range doc.Arms {
+		if a.Arm == d {
+			return a.Sentence
+		}
+	}
+	return ""
+}
+
+// timeGate is --gate time --threshold pct.
+func timeGate(pct float64) *compare.Gate { return compare.GateOn(compare.GateTime, pct) }

@@ -22,11 +22,14 @@ type FactChange = explain.EnvChange
 // dir facts) or moment-to-moment (the load average, the current CPU
 // frequencies, the pressure over the run: measurements, compared as
 // such), not facts to compare.
-var metaSkip = map[string]bool{"notes": true, "warnings": true, "loadavg_1m": true, "cpufreq_now": true, "pressure": true}
+var metaSkip = map[string]bool{results.FactNotes: true, results.FactLoadAvg: true, results.FactCPUFreqNow: true, results.FactPressure: true}
+
+// dirsFacts is where Meta's work dirs are in its JSON: "dirs[0].journal".
+const dirsFacts = "dirs"
 
 // optionLists are the facts that are comma-separated sets of options:
 // their change is what was added and removed, in any order.
-var optionLists = map[string]bool{"mount_options": true, "fs_options": true}
+var optionLists = map[string]bool{results.FactMountOptions: true, results.FactFSOptions: true}
 
 // factChanges lists the facts that differ between two runs: every Meta
 // field (found through its JSON form, so fields added to Meta are compared
@@ -35,8 +38,9 @@ var optionLists = map[string]bool{"mount_options": true, "fs_options": true}
 func factChanges(prev, cur *results.Run) []FactChange {
 	var out []FactChange
 	for _, f := range differingFacts([]*results.Run{prev, cur}) {
-		c := FactChange{Name: f.Name, Old: f.Values[0], New: f.Values[1]}
-		if optionLists[f.Name[strings.LastIndexByte(f.Name, '.')+1:]] {
+		c := FactChange{Name: f.Name, Fact: f.Name[strings.LastIndexByte(f.Name, '.')+1:], Dir: strings.HasPrefix(f.Name, dirsFacts+"["),
+			Old: f.Values[0], New: f.Values[1]}
+		if optionLists[c.Fact] {
 			c.Added, c.Removed = setChange(strings.Split(c.Old, ","), strings.Split(c.New, ","))
 			if len(c.Added)+len(c.Removed) == 0 {
 				continue // the same options in another order
@@ -69,9 +73,10 @@ func groupMoves(prev, cur *results.Run, changes []FactChange) []FactChange {
 		default:
 			continue
 		}
-		prefix := fmt.Sprintf("dirs[%d]", i)
-		moved[prefix] = &FactChange{Name: prefix, Old: dirPlace(od), New: dirPlace(nd), Move: kind, Phrase: movePhrase(od, nd),
-			Short: "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd)}
+		prefix := fmt.Sprintf("%s[%d]", dirsFacts, i)
+		added, removed := setChange(fsMarks(od), fsMarks(nd))
+		moved[prefix] = &FactChange{Name: prefix, Dir: true, Old: dirPlace(od), New: dirPlace(nd), Move: kind,
+			MarksAdded: added, MarksRemoved: removed}
 		order = append(order, prefix)
 	}
 	if len(moved) == 0 {
@@ -125,23 +130,6 @@ func dirPlace(d results.DirFacts) string {
 	return place
 }
 
-// movePhrase says a dir's move as a culprit: "the dir moved from tmpfs to
-// ext4 on vda: no journal, mounted discard", with what marks the file
-// system it moved to and the one it left did not have (or, when it has
-// none, what the one it left had).
-func movePhrase(od, nd results.DirFacts) string {
-	p := "the dir moved from " + dirPlace(od) + " to " + dirPlace(nd) // Short
-	om, nm := fsMarks(od), fsMarks(nd)
-	added, removed := setChange(om, nm)
-	switch {
-	case len(added) > 0:
-		return p + ": " + strings.Join(added, ", ")
-	case len(removed) > 0:
-		return p + " (it had: " + strings.Join(removed, ", ") + ")"
-	}
-	return p
-}
-
 // fsMarks are the settings of a file system that move the labs' numbers
 // most: the journal, discard, barriers, the data mode.
 func fsMarks(d results.DirFacts) []string {
@@ -174,7 +162,7 @@ func differingFacts(runs []*results.Run) []MatrixFact {
 		}
 	}
 	keys := slices.Sorted(maps.Keys(names))
-	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == "work dirs" && keys[j] != "work dirs" })
+	sort.SliceStable(keys, func(i, j int) bool { return keys[i] == results.FactWorkDirs && keys[j] != results.FactWorkDirs })
 	var out []MatrixFact
 	for _, k := range keys {
 		f := MatrixFact{Name: k}
@@ -182,7 +170,7 @@ func differingFacts(runs []*results.Run) []MatrixFact {
 		for i, r := range runs {
 			v, ok := all[i][k]
 			// A run rebuilt from a CSV carries no flags: nothing to compare.
-			skip = skip || unknown(r, v) || !ok && k == "flags"
+			skip = skip || unknown(r, v) || !ok && k == results.FactFlags
 			differs = differs || v != all[0][k]
 			f.Values = append(f.Values, results.OrNone(v))
 		}
@@ -200,17 +188,17 @@ func facts(run *results.Run) map[string]string {
 	for i, d := range dirs {
 		dirs[i] = results.FreshName(run.Meta, d)
 	}
-	f["work dirs"] = strings.Join(dirs, ", ")
+	f[results.FactWorkDirs] = strings.Join(dirs, ", ")
 	if len(run.Args) > 0 { // a run rebuilt from a CSV has none
-		f["flags"] = strings.Join(comparableArgs(run.Args), " ")
+		f[results.FactFlags] = strings.Join(comparableArgs(run.Args), " ")
 	}
 	if p := run.Protocol; p.Name != "" {
-		f["protocol"] = fmt.Sprintf("%s, %d rounds", p.Name, p.Rounds)
+		f[results.FactProtocol] = fmt.Sprintf("%s, %d rounds", p.Name, p.Rounds)
 		if p.MinBatchNs > 0 {
-			f["protocol"] += ", batches ≥ " + time.Duration(p.MinBatchNs).String()
+			f[results.FactProtocol] += ", batches ≥ " + time.Duration(p.MinBatchNs).String()
 		}
 		if p.FixedOps > 0 {
-			f["protocol"] += fmt.Sprintf(", %d ops a batch", p.FixedOps)
+			f[results.FactProtocol] += fmt.Sprintf(", %d ops a batch", p.FixedOps)
 		}
 	}
 	return f

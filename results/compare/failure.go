@@ -1,9 +1,6 @@
 package compare
 
 import (
-	"fmt"
-
-	"github.com/tmpprobe/tmpprobe/internal/errtext"
 	"github.com/tmpprobe/tmpprobe/results"
 )
 
@@ -17,18 +14,6 @@ type Failure struct {
 	Planned    int    `json:"planned_rounds,omitempty"`
 	FailedRuns int    `json:"failed_runs,omitempty"`
 	Runs       int    `json:"runs,omitempty"`
-}
-
-// Text says what was lost, after the arm's name.
-func (f *Failure) Text() string {
-	if f.Error == "" {
-		return fmt.Sprintf("exited non-zero in %d of %d runs in NEW (none in OLD)", f.FailedRuns, f.Runs)
-	}
-	of := ""
-	if f.Planned > 0 {
-		of = fmt.Sprintf(" of %d", f.Planned)
-	}
-	return fmt.Sprintf("failed in NEW after %d%s rounds (%s)", f.Rounds, of, errtext.FirstLine(f.Error))
 }
 
 // failureOf is what sn lost that so did not (nil: nothing).

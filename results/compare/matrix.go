@@ -56,8 +56,8 @@ func DiffMany(names []string, runs []*results.Run, baseline map[string]string, m
 	rep := &MatrixReport{Runs: names, MinEffectPct: minEffectPct, Alpha: results.Alpha}
 	baseline = results.CommandBaseline(runs[0], baseline) // a comparison names its own
 	for i := 1; i < len(runs); i++ {
-		for _, p := range comparability(runs[0], runs[i]) {
-			p = strings.Replace(strings.Replace(p, "NEW", names[i], 1), "OLD", names[0], 1)
+		for _, problem := range comparability(runs[0], runs[i]) {
+			p := explain.ProblemText(problem, names[0], names[i])
 			if !slices.Contains(rep.Problems, p) {
 				rep.Problems = append(rep.Problems, p)
 			}

@@ -78,7 +78,8 @@ func workUnitCount(s *results.Summary) int {
 }
 
 // judged is an arm of the diff with both its summaries, kept while the
-// diff says its work: what moved in one arm is said against all of them.
+// diff judges its work: what moved in one arm is judged against all of
+// them.
 type judged struct {
 	i      int // in DiffReport.Arms
 	d      *ArmDiff
@@ -88,18 +89,18 @@ type judged struct {
 	rqGrew bool
 }
 
-// sayWork heads each arm's sentence with its work verdict, and adds to
-// every arm whose run-queue wait grew the CPU neighbours that appeared in
-// the run (#29): a neighbour tied to the arms it slowed, not listed
-// apart.
-func sayWork(arms []judged, env []FactChange, whole []explain.NeighbourChange, cur *results.Run, minEffectPct float64) {
+// judgeWorkOf finds what heads each arm's sentence, its work verdict, and
+// the causes behind it, and ties every arm whose run-queue wait grew to
+// the CPU neighbours that appeared in the run (#29): a neighbour tied to
+// the arms it slowed, not listed apart.
+func judgeWorkOf(arms []judged, env []FactChange, whole []explain.NeighbourChange, cur *results.Run, minEffectPct float64) {
 	for i := range arms {
 		a := &arms[i]
 		w := a.d.Work
 		if w == nil {
 			continue
 		}
-		if a.d.Status == StatusRegressed || a.d.Status == StatusImproved {
+		if a.d.Changed() {
 			a.units = explain.UnitTimes(a.so, a.sn)
 			w.Pick(a.sn.WallNsPerOp-a.so.WallNsPerOp, a.units)
 		}
@@ -112,21 +113,11 @@ func sayWork(arms []judged, env []FactChange, whole []explain.NeighbourChange, c
 		if w == nil {
 			continue
 		}
-		var note []string
 		if w.Unit != nil && w.Unit.IsDeviceTime() {
-			note = explain.DeviceNote(*w.Unit, everyArmMoved(arms, *w.Unit, minEffectPct), deviceOf(cur, a.sn.Dir))
+			w.Device = &explain.DeviceNote{EveryArm: everyArmMoved(arms, *w.Unit, minEffectPct), Device: deviceOf(cur, a.sn.Dir)}
 		}
-		w.Say(a.sn.Unit(), note)
-		if w.Headline != "" && (a.d.Status == StatusRegressed || a.d.Status == StatusImproved || w.MoreOrLess()) {
-			// The exact counts first: they hold where the timing
-			// beside them may be within noise.
-			a.d.say(w.Headline + "; " + a.d.said)
-		}
-		if a.rqGrew && (w.Unit == nil || w.Unit.Name != "run-queue wait") {
-			if g := explain.NewRunQueueGrowth(a.rq, whole); g != nil {
-				a.d.RunQueue = g
-				a.d.say(a.d.said + "; " + g.Clause(a.sn.Unit()))
-			}
+		if a.rqGrew && (w.Unit == nil || w.Unit.Name != explain.RunQueueWait) {
+			a.d.RunQueue = explain.NewRunQueueGrowth(a.rq, whole)
 		}
 	}
 }
@@ -149,7 +140,7 @@ func everyArmMoved(arms []judged, u explain.UnitTime, minEffectPct float64) bool
 			if v.Name != u.Name {
 				continue
 			}
-			if !madeHalf(a.so, u.Evidence) || !madeHalf(a.sn, u.Evidence) {
+			if !madeHalf(a.so, u.Evidence.Stage) || !madeHalf(a.sn, u.Evidence.Stage) {
 				break
 			}
 			n++

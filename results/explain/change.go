@@ -42,7 +42,7 @@ func ChangeSentence(headline string, deltaNs float64, unit string, terms []Term,
 			p += " (" + det + ")"
 		}
 		if len(t.Culprits) > 0 {
-			p += " — " + strings.Join(t.Culprits, "; ")
+			p += " — " + CulpritsText(t.Culprits)
 		}
 		parts = append(parts, p)
 	}

@@ -1,8 +1,8 @@
 package explain
 
 import (
-	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,96 +12,38 @@ import (
 // EnvChange is one fact of the environment that differs between two runs:
 // a mount option, a block queue setting, a sysctl, the Python version.
 type EnvChange struct {
-	Name string `json:"name"`
-	Old  string `json:"old"`
-	New  string `json:"new"`
+	// Name is where the fact is in a run ("dirs[0].mount_options"),
+	// Fact its name (results.Fact*), the last part of Name.
+	Name string
+	Fact string
+	// Dir: a fact of a work dir, whose device's name or mount point
+	// explains no change.
+	Dir      bool
+	Old, New string
 	// Added and Removed are, for a list of options, what NEW has that OLD
 	// had not, and what OLD had that NEW has not.
-	Added   []string `json:"added,omitempty"`
-	Removed []string `json:"removed,omitempty"`
-	// Explains names the terms of changed arms the mechanism ties this
-	// difference to ("mkstemp-fsync (go): fsync"); empty when it can
-	// explain no change.
-	Explains []string `json:"explains,omitempty"`
+	Added, Removed []string
+	// Explains are the arms (and the terms of them) the mechanism ties
+	// this difference to; empty when it can explain no change.
+	Explains []Explained
 	// Move is set when the work dir moved to another file system
-	// ("file system") or another device under it ("device"): the change
-	// stands for every fact of the dir that came with it (StandsFor),
-	// and is said once, as Phrase (#29).
-	Move   string `json:"move,omitempty"`
-	Phrase string `json:"phrase,omitempty"`
-	// Short is Phrase without the marks of the file systems, as a
-	// sentence names the move: "the dir moved from tmpfs to ext4 on vda".
-	Short     string      `json:"short,omitempty"`
-	StandsFor []EnvChange `json:"stands_for,omitempty"`
+	// ("file system") or another device under it ("device"), Old and New
+	// then its places ("tmpfs", "ext4 on vda"): the change stands for
+	// every fact of the dir that came with it (StandsFor), and is said
+	// once (#29). MarksAdded are what marks the file system it moved to
+	// that the one it left lacked ("no journal", "mounted discard"),
+	// MarksRemoved the other way.
+	Move                     string
+	MarksAdded, MarksRemoved []string
+	StandsFor                []EnvChange
 }
 
-// Evidence are the words in a term's detail names that show a mechanism
-// at work: its stages ("dev_flush", "jbd2_commit") and off-CPU reasons
-// ("off-CPU waiting for the journal commit", "… (run-queue wait)").
-var (
-	evidenceFlush     = []string{results.StageDevFlush, "bio_flush", "bio_fua", results.StageJBD2Commit, "journal commit"}
-	evidenceDiscard   = []string{results.StageDevDiscard, "bio_discard"}
-	evidenceJournal   = []string{results.StageJBD2Commit, "jbd2_handle", "journal commit", results.StageDevFlush, results.StageDevWrite}
-	evidenceDevice    = []string{results.DevStagePrefix, "waiting for the device", "until the device", "journal commit"}
-	evidenceWriteback = []string{results.StageDevWrite, "bio_write", "writeback", "kworker"}
-	evidenceRunQueue  = []string{"run-queue wait"}
-	evidencePageFault = []string{results.StagePageFault}
-)
-
-// mechanism is what a fact of the environment moves: the evidence a term
-// shows when it moved, or user space (user), or any term (any: a change
-// of kernel or CPU speed moves every figure).
-type mechanism struct {
-	evidence []string
-	user     bool
-	any      bool
-}
-
-// optionMechanism is what a file system option moves, by its name without
-// "no" and "=value".
-func optionMechanism(opt string) mechanism {
-	key, _, _ := strings.Cut(opt, "=")
-	key = strings.TrimPrefix(key, "no")
-	switch key {
-	case "barrier":
-		return mechanism{evidence: evidenceFlush}
-	case "discard":
-		return mechanism{evidence: evidenceDiscard}
-	case "data", "commit", "journal_async_commit", "journal_checksum", "min_batch_time", "max_batch_time", "fast_commit", "journal_ioprio":
-		return mechanism{evidence: evidenceJournal}
-	case "delalloc", "dioread_nolock", "auto_da_alloc", "dax":
-		return mechanism{evidence: evidenceWriteback}
-	}
-	return mechanism{}
-}
-
-// factMechanism is what a fact moves, by the last part of its name.
-func factMechanism(c EnvChange) mechanism {
-	name := c.Name[strings.LastIndexByte(c.Name, '.')+1:]
-	switch {
-	case name == "write_cache" || name == "fua":
-		return mechanism{evidence: evidenceFlush}
-	case name == "discard_max_bytes" || name == "discard_granularity":
-		return mechanism{evidence: evidenceDiscard}
-	case name == "journal" || name == "fast_commit":
-		return mechanism{evidence: evidenceJournal}
-	case name == "scheduler" || name == "wbt_lat_usec" || name == "nr_requests" || name == "rotational" ||
-		name == "read_ahead_kb" || name == "max_sectors_kb" || name == "loop_dio" || name == "io_max":
-		return mechanism{evidence: evidenceDevice}
-	case strings.HasPrefix(name, "dirty_"):
-		return mechanism{evidence: evidenceWriteback}
-	case name == "python":
-		return mechanism{user: true}
-	case name == "thp" || name == "memory_max":
-		return mechanism{evidence: evidencePageFault}
-	case name == "cpu_max":
-		return mechanism{evidence: evidenceRunQueue, user: true}
-	case name == "kernel_release" || name == "kernel_cmdline" || name == "cpufreq" || name == "cpu" || name == "cpus" || name == "backend",
-		// Another file system under the work dir changes every mechanism.
-		name == "fs_type" || name == "overlay_upper":
-		return mechanism{any: true}
-	}
-	return mechanism{}
+// Explained is an arm a difference can explain, through one of its terms
+// (Term, "" when the difference moves every figure of the arm).
+type Explained struct {
+	Kind results.RunKind
+	Arm  results.CaseID
+	Term string
 }
 
 // optionToggled: NEW's option is OLD's turned the other way (nobarrier
@@ -117,53 +59,47 @@ func optionToggled(opt string, others []string) bool {
 	return false
 }
 
-// negated is the option a file system reports when o is gone: discard
-// removed is nodiscard, nobarrier removed is barrier, so a change seen in
-// the mount options and in the options ext4 reports is said once.
-func negated(o string) string {
-	switch {
-	case strings.Contains(o, "="):
-		return "without " + o
-	case strings.HasPrefix(o, "no"):
-		return strings.TrimPrefix(o, "no")
-	}
-	return "no" + o
+// Causes are the change as causes ("NEW is mounted data=journal"); none
+// when the fact cannot explain a change in time.
+func (c EnvChange) Causes() []Cause {
+	causes, _ := c.causes()
+	return causes
 }
 
-// Causes are the change said as causes ("NEW is mounted data=journal");
-// none when the fact cannot explain a change in time.
-func (c EnvChange) Causes() []string {
-	phrases, _ := c.causes()
-	return phrases
-}
-
-// causes are a change said as causes with what it moves; none when the
-// fact cannot explain a change in time (a device's name, a mount point).
-func (c EnvChange) causes() (phrases []string, mechs []mechanism) {
+// causes are a change as causes with what it moves; none when the fact
+// cannot explain a change in time (a device's name, a mount point).
+func (c EnvChange) causes() (causes []Cause, mechs []mechanism) {
 	if c.Move != "" {
-		// Another file system or device moves every mechanism. Named
-		// without its marks, which the preflight line gives.
-		return []string{c.Short}, []mechanism{{any: true}}
+		// Another file system or device moves every mechanism.
+		return []Cause{{Kind: CauseMove, Old: c.Old, New: c.New}}, []mechanism{mechAny}
 	}
 	if c.Added != nil || c.Removed != nil {
 		for _, o := range c.Added {
 			if m := optionMechanism(o); m.evidence != nil {
-				phrases, mechs = append(phrases, "NEW is mounted "+o), append(mechs, m)
+				causes, mechs = append(causes, Cause{Kind: CauseMounted, Option: o}), append(mechs, m)
 			}
 		}
 		for _, o := range c.Removed {
 			if m := optionMechanism(o); m.evidence != nil && !optionToggled(o, c.Added) {
-				phrases, mechs = append(phrases, "NEW is mounted "+negated(o)), append(mechs, m)
+				causes, mechs = append(causes, Cause{Kind: CauseUnmounted, Option: o}), append(mechs, m)
 			}
 		}
-		return phrases, mechs
+		return causes, mechs
 	}
-	m := factMechanism(c)
-	if m.evidence == nil && !m.user && !m.any {
+	m, ok := factMechanisms[c.Fact]
+	if !ok {
 		return nil, nil
 	}
-	name := c.Name[strings.LastIndexByte(c.Name, '.')+1:]
-	return []string{fmt.Sprintf("%s %s → %s", strings.ReplaceAll(name, "_", " "), results.OrNone(c.Old), results.OrNone(c.New))}, []mechanism{m}
+	return []Cause{c.FactCause()}, []mechanism{m}
+}
+
+// FactCause is the change of a fact as a cause, whatever it moves: its
+// value from OLD to NEW, or the options added and removed.
+func (c EnvChange) FactCause() Cause {
+	if c.Added != nil || c.Removed != nil {
+		return Cause{Kind: CauseOptions, Fact: c.Fact, Added: strings.Join(c.Added, ","), Removed: strings.Join(c.Removed, ",")}
+	}
+	return Cause{Kind: CauseFact, Fact: c.Fact, Old: results.OrNone(c.Old), New: results.OrNone(c.New)}
 }
 
 // moved says a detail changed enough to show in a sentence: a time that
@@ -177,22 +113,17 @@ func moved(d Detail, termNs float64) bool {
 	return math.Abs(delta) >= 0.01 && math.Abs(delta) >= 0.05*math.Max(math.Abs(d.Old), math.Abs(d.New))
 }
 
-// shows says a term moved through the mechanism: one of its moved
-// details carries the mechanism's evidence, or it is user space and the
-// mechanism moves user space.
-func (m mechanism) shows(t Term) bool { return m.weight(t) > 0 }
-
 // weight is how much of term t the mechanism can explain, in ns per op:
-// its moved details' times that carry the mechanism's evidence (the whole
+// its moved details' times that show the mechanism at work (the whole
 // term, for user space and a mechanism that moves it); a mechanism seen
 // only in a moved count weighs 1 ns, ranked after any time.
 func (m mechanism) weight(t Term) float64 {
-	if (m.user && t.Name == results.UserTerm) || (t.Name == results.RunQueueTerm && m.evident(t.Name)) {
+	if (m.user && t.Name == results.UserTerm) || (t.Name == results.RunQueueTerm && m.evident(LabelSign(results.OffPreempted))) {
 		return math.Abs(float64(t.Delta))
 	}
 	var w float64
 	for _, d := range t.Details {
-		if !moved(d, float64(t.Delta)) || !m.evident(d.Name) {
+		if !moved(d, float64(t.Delta)) || !m.evident(d.Of) {
 			continue
 		}
 		if d.Unit == "ns" {
@@ -208,17 +139,7 @@ func (m mechanism) weight(t Term) float64 {
 // so the term is tied to it even when its time is within noise.
 func (m mechanism) counted(t Term) bool {
 	for _, d := range t.Details {
-		if d.Unit != "ns" && moved(d, float64(t.Delta)) && m.evident(d.Name) {
-			return true
-		}
-	}
-	return false
-}
-
-// evident says a detail's name carries the mechanism's evidence.
-func (m mechanism) evident(name string) bool {
-	for _, e := range m.evidence {
-		if strings.Contains(name, e) {
+		if d.Unit != "ns" && moved(d, float64(t.Delta)) && m.evident(d.Of) {
 			return true
 		}
 	}
@@ -227,40 +148,42 @@ func (m mechanism) evident(name string) bool {
 
 // ranked are a term's culprits with how much of it each can explain.
 type ranked struct {
-	phrase string
-	weight float64
+	culprit Culprit
+	weight  float64
 }
 
 // top are the culprits to name, those that can explain the most first, at
 // most maxCulprits (a sentence with more names none a reader can act on).
-func top(rs []ranked) []string {
+func top(rs []ranked) []Culprit {
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].weight > rs[j].weight })
-	var out []string
+	var out []Culprit
 	for _, r := range rs {
 		if len(out) == maxCulprits {
 			break
 		}
-		out = appendOnce(out, r.phrase)
+		if !slices.ContainsFunc(out, r.culprit.same) {
+			out = append(out, r.culprit)
+		}
 	}
 	return out
 }
 
-// TieCulprits names, inside each term of a changed arm that it moved, the
+// TieCulprits ties, inside each term of a changed arm that it moved, the
 // difference of the environment and the neighbours behind it: "NEW is
 // mounted nobarrier" beside fsync's dev_flush/op 2 → 0, at most three a
 // term, ranked by how much of the term their mechanism can explain. A
 // fact that moves every figure (the kernel, the CPU, another file system
 // under the dir) is tied to the arm, not to a term: the arm's headline
-// names it (WorkCulprits). label names the arm in env's Explains.
-func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.Summary) {
+// names it (WorkCulprits). arm is the arm as env's Explains name it.
+func TieCulprits(arm Explained, terms []Term, env []EnvChange, old, cur *results.Summary) {
 	sumAbs := sumAbsDelta(terms)
 	byTerm := make([][]ranked, len(terms))
 	for ci := range env {
-		phrases, mechs := env[ci].causes()
+		causes, mechs := env[ci].causes()
 		for pi, m := range mechs {
 			if m.any {
 				// It may explain the whole arm, through no one term.
-				env[ci].Explains = appendOnce(env[ci].Explains, label)
+				env[ci].Explains = appendOnce(env[ci].Explains, arm)
 				continue
 			}
 			for ti := range terms {
@@ -268,8 +191,10 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 				if w == 0 || !(shown(terms[ti], ti, sumAbs) || m.counted(terms[ti])) {
 					continue
 				}
-				byTerm[ti] = append(byTerm[ti], ranked{phrases[pi], w})
-				env[ci].Explains = appendOnce(env[ci].Explains, label+": "+terms[ti].Name)
+				byTerm[ti] = append(byTerm[ti], ranked{Culprit{Cause: &causes[pi]}, w})
+				through := arm
+				through.Term = terms[ti].Name
+				env[ci].Explains = appendOnce(env[ci].Explains, through)
 			}
 		}
 	}
@@ -284,8 +209,7 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 			}
 		}
 		if best >= 0 {
-			// Named short: its share is in the diff's list of neighbours.
-			byTerm[best] = append(byTerm[best], ranked{nc.Short(), bw})
+			byTerm[best] = append(byTerm[best], ranked{Culprit{Neighbour: &nc}, bw})
 		}
 	}
 	for ti := range terms {
@@ -297,9 +221,9 @@ func TieCulprits(label string, terms []Term, env []EnvChange, old, cur *results.
 // device and writeback waits (disk).
 func (nc NeighbourChange) mechanism() mechanism {
 	if nc.Kind == results.NeighbourDisk {
-		return mechanism{evidence: append(append([]string{}, evidenceDevice...), evidenceWriteback...)}
+		return mechanism{evidence: slices.Concat(mechDevice.evidence, mechWriteback.evidence)}
 	}
-	return mechanism{evidence: evidenceRunQueue}
+	return mechRunQueue
 }
 
 // WorkCulprits are the causes an arm's work headline names, at most
@@ -310,17 +234,17 @@ func (nc NeighbourChange) mechanism() mechanism {
 // a CPU neighbour beside the run-queue wait). A fact that moves every
 // figure (another file system or device under the dir, the kernel, the
 // CPU) can explain any of it. neighbours are the whole run's.
-func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []string {
+func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []Culprit {
 	if !w.MoreOrLess() && w.Unit == nil {
 		return nil // nothing said that a cause could explain
 	}
 	var rs []ranked
-	evidence := map[string]float64{} // a stage or label → what it weighs
+	evidence := map[Sign]float64{} // a stage or label → what it weighs
 	switch {
 	case w.MoreOrLess():
 		for _, c := range w.Changed {
 			if st := workStage[c.Name]; st != "" {
-				evidence[st] += math.Abs(c.New - c.Old)
+				evidence[StageSign(st)] += math.Abs(c.New - c.Old)
 			}
 		}
 	case w.Unit != nil:
@@ -331,11 +255,11 @@ func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []strin
 		all += v
 	}
 	for _, e := range env {
-		phrases, mechs := e.causes()
+		causes, mechs := e.causes()
 		for i, m := range mechs {
 			weight := 0.0
-			for name, v := range evidence {
-				if m.evident(name) || (m.user && name == results.UserTerm) {
+			for sign, v := range evidence {
+				if m.evident(sign) {
 					weight += v
 				}
 			}
@@ -343,24 +267,25 @@ func WorkCulprits(w Work, env []EnvChange, neighbours []NeighbourChange) []strin
 				weight = math.Max(all, 1) // it can explain whatever moved
 			}
 			if weight > 0 {
-				rs = append(rs, ranked{phrases[i], weight})
+				rs = append(rs, ranked{Culprit{Cause: &causes[i]}, weight})
 			}
 		}
 	}
-	for _, nc := range neighbours {
+	for i := range neighbours {
+		nc := &neighbours[i]
 		// A neighbour slows an op's work; it does not add to it.
 		if !nc.Grew || w.Unit == nil {
 			continue
 		}
 		m := nc.mechanism()
 		weight := 0.0
-		for name, v := range evidence {
-			if m.evident(name) {
+		for sign, v := range evidence {
+			if m.evident(sign) {
 				weight += v
 			}
 		}
 		if weight > 0 {
-			rs = append(rs, ranked{nc.Short(), weight})
+			rs = append(rs, ranked{Culprit{Neighbour: nc}, weight})
 		}
 	}
 	// Specific causes before those that move everything, at equal weight.
@@ -375,29 +300,30 @@ var workStage = map[string]string{
 	results.WorkPageFaults: results.StagePageFault,
 }
 
-func appendOnce(list []string, s string) []string {
-	for _, v := range list {
-		if v == s {
-			return list
-		}
+func appendOnce[T comparable](list []T, v T) []T {
+	if slices.Contains(list, v) {
+		return list
 	}
-	return append(list, s)
+	return append(list, v)
 }
 
 // NeighbourChange is a neighbour that appeared, grew, shrank or vanished
 // between two runs of an arm, with its share in each.
 type NeighbourChange struct {
-	Kind   string
-	Name   string
-	Phrase string // "NEW: sh (pid 4123) took 41% of the run-queue wait (was 0%)"
+	Kind string
+	Name string // results.Neighbour's Name: "cpuhog (pid 4123)"
 	// Verb is how it changed: "appeared", "grew", "shrank", "gone".
 	Verb string
 	// Grew: it appeared or grew in NEW.
 	Grew bool
+	// Share is its share of the run-queue wait (of the device time, for
+	// a disk neighbour) on the side it grew on (NEW) or shrank from
+	// (OLD); OldPerWall and NewPerWall its share of the traced time in
+	// each; Requests its requests per op, the larger side's (disk).
+	Share                  float64
+	OldPerWall, NewPerWall float64
+	Requests               float64
 }
-
-// Short names the change in a clause: "cpuhog (pid 4123) appeared".
-func (nc NeighbourChange) Short() string { return nc.Name + " " + nc.Verb }
 
 // NeighbourShareMin is the share of the run-queue wait or of the device
 // time below which a neighbour is not named, in a diff or a footer: the
@@ -479,41 +405,37 @@ func NeighbourChanges(old, cur *results.Summary) []NeighbourChange {
 			continue
 		}
 		n := names[k]
-		what := "of the run-queue wait"
-		if n.Kind == results.NeighbourDisk {
-			what = "of the device time"
-		}
-		var p, short string
+		nc := NeighbourChange{Kind: n.Kind, Name: n.Name(), OldPerWall: o.perWall, NewPerWall: c.perWall, Requests: math.Max(o.reqs, c.reqs)}
 		switch {
 		case !o.present || c.perWall >= 2*o.perWall:
-			short = "appeared"
+			nc.Verb, nc.Grew, nc.Share = "appeared", true, c.share
 			if o.present {
-				short = "grew"
+				nc.Verb = "grew"
 			}
-			p = fmt.Sprintf("NEW: %s took %s %s, %.1f%% of the traced time (OLD %.1f%%; %s)", n.Name(), results.Share(c.share), what, 100*c.perWall, 100*o.perWall, short)
 		case !c.present || c.perWall <= 0.5*o.perWall:
-			verb := "gone in NEW"
-			short = "gone"
+			nc.Verb, nc.Share = "gone", o.share
 			if c.present {
-				verb, short = fmt.Sprintf("NEW %.1f%%", 100*c.perWall), "shrank"
+				nc.Verb = "shrank"
 			}
-			p = fmt.Sprintf("OLD: %s took %s %s, %.1f%% of the traced time (%s)", n.Name(), results.Share(o.share), what, 100*o.perWall, verb)
 		default:
 			continue
 		}
-		if n.Kind == results.NeighbourDisk {
-			p += fmt.Sprintf(", %s requests/op", results.Count(math.Max(o.reqs, c.reqs)))
-		}
-		out = append(out, NeighbourChange{Kind: n.Kind, Name: n.Name(), Phrase: p, Verb: short, Grew: short == "appeared" || short == "grew"})
+		out = append(out, nc)
 	}
 	sortChanges(out)
 	return out
 }
 
+// sortChanges puts those NEW had more of first, then by name.
 func sortChanges(out []NeighbourChange) {
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Phrase < out[j-1].Phrase; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Grew != b.Grew {
+			return a.Grew
 		}
-	}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Kind < b.Kind
+	})
 }

@@ -27,7 +27,7 @@ func TestNeighbourChangesDiskShare(t *testing.T) {
 			"NEW: cc (pid 1) took 75% of the device time, 30.0% of the traced time"},
 	} {
 		changes := explain.NeighbourChanges(traced(), c.cur)
-		if len(changes) == 0 || !strings.HasPrefix(changes[0].Phrase, c.want) {
+		if len(changes) == 0 || !strings.HasPrefix(explain.NeighbourPhrase(changes[0]), c.want) {
 			t.Errorf("changes %+v: want first %q", changes, c.want)
 		}
 	}

@@ -25,9 +25,9 @@ type Term struct {
 	// Noise: the rounds cannot tell this term from no difference.
 	Noise   bool     `json:"within_noise,omitempty"`
 	Details []Detail `json:"details,omitempty"`
-	// Culprits name the differences of the environment and the
+	// Culprits are the differences of the environment and the
 	// neighbours that the mechanism ties to this term (TieCulprits).
-	Culprits []string `json:"culprits,omitempty"`
+	Culprits []Culprit `json:"-"`
 	// oldClass and newClass are the syscall classes on each side ("" for
 	// user space); they differ when two variants of one syscall pair up.
 	oldClass, newClass string
@@ -41,6 +41,9 @@ type Detail struct {
 	Unit string  `json:"unit"`
 	Old  float64 `json:"old"`
 	New  float64 `json:"new"`
+	// Of is the stage or off-CPU label the figure is of, by the probe's
+	// name: what a culprit's evidence is keyed on.
+	Of Sign `json:"-"`
 }
 
 // Delta is New − Old.
@@ -92,7 +95,7 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 		t.Noise = po.Calls > 0 && pn.Calls > 0 && termNoise(prev, cur, oc, nc, sameRun)
 		t.Details = offCPUDetails(po, pn)
 		t.Details = append(t.Details, stages.details(oc, nc)...)
-		t.Details = append(t.Details, Detail{"calls", "calls", po.CallsPerOp, pn.CallsPerOp})
+		t.Details = append(t.Details, Detail{"calls", "calls", po.CallsPerOp, pn.CallsPerOp, Sign{}})
 		d.Terms = append(d.Terms, t)
 	}
 	for _, p := range pairFamilies(prev, cur, names) {
@@ -287,9 +290,9 @@ func (rows stageRows) details(ko, kn string) []Detail {
 			continue
 		}
 		if p[0].NsPerOp != 0 || p[1].NsPerOp != 0 {
-			out = append(out, Detail{st, "ns", p[0].NsPerOp, p[1].NsPerOp})
+			out = append(out, Detail{st, "ns", p[0].NsPerOp, p[1].NsPerOp, StageSign(st)})
 		}
-		out = append(out, Detail{st, "calls", p[0].CallsPerOp, p[1].CallsPerOp})
+		out = append(out, Detail{st, "calls", p[0].CallsPerOp, p[1].CallsPerOp, StageSign(st)})
 	}
 	return out
 }
@@ -323,14 +326,14 @@ func offCPUDetails(prev, cur results.ClassSummary) []Detail {
 		if prev.OffNsPerOp == 0 && cur.OffNsPerOp == 0 {
 			return nil
 		}
-		return []Detail{{"off-CPU", "ns", prev.OffNsPerOp, cur.OffNsPerOp}}
+		return []Detail{{"off-CPU", "ns", prev.OffNsPerOp, cur.OffNsPerOp, Sign{}}}
 	}
 	var out []Detail
 	for _, l := range slices.Sorted(maps.Keys(labels)) {
 		if isPreempted(l) {
 			continue // the run-queue wait is a term of its own
 		}
-		out = append(out, Detail{"off-CPU " + offPhrase(l), "ns", prev.OffByLabel[l], cur.OffByLabel[l]})
+		out = append(out, Detail{"off-CPU " + offPhrase(l), "ns", prev.OffByLabel[l], cur.OffByLabel[l], LabelSign(l)})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Delta()) > math.Abs(out[j].Delta()) })
 	return out

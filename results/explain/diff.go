@@ -92,12 +92,12 @@ func CarriedArm(arm, rate string, own results.Comparison) string {
 	return fmt.Sprintf("%s (%s %s)", arm, results.SignedPct(own.DeltaPct), rate)
 }
 
-// EnvironmentShiftSentence says a group whose every arm changed one way
-// when the environment changed: the change is the finding, tied to what
-// changed, not the machine's drift (#43).
+// EnvironmentShiftSentence says, of a group, that its every arm changed
+// one way when the environment changed: the change is the finding, tied
+// to what changed, not the machine's drift (#43).
 // with are the arms whose change was mostly the baseline's: the change
 // moved them as it moved the baseline.
-func EnvironmentShiftSentence(group, baseline string, base results.Comparison, lo, hi float64, causes, with []string) string {
+func EnvironmentShiftSentence(baseline string, base results.Comparison, lo, hi float64, causes, with []string) string {
 	way := "faster"
 	if base.DeltaPct < 0 {
 		way, lo, hi = "slower", -hi, -lo
@@ -106,7 +106,7 @@ func EnvironmentShiftSentence(group, baseline string, base results.Comparison, l
 	if math.Round(lo) == math.Round(hi) {
 		span = fmt.Sprintf("%.0f%%", lo)
 	}
-	s := fmt.Sprintf("%s: every arm %s %s, %s %s (p=%s): %s", group, span, way, baseline,
+	s := fmt.Sprintf("every arm %s %s, %s %s (p=%s): %s", span, way, baseline,
 		results.SignedPct(base.DeltaPct), results.PValue(base.P), strings.Join(causes, ", "))
 	if len(with) > 0 {
 		s += fmt.Sprintf("; %s moved mostly as %s did (their ratios to it moved less than half as far)", strings.Join(with, ", "), baseline)
@@ -114,11 +114,11 @@ func EnvironmentShiftSentence(group, baseline string, base results.Comparison, l
 	return s
 }
 
-// DriftSentence says once for a group what its baseline's move means:
+// DriftSentence says once, of a group, what its baseline's move means:
 // with no ratio moved, the machine or the environment moved (every
 // throughput with it); with ratios carried by the baseline (CarriedArm),
 // the baseline itself changed; arms that changed on their own are named.
-func DriftSentence(group, baseline string, base results.Comparison, moved, carried []string) string {
+func DriftSentence(baseline string, base results.Comparison, moved, carried []string) string {
 	way := "faster"
 	if base.DeltaPct < 0 {
 		way = "slower"
@@ -146,10 +146,179 @@ func DriftSentence(group, baseline string, base results.Comparison, moved, carri
 		// Each is said below, among the changes.
 		parts = append(parts, fmt.Sprintf("%d arms changed on their own", len(moved)))
 	}
-	return group + ": " + strings.Join(parts, "; ") + "."
+	return strings.Join(parts, "; ") + "."
 }
 
-// DifferentLabs is the problem of two runs that ran different labs.
-func DifferentLabs(oldLabs, newLabs string) string {
-	return fmt.Sprintf("the runs ran different labs (OLD: %s; NEW: %s)", oldLabs, newLabs)
+// ProblemKind says what makes two runs compare only in part.
+type ProblemKind uint8
+
+const (
+	// ProblemNoArms: the run of Side has no arms.
+	ProblemNoArms ProblemKind = iota + 1
+	// ProblemIncomplete: the run of Side was interrupted, or saved
+	// before it finished.
+	ProblemIncomplete
+	// ProblemLabs: the runs ran different labs, OldLabs and NewLabs.
+	ProblemLabs
+)
+
+// Problem is what makes two runs compare only in part.
+type Problem struct {
+	Kind ProblemKind
+	// Side is the run the problem is of: 0 the first (OLD), 1 the other.
+	Side             int
+	OldLabs, NewLabs string
+}
+
+// ProblemText says a problem of the runs named old and cur ("OLD",
+// "NEW" in a diff; a matrix names each run by its path).
+func ProblemText(p Problem, old, cur string) string {
+	side := old
+	if p.Side == 1 {
+		side = cur
+	}
+	switch p.Kind {
+	case ProblemNoArms:
+		return side + " has no arms: nothing to compare"
+	case ProblemIncomplete:
+		return side + " is incomplete (interrupted, or saved before it finished): its arms may lack rounds"
+	}
+	return fmt.Sprintf("the runs ran different labs (%s: %s; %s: %s)", old, p.OldLabs, cur, p.NewLabs)
+}
+
+// ArmLabel names an arm of a run of kind in a sentence: "mkstemp-fsync
+// (go)", "NamedTemporaryFile (python, 16 MiB)"; a command by its command
+// alone.
+func ArmLabel(kind results.RunKind, id results.CaseID) string {
+	if kind.OfCommands() {
+		return id.Arm
+	}
+	l := id.Arm + " (" + id.Runtime
+	switch {
+	case id.SizeBytes > 0:
+		l += ", " + results.Size(float64(id.SizeBytes))
+	case id.PayloadBytes != DefaultPayload:
+		l += ", payload " + results.Size(float64(id.PayloadBytes))
+	}
+	return l + ")"
+}
+
+// DefaultPayload is the --payload default; sentences name other payloads.
+const DefaultPayload = 400
+
+// ExplainedText names what a difference explains: an arm, or a term of
+// it ("mkstemp-fsync (go): fsync").
+func ExplainedText(e Explained) string {
+	if e.Term == "" {
+		return ArmLabel(e.Kind, e.Arm)
+	}
+	return ArmLabel(e.Kind, e.Arm) + ": " + e.Term
+}
+
+// CauseText says a cause: "NEW is mounted nobarrier", "kernel release
+// 6.1 → 6.12", "the dir moved from tmpfs to ext4 on vda".
+func CauseText(c Cause) string {
+	switch c.Kind {
+	case CauseMove:
+		return MoveShort(c.Old, c.New)
+	case CauseMounted:
+		return "NEW is mounted " + c.Option
+	case CauseUnmounted:
+		return "NEW is mounted " + negated(c.Option)
+	case CauseOptions:
+		var parts []string
+		for _, o := range splitList(c.Added) {
+			parts = append(parts, "+"+o)
+		}
+		for _, o := range splitList(c.Removed) {
+			parts = append(parts, "−"+o)
+		}
+		return "mount options " + strings.Join(parts, " ")
+	}
+	return strings.ReplaceAll(c.Fact, "_", " ") + " " + c.Old + " → " + c.New
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// negated is the option a file system reports when o is gone: discard
+// removed is nodiscard, nobarrier removed is barrier, so a change seen in
+// the mount options and in the options ext4 reports is said once.
+func negated(o string) string {
+	switch {
+	case strings.Contains(o, "="):
+		return "without " + o
+	case strings.HasPrefix(o, "no"):
+		return strings.TrimPrefix(o, "no")
+	}
+	return "no" + o
+}
+
+// MoveShort says a work dir's move as a cause: "the dir moved from tmpfs
+// to ext4 on vda".
+func MoveShort(from, to string) string { return "the dir moved from " + from + " to " + to }
+
+// MovePhrase says a work dir's move whole: MoveShort with what marks the
+// file system it moved to ("no journal, mounted discard"), or, when that
+// has none, what the one it left had.
+func MovePhrase(c EnvChange) string {
+	p := MoveShort(c.Old, c.New)
+	switch {
+	case len(c.MarksAdded) > 0:
+		return p + ": " + strings.Join(c.MarksAdded, ", ")
+	case len(c.MarksRemoved) > 0:
+		return p + " (it had: " + strings.Join(c.MarksRemoved, ", ") + ")"
+	}
+	return p
+}
+
+// CulpritText names a culprit in a clause: a cause, or a neighbour's
+// change ("cpuhog (pid 4123) appeared").
+func CulpritText(c Culprit) string {
+	if c.Neighbour != nil {
+		return NeighbourShort(*c.Neighbour)
+	}
+	return CauseText(*c.Cause)
+}
+
+// CulpritsText names culprits, "; " between them.
+func CulpritsText(cs []Culprit) string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, CulpritText(c))
+	}
+	return strings.Join(out, "; ")
+}
+
+// NeighbourShort names a neighbour's change in a clause: "cpuhog (pid
+// 4123) appeared".
+func NeighbourShort(nc NeighbourChange) string { return nc.Name + " " + nc.Verb }
+
+// NeighbourPhrase says a neighbour's change whole: "NEW: sh (pid 4123)
+// took 41% of the run-queue wait, 12.0% of the traced time (OLD 0.0%;
+// appeared)".
+func NeighbourPhrase(nc NeighbourChange) string {
+	what := "of the run-queue wait"
+	if nc.Kind == results.NeighbourDisk {
+		what = "of the device time"
+	}
+	var p string
+	if nc.Grew {
+		p = fmt.Sprintf("NEW: %s took %s %s, %.1f%% of the traced time (OLD %.1f%%; %s)", nc.Name, results.Share(nc.Share), what,
+			100*nc.NewPerWall, 100*nc.OldPerWall, nc.Verb)
+	} else {
+		verb := "gone in NEW"
+		if nc.Verb == "shrank" {
+			verb = fmt.Sprintf("NEW %.1f%%", 100*nc.NewPerWall)
+		}
+		p = fmt.Sprintf("OLD: %s took %s %s, %.1f%% of the traced time (%s)", nc.Name, results.Share(nc.Share), what, 100*nc.OldPerWall, verb)
+	}
+	if nc.Kind == results.NeighbourDisk {
+		p += fmt.Sprintf(", %s requests/op", results.Count(nc.Requests))
+	}
+	return p
 }

@@ -159,8 +159,8 @@ func (l StateLink) Sentence() string {
 // StateWarnings are the footer's warnings for groups whose figures a
 // state dominates: at least half of the group's compared arms moved with
 // one state variable across the run.
-func StateWarnings(sums []*results.Summary, baselines map[string]string) []string {
-	var out []string
+func StateWarnings(sums []*results.Summary, baselines map[string]string) []results.Warning {
+	var out []results.Warning
 	for _, g := range results.PeerGroups(sums) {
 		links := StateLinks(g, baselines[g[0].Lab])
 		compared := 0
@@ -180,12 +180,8 @@ func StateWarnings(sums []*results.Summary, baselines map[string]string) []strin
 		if len(names) == 0 || 2*count[names[0]] < compared {
 			continue
 		}
-		w := fmt.Sprintf("%s: the ratios of %d of %d arms moved with %s across the run; they describe that state as much as the arms (WHY says how with -v, and in report.md)",
-			GroupTitle(g[0].Lab, g[0].Runtime, g[0].Dir, g[0].ParamTitle()), count[names[0]], compared, names[0])
-		if names[0] == results.StateInodeAlloc {
-			w += "; --fresh-fs starts each run from a fresh file system"
-		}
-		out = append(out, w)
+		group := g[0].CaseID
+		out = append(out, results.Warning{Kind: results.WarningStateDominates, Group: &group, State: names[0], Arms: count[names[0]], Of: compared})
 	}
 	return out
 }

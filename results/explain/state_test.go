@@ -42,8 +42,8 @@ func TestStateLinks(t *testing.T) {
 		t.Errorf("sentence %q, want it to start %q", s, want)
 	}
 	if w := explain.StateWarnings(stateGroup(inode, ratio), map[string]string{"modes": "TemporaryFile"}); len(w) != 1 ||
-		!strings.Contains(w[0], "1 of 1 arms moved with ext4 inode allocation") {
-		t.Errorf("warnings %q", w)
+		w[0].Kind != results.WarningStateDominates || w[0].State != results.StateInodeAlloc || w[0].Arms != 1 || w[0].Of != 1 {
+		t.Errorf("warnings %+v, want 1 of 1 arms moved with %s", w, results.StateInodeAlloc)
 	}
 	shuffled := []float64{200, 5, 210, 6, 4, 190, 5, 205, 7, 220, 6, 198}
 	if l := explain.StateLinks(stateGroup(shuffled, ratio), "TemporaryFile"); len(l) != 0 {

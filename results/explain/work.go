@@ -66,17 +66,16 @@ type Work struct {
 	// Changed are the counts that changed (Counts' Changed ones), the
 	// largest relative change first.
 	Changed []WorkCount `json:"changed,omitempty"`
-	// Headline is the sentence's first clause: "more work: discards/op
-	// 0 → 1 (NEW is mounted discard)", "same work, slower: device time
-	// per flush 210 → 440 µs (…)"; empty for the same work at the same
-	// speed.
-	Headline string `json:"headline,omitempty"`
-	// Unit is what a time per unit of work headed the sentence, for a
-	// diff to say when it moved in every arm that does that work.
-	Unit *UnitTime `json:"unit_time,omitempty"`
+	// Unit is what a time per unit of work heads the sentence (Slower or
+	// faster), for a diff to say when it moved in every arm that does
+	// that work.
+	Unit   *UnitTime `json:"unit_time,omitempty"`
+	Slower bool      `json:"-"`
+	// Device is what a diff says of a device's time per request that
+	// heads it; nil when none does.
+	Device *DeviceNote `json:"-"`
 	// Culprits are the causes the headline names.
-	Culprits []string `json:"culprits,omitempty"`
-	slower   bool
+	Culprits []Culprit `json:"-"`
 }
 
 // NewWork says an arm's work verdict from its counts, each judged
@@ -151,9 +150,9 @@ type UnitTime struct {
 	// Explains is how much of Δ wall per op the change accounts for:
 	// the change per unit × NEW's units per op.
 	Explains float64 `json:"explains_ns_per_op"`
-	// Evidence is the stage or label the time is of, for the culprits
-	// whose mechanism moves it.
-	Evidence  string `json:"-"`
+	// Evidence is what the time is of, for the culprits whose mechanism
+	// moves it.
+	Evidence  Sign `json:"-"`
 	mechanism bool
 }
 
@@ -183,7 +182,7 @@ var devicePer = map[string]string{
 // before the syscalls' time per call, user space and off-CPU causes.
 func UnitTimes(old, cur *results.Summary) []UnitTime {
 	var out []UnitTime
-	per := func(name, per, evidence string, mech bool, sum func(*results.Summary) (ns, n float64)) {
+	per := func(name, per string, evidence Sign, mech bool, sum func(*results.Summary) (ns, n float64)) {
 		on, oc := sum(old)
 		nn, nc := sum(cur)
 		if oc <= 0 || nc <= 0 {
@@ -204,23 +203,23 @@ func UnitTimes(old, cur *results.Summary) []UnitTime {
 		}
 	}
 	for _, st := range []string{results.StageDevFlush, results.StageDevWrite, results.StageDevDiscard, results.StageDevRead} {
-		per("device time per "+devicePer[st], devicePer[st], st, true, stage(st))
+		per("device time per "+devicePer[st], devicePer[st], StageSign(st), true, stage(st))
 	}
-	per("ext4 inode allocation", "create", results.StageExt4NewInode, true, stage(results.StageExt4NewInode))
-	per("journal commit time", "commit", results.StageJBD2Commit, true, stage(results.StageJBD2Commit))
-	rq := UnitTime{Name: "run-queue wait", Old: runQueuePerOp(old), New: runQueuePerOp(cur), Evidence: "run-queue wait", mechanism: true}
+	per("ext4 inode allocation", "create", StageSign(results.StageExt4NewInode), true, stage(results.StageExt4NewInode))
+	per("journal commit time", "commit", StageSign(results.StageJBD2Commit), true, stage(results.StageJBD2Commit))
+	rq := UnitTime{Name: RunQueueWait, Old: runQueuePerOp(old), New: runQueuePerOp(cur), Evidence: LabelSign(results.OffPreempted), mechanism: true}
 	rq.Explains = rq.New - rq.Old
 	out = append(out, rq)
 	for _, c := range cur.Classes {
 		if c.IsSyscall() && !c.Overlapped {
 			class := c.Class
-			per(class, "call", class, false, func(s *results.Summary) (float64, float64) {
+			per(class, "call", Sign{Class: class}, false, func(s *results.Summary) (float64, float64) {
 				r := s.Class(class)
 				return r.NsPerOp, r.CallsPerOp
 			})
 		}
 	}
-	user := UnitTime{Name: results.UserTerm, Old: old.UserNsPerOp, New: cur.UserNsPerOp, Evidence: results.UserTerm}
+	user := UnitTime{Name: results.UserTerm, Old: old.UserNsPerOp, New: cur.UserNsPerOp, Evidence: Sign{User: true}}
 	user.Explains = user.New - user.Old
 	out = append(out, user)
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].Explains) > math.Abs(out[j].Explains) })
@@ -274,7 +273,7 @@ func (u UnitTime) tier() int {
 		return 4
 	case u.IsDeviceTime():
 		return 1
-	case u.Evidence == results.StageJBD2Commit:
+	case u.Evidence == StageSign(results.StageJBD2Commit):
 		return 3
 	}
 	return 2
@@ -290,17 +289,21 @@ func (w *Work) Pick(deltaNs float64, units []UnitTime) {
 	}
 	if u, ok := HeadUnit(units, deltaNs); ok {
 		w.Unit = &u
-		w.slower = deltaNs > 0
+		w.Slower = deltaNs > 0
 	}
 }
 
-// Say writes the headline: "more work: discards/op 0 → 1 (NEW is mounted
+// Headed says the work has a headline: it changed, or a time per unit of
+// it heads the sentence.
+func (w Work) Headed() bool { return w.MoreOrLess() || w.Unit != nil }
+
+// Headline says it: "more work: discards/op 0 → 1 (NEW is mounted
 // discard)", or for the same work, what got slower per unit of it: "same
 // work, slower: device time per flush 210 → 440 µs (every arm that
-// flushes; the device vda, not the workload)". note goes inside the
-// parentheses before the culprits; unit names what an op is.
-func (w *Work) Say(unit string, note []string) {
-	w.Headline = ""
+// flushes; the device vda, not the workload)"; "" for the same work at
+// the same speed. unit names what an op is.
+func (w Work) Headline(unit string) string {
+	var h string
 	switch {
 	case w.MoreOrLess():
 		var parts []string
@@ -311,32 +314,45 @@ func (w *Work) Say(unit string, note []string) {
 			}
 			parts = append(parts, c.Text(unit))
 		}
-		w.Headline = w.Verdict + ": " + strings.Join(parts, ", ")
+		h = w.Verdict + ": " + strings.Join(parts, ", ")
 	case w.Unit != nil:
 		way := sameFaster
-		if w.slower {
+		if w.Slower {
 			way = sameSlower
 		}
-		w.Headline = way + ": " + w.Unit.Text(unit)
+		h = way + ": " + w.Unit.Text(unit)
 	default:
-		return
+		return ""
 	}
-	paren := append(slices.Clone(note), w.Culprits...)
+	var paren []string
+	if w.Device != nil && w.Unit != nil {
+		paren = w.Device.words(*w.Unit)
+	}
+	for _, c := range w.Culprits {
+		paren = append(paren, CulpritText(c))
+	}
 	if len(paren) > 0 {
-		w.Headline += " (" + strings.Join(paren, "; ") + ")"
+		h += " (" + strings.Join(paren, "; ") + ")"
 	}
+	return h
 }
 
-// DeviceNote is the note of a "same work" headline whose time per device
-// request moved: in every arm that does that work (everywhere, when
-// every one moved its way), and the device, not the workload.
-func DeviceNote(u UnitTime, everyArm bool, device string) []string {
+// DeviceNote is what a diff says of a device's time per request that
+// heads a "same work" headline: it moved in every arm that does that work
+// (EveryArm), and the device (Device), not the workload.
+type DeviceNote struct {
+	EveryArm bool
+	Device   string
+}
+
+// words are the note's clauses, of u's kind of request.
+func (n DeviceNote) words(u UnitTime) []string {
 	var note []string
-	if everyArm {
-		note = append(note, "every arm that "+deviceVerb[u.Evidence])
+	if n.EveryArm {
+		note = append(note, "every arm that "+deviceVerb[u.Evidence.Stage])
 	}
-	if device != "" {
-		note = append(note, "the device "+device+", not the workload")
+	if n.Device != "" {
+		note = append(note, "the device "+n.Device+", not the workload")
 	}
 	return note
 }
@@ -347,13 +363,16 @@ var deviceVerb = map[string]string{
 }
 
 // IsDeviceTime says u is a device's time per request.
-func (u UnitTime) IsDeviceTime() bool { return deviceVerb[u.Evidence] != "" }
+func (u UnitTime) IsDeviceTime() bool { return deviceVerb[u.Evidence.Stage] != "" }
+
+// RunQueueWait names the run-queue wait as a time per op.
+const RunQueueWait = results.RunQueueTerm
 
 // RunQueueGrowth is an arm's run-queue wait that grew, with the CPU
 // neighbours that appeared or grew in the run: who took the CPU.
 type RunQueueGrowth struct {
-	Delta      results.NsPerOp `json:"delta_ns_per_op"`
-	Neighbours []string        `json:"neighbours"` // "cpuhog (pid 4123) appeared"
+	Delta      results.NsPerOp   `json:"delta_ns_per_op"`
+	Neighbours []NeighbourChange `json:"-"`
 }
 
 // NewRunQueueGrowth ties the CPU neighbours that appeared or grew in the
@@ -363,7 +382,7 @@ func NewRunQueueGrowth(deltaNs float64, neighbours []NeighbourChange) *RunQueueG
 	g := &RunQueueGrowth{Delta: results.NsPerOp(deltaNs)}
 	for _, nc := range neighbours {
 		if nc.Kind == results.NeighbourCPU && nc.Grew && len(g.Neighbours) < maxCulprits {
-			g.Neighbours = append(g.Neighbours, nc.Short())
+			g.Neighbours = append(g.Neighbours, nc)
 		}
 	}
 	if len(g.Neighbours) == 0 {
@@ -372,9 +391,18 @@ func NewRunQueueGrowth(deltaNs float64, neighbours []NeighbourChange) *RunQueueG
 	return g
 }
 
+// Who names the neighbours: "cpuhog (pid 4123) appeared; cc (pid 9) grew".
+func (g *RunQueueGrowth) Who() string {
+	var who []string
+	for _, nc := range g.Neighbours {
+		who = append(who, NeighbourShort(nc))
+	}
+	return strings.Join(who, "; ")
+}
+
 // Clause says it: "run-queue wait +12 µs/op (cpuhog (pid 4123) appeared)".
 func (g *RunQueueGrowth) Clause(unit string) string {
-	return fmt.Sprintf("run-queue wait %s µs/%s (%s)", results.SignedMicros(float64(g.Delta)), unit, strings.Join(g.Neighbours, "; "))
+	return fmt.Sprintf("%s %s µs/%s (%s)", RunQueueWait, results.SignedMicros(float64(g.Delta)), unit, g.Who())
 }
 
 // RunQueueGrew says an arm's run-queue wait grew enough to name who took

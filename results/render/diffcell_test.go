@@ -8,6 +8,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -23,7 +24,7 @@ func TestTraceDiffShowsItsChange(t *testing.T) {
 		run.Arms = []results.ArmResult{a}
 		return run
 	}
-	rep := compare.Diff("old", trace(4_000_000), "new", trace(8_000_000), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	rep := report.NewDiff(compare.Diff("old", trace(4_000_000), "new", trace(8_000_000), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.GateOn(compare.GateTime, 10)))
 	var text, md bytes.Buffer
 	render.WriteDiffText(&text, rep)
 	render.WriteDiffMarkdown(&md, rep)

@@ -22,7 +22,7 @@ type Format struct {
 	Report func(w io.Writer, in report.Input, o TextOptions) error
 	// Diff and Matrix write a diff of two runs and of more; nil where
 	// the kind has none.
-	Diff   func(w io.Writer, rep *compare.DiffReport, verbose bool) error
+	Diff   func(w io.Writer, d *report.DiffDocument, verbose bool) error
 	Matrix func(w io.Writer, rep *compare.MatrixReport) error
 	// Live kinds are what run, all, trace and compare write their report
 	// in (--format); the others a saved run's (report --format).
@@ -38,8 +38,8 @@ var Formats = []Format{
 			WriteTextReport(w, in.Run, in.Sums, in.Labs, o)
 			return nil
 		},
-		Diff: func(w io.Writer, rep *compare.DiffReport, verbose bool) error {
-			WriteDiffTextVerbose(w, rep, verbose)
+		Diff: func(w io.Writer, d *report.DiffDocument, verbose bool) error {
+			WriteDiffTextVerbose(w, d, verbose)
 			return nil
 		},
 		Matrix: func(w io.Writer, rep *compare.MatrixReport) error { WriteMatrixText(w, rep); return nil }},
@@ -48,13 +48,13 @@ var Formats = []Format{
 			WriteMarkdownDocument(w, report.New(in, report.Options{}))
 			return nil
 		},
-		Diff:   func(w io.Writer, rep *compare.DiffReport, _ bool) error { WriteDiffMarkdown(w, rep); return nil },
+		Diff:   func(w io.Writer, d *report.DiffDocument, _ bool) error { WriteDiffMarkdown(w, d); return nil },
 		Matrix: func(w io.Writer, rep *compare.MatrixReport) error { WriteMatrixMarkdown(w, rep); return nil }},
 	{Name: "json", What: "JSON", Live: true,
 		Report: func(w io.Writer, in report.Input, _ TextOptions) error {
 			return WriteJSONDocument(w, report.New(in, report.Options{}))
 		},
-		Diff:   func(w io.Writer, rep *compare.DiffReport, _ bool) error { return WriteDiffJSON(w, rep) },
+		Diff:   func(w io.Writer, d *report.DiffDocument, _ bool) error { return WriteDiffJSON(w, d) },
 		Matrix: WriteMatrixJSON},
 	{Name: "pprof", What: "the profile", Binary: true,
 		Report: func(w io.Writer, in report.Input, _ TextOptions) error { return WritePprof(w, in.Run, in.Sums) }},

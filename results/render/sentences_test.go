@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
 	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
@@ -127,10 +128,13 @@ func textSentences(out string) int {
 }
 
 // markdownSentences counts report.md's: its list items and failed arms.
-func markdownSentences(out string) int {
+func markdownSentences(out string) int { return linesStarting(out, "- ", "**FAILED** ") }
+
+// linesStarting counts the lines of out that start with one of prefixes.
+func linesStarting(out string, prefixes ...string) int {
 	n := 0
 	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "**FAILED** ") {
+		if slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(l, p) }) {
 			n++
 		}
 	}
@@ -160,4 +164,132 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// A diff's writers say the same sentences, because they write one
+// report.DiffDocument: for every diff fixture (resultstest.Diffs and the
+// golden diffs among them, and a run rebuilt from a CSV against a
+// run.json), the terminal with -v, report.md and JSON each say every
+// sentence of the document (its failed arms, its warnings, where its
+// noise came from, its neighbours, its groups' drift notes, the head of
+// its changes and each changed arm's sentence, the arms too few rounds
+// judge, what arms said alike within noise, the pointer at the
+// preflight, the gate's verdict), report.md as one bullet each, and
+// JSON those and no other.
+func TestDiffWritersSayTheSameSentences(t *testing.T) {
+	old, err := runfile.LoadRun(filepath.Join(resultstest.Testdata, "old", "syscalls.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixtures := append(resultstest.Diffs(), resultstest.Diff{Name: "csv", Old: old, New: resultstest.FixtureRun(true)})
+	for _, fx := range fixtures {
+		doc := report.NewDiff(fx.Judge())
+		want := diffSentences(doc)
+		out := map[string]string{}
+		for _, name := range []string{"text", "markdown", "json"} {
+			f, _ := render.FormatNamed(name, render.DiffFormat)
+			var b strings.Builder
+			if err := f.Diff(&b, doc, true); err != nil {
+				t.Fatal(err)
+			}
+			out[name] = b.String()
+		}
+		flat := strings.Join(strings.Fields(out["text"]), " ")
+		md := strings.Join(strings.Fields(out["markdown"]), " ")
+		said := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+		for _, s := range want {
+			if !strings.Contains(md, said(strings.ReplaceAll(s, "|", `\|`))) {
+				t.Errorf("%s: report.md lacks %q", fx.Name, s)
+			}
+		}
+		// The terminal says a drift note under its group's title.
+		for _, s := range append(diffSentencesBut(doc), driftSaid(doc)...) {
+			if !strings.Contains(flat, said(s)) {
+				t.Errorf("%s: the terminal lacks %q", fx.Name, s)
+			}
+		}
+		n := len(want) - 1 // the head of the changes is no bullet, nor the verdict
+		if doc.Gate != "" {
+			n--
+		}
+		if got := markdownBullets(out["markdown"]); got != n {
+			t.Errorf("%s: report.md has %d bullets, the document %d sentences besides its head of changes and its verdict:\n%s", fx.Name, got, n, out["markdown"])
+		}
+		if got := jsonDiffSentences(t, out["json"]); !slices.Equal(got, sorted(want)) {
+			t.Errorf("%s: JSON says\n%q\nthe document\n%q", fx.Name, got, sorted(want))
+		}
+	}
+}
+
+// diffSentences are what a diff document says, in words, drift notes
+// whole; diffSentencesBut all of them but the drift notes.
+func diffSentences(d *report.DiffDocument) []string {
+	out := diffSentencesBut(d)
+	for _, n := range d.Drift {
+		out = append(out, n.Sentence)
+	}
+	return out
+}
+
+func diffSentencesBut(d *report.DiffDocument) []string {
+	out := slices.Concat(d.Failures, d.Problems)
+	for _, s := range []string{d.Between, d.LeftOut} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	for _, n := range d.Neighbours {
+		out = append(out, n.Text)
+	}
+	out = append(out, d.ChangedHead)
+	out = append(out, d.Changed...)
+	if d.TooFew != "" {
+		out = append(out, d.TooFew)
+	}
+	out = append(out, d.WorkToo...)
+	out = append(out, d.RunQueue...)
+	for _, s := range []string{d.SameDirection, d.Gate} {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// driftSaid are the drift notes as a group's table says them, under its
+// title.
+func driftSaid(d *report.DiffDocument) []string {
+	var out []string
+	for _, n := range d.Drift {
+		out = append(out, n.Said)
+	}
+	return out
+}
+
+// markdownBullets counts report.md's list items but OLD's and NEW's.
+func markdownBullets(out string) int { return linesStarting(out, "- ") - 2 }
+
+// jsonDiffSentences are the JSON diff's sentences, sorted: each changed
+// arm's (regressed or improved on its own), and every other sentence
+// the document says.
+func jsonDiffSentences(t *testing.T, out string) []string {
+	var d render.DiffJSON
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Concat(d.Failures, d.Problems, d.Neighbours, d.WorkToo, d.RunQueue)
+	for _, s := range []string{d.BetweenRuns, d.LeftOut, d.Changed, d.TooFew, d.SameDirection, d.Verdict} {
+		if s != "" {
+			got = append(got, s)
+		}
+	}
+	for _, n := range d.Drift {
+		got = append(got, n.Sentence)
+	}
+	for _, a := range d.Arms {
+		if (a.Status == compare.StatusRegressed || a.Status == compare.StatusImproved) && !a.WithGroup {
+			got = append(got, a.Sentence)
+		}
+	}
+	return sorted(got)
 }

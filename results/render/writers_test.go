@@ -8,6 +8,7 @@ import (
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -28,11 +29,11 @@ func TestGoldenWriters(t *testing.T) {
 }
 
 func TestGoldenDiff(t *testing.T) {
-	rep := compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	rep := report.NewDiff(compare.Diff("old", resultstest.FixtureRun(false), "new", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.GateOn(compare.GateTime, 10)))
 	resultstest.Golden(t, "diff.txt", resultstest.Render(t, func(w io.Writer) error { WriteDiffText(w, rep); return nil }))
 	resultstest.Golden(t, "diff.md", resultstest.Render(t, func(w io.Writer) error { WriteDiffMarkdown(w, rep); return nil }))
 	resultstest.Golden(t, "diff.json", resultstest.Render(t, func(w io.Writer) error { return WriteDiffJSON(w, rep) }))
-	drift := compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 10)
+	drift := report.NewDiff(compare.Diff("old", resultstest.FixtureRun(false), "slow", resultstest.Scaled(resultstest.FixtureRun(false), 1.25), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.GateOn(compare.GateTime, 10)))
 	resultstest.Golden(t, "diff-drift.txt", resultstest.Render(t, func(w io.Writer) error { WriteDiffText(w, drift); return nil }))
 	three := compare.DiffMany([]string{"old", "new", "slow"}, []*results.Run{resultstest.FixtureRun(false), resultstest.FixtureRun(true), resultstest.Scaled(resultstest.FixtureRun(false), 1.25)},
 		resultstest.Labs.Baselines, compare.DefaultMinEffectPct)

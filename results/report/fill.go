@@ -37,7 +37,7 @@ type Options struct {
 func New(in Input, o Options) *Document {
 	run, sums := in.Run, in.Sums
 	d := &Document{Kind: run.Kind, Head: Head{Schema: run.Schema, Started: run.Started, Protocol: run.Protocol,
-		Complete: run.Complete, Args: run.Args, Meta: run.Meta, Warnings: run.Derived.Warnings, Drops: run.Drops,
+		Complete: run.Complete, Args: run.Args, Meta: run.Meta, Warnings: warningTexts(run.Derived.Warnings), Drops: run.Drops,
 		Between: run.Derived.Between}}
 	// A compare group's times are in one unit, its fastest command's:
 	// its table, its WHY and each command's breakdown alike.

@@ -57,7 +57,7 @@ func footer(run *results.Run) []FooterLine {
 		add(FooterFact, "%s", l)
 	}
 	for _, w := range run.Derived.Warnings {
-		add(FooterWarning, "%s", w)
+		add(FooterWarning, "%s", WarningText(w))
 	}
 	if run.Source == results.SourceCSV {
 		add(FooterNote, "%s", csvNote)

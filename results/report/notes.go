@@ -1,6 +1,11 @@
 package report
 
-import "github.com/tmpprobe/tmpprobe/results"
+import (
+	"fmt"
+
+	"github.com/tmpprobe/tmpprobe/results"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+)
 
 // NoteText words a note of a run of kind k, as the footer says it and as
 // tmpprobe says it on stderr when it happens.
@@ -36,4 +41,50 @@ func NoteText(n results.Note, k results.RunKind) string {
 		return string(n.Kind) + ": " + n.Reason
 	}
 	return n.What
+}
+
+// WarningText words a warning, as the footer says it.
+func WarningText(w results.Warning) string {
+	switch w.Kind {
+	case results.WarningTmpfs:
+		return w.Dir + ": tmpfs: fsync returns at once and there is no block I/O"
+	case results.WarningNoJournal:
+		return w.Dir + ": ext4 without a journal: jbd2 stays silent (no commits to wait for), and a create skips every inode deleted in the last minute (six while its inode table block is unwritten), so creates slow down as a run deletes files, and with what ran in the minutes before (see ext4_new_inode)"
+	case results.WarningOverlay:
+		return w.Dir + ": an overlay: its files are written in the upper layer " + w.Upper + ", whose " + w.FSType + " and devices are measured"
+	case results.WarningNoBlockDevice:
+		return w.Dir + ": no block device found under this " + w.FSType + ": block I/O and journal commits cannot be matched to syscalls"
+	case results.WarningDiscard:
+		return w.Dir + ": mounted with discard: freeing a written file's blocks issues discards to the device inside unlink/close"
+	case results.WarningWriteThrough:
+		return w.Dir + ": the device has no volatile write cache: fsync needs no cache flush"
+	case results.WarningHostBusy:
+		return fmt.Sprintf("host busy (load %.1f on %d CPUs): expect run-queue waits, seen as preempted off-CPU time", w.Load, w.CPUs)
+	case results.WarningStateDominates:
+		if w.Group == nil {
+			break
+		}
+		g := w.Group
+		s := fmt.Sprintf("%s: the ratios of %d of %d arms moved with %s across the run; they describe that state as much as the arms (WHY says how with -v, and in report.md)",
+			explain.GroupTitle(g.Lab, g.Runtime, g.Dir, g.ParamTitle()), w.Arms, w.Of, w.State)
+		if w.State == results.StateInodeAlloc {
+			s += "; --fresh-fs starts each run from a fresh file system"
+		}
+		return s
+	}
+	// A warning saved as words, or of a kind this tmpprobe does not know
+	// (a newer one's): what it has.
+	if w.What != "" {
+		return w.What
+	}
+	return string(w.Kind)
+}
+
+// warningTexts words every warning.
+func warningTexts(ws []results.Warning) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, WarningText(w))
+	}
+	return out
 }

@@ -169,7 +169,7 @@ func FixtureRun(slowFsync bool) *results.Run {
 		if slowFsync {
 			f.OffNs = map[string]uint64{"blocked/irq": 100 * 150_000, "blocked/jbd2": 100 * 400_000}
 			out[2] = f
-			out = append(out, results.ClassRecord{Class: "fsync", Stage: "dev_flush", Calls: 100, TotalNs: 100 * 380_000})
+			out = append(out, results.ClassRecord{Class: "fsync", Stage: results.StageDevFlush, Calls: 100, TotalNs: 100 * 380_000})
 		}
 		return out
 	})
@@ -182,7 +182,7 @@ func FixtureRun(slowFsync bool) *results.Run {
 	spill := results.ArmResult{CaseID: results.CaseID{Lab: "buffers", Arm: "NamedTemporaryFile", Runtime: "go", Dir: "/tmp", SizeBytes: 1 << 20}, Ops: 1}
 	spill.Batches = Batches(1, []int64{900_000, 950_000, 880_000, 910_000, 990_000, 870_000}, func(int) []results.ClassRecord {
 		return []results.ClassRecord{Rec("write", 16, 20_000, 0, ""), Rec("read", 17, 12_000, 0, ""), Rec("openat[create]", 1, 60_000, 0, ""),
-			Rec("unlink", 1, 40_000, 0, ""), {Class: "user", Stage: "page_fault", Calls: 256, TotalNs: 256 * 400}}
+			Rec("unlink", 1, 40_000, 0, ""), {Class: results.ClassUser, Stage: results.StagePageFault, Calls: 256, TotalNs: 256 * 400}}
 	})
 	run.Arms = []results.ArmResult{tmpfile, fsync, failed, spill}
 	return run

@@ -14,6 +14,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -142,7 +143,7 @@ func TestNamesFromFilesEscaped(t *testing.T) {
 	var out bytes.Buffer
 	render.WriteTable(&out, sums)
 	render.WriteMarkdown(&out, back, sums, resultstest.Labs)
-	render.WriteDiffText(&out, compare.Diff("a", back, "b", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5))
+	render.WriteDiffText(&out, report.NewDiff(compare.Diff("a", back, "b", resultstest.FixtureRun(true), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.GateOn(compare.GateTime, 5))))
 	if bytes.ContainsAny(out.Bytes(), "\x1b\u202e\x7f") {
 		t.Error("a control character reached the output")
 	}

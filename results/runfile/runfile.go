@@ -175,7 +175,9 @@ func validate(run *results.Run) error {
 		switch {
 		case a.Lab == "" || a.Arm == "":
 			return fmt.Errorf("arm %d has no lab or arm name", i+1)
-		case a.Ops < 1 || a.Ops > 1e9:
+		case a.Ops < 0 || a.Ops > 1e9 || a.Ops == 0 && len(a.Batches) > 0:
+			// 0 is an arm that never ran a batch: it failed, or the run
+			// was interrupted, before its first.
 			return fmt.Errorf("%s: ops_per_batch %d", where, a.Ops)
 		case a.PayloadBytes < 0 || a.SizeBytes < 0:
 			return fmt.Errorf("%s: negative payload or size", where)

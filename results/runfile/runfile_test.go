@@ -14,6 +14,7 @@ import (
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/compare"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -118,7 +119,7 @@ func checkReadRun(data []byte) (bool, error) {
 	render.WriteArmsCSV(io.Discard, sums)
 	render.WriteSyscallCSV(io.Discard, run, sums)
 	render.WriteSummaryJSON(io.Discard, run, sums, resultstest.Labs)
-	rep := compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, 5)
+	rep := report.NewDiff(compare.Diff("a", run, "b", resultstest.FixtureRun(false), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, compare.GateOn(compare.GateTime, 5)))
 	render.WriteMatrixText(io.Discard, compare.DiffMany([]string{"a", "b", "c"}, []*results.Run{run, resultstest.FixtureRun(false), run}, resultstest.Labs.Baselines, 5))
 	render.WriteDiffText(io.Discard, rep)
 	render.WriteDiffJSON(io.Discard, rep)
@@ -216,4 +217,24 @@ func mutate(rng *rand.Rand, base []byte) []byte {
 		}
 	}
 	return out
+}
+
+// An arm that never ran a batch (it failed, or the run was interrupted,
+// before its first) has no ops per batch: its run reads back, with it.
+func TestArmWithoutBatchesReadsBack(t *testing.T) {
+	run := resultstest.FixtureRun(false)
+	run.Complete = false
+	failed := &run.Arms[2] // mkstemp-fdatasync: failed, no batches
+	failed.Ops, failed.Batches = 0, nil
+	var b strings.Builder
+	if err := WriteRunJSON(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRun(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("a run with an arm that never ran a batch: %v", err)
+	}
+	if a := back.Arms[2]; a.Ops != 0 || a.Error == "" || len(a.Batches) != 0 {
+		t.Errorf("read back %+v", a)
+	}
 }

@@ -2,52 +2,21 @@
 
 package main
 
+// Outputs checked before the run: another user's FIFO or link, an unread FIFO, a file that could only fail after the run.
+
 import (
-	"bufio"
 	"bytes"
-	"encoding/xml"
-	"io"
-	"maps"
+	"github.com/tmpprobe/tmpprobe/results/runfile"
+	"golang.org/x/sys/unix"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
-
-	"github.com/tmpprobe/tmpprobe/preflight"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
 )
-
-// Issue 19's flags: a negative --worker-rounds and a --dir holding a
-// control character are refused before anything runs (a newline in --dir
-// ran in the name's first line, exit 0).
-func TestFlagsRefusedRound3(t *testing.T) {
-	d := t.TempDir()
-	os.Mkdir(filepath.Join(d, "new"), 0o755)
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{quickRun(d, "--worker-rounds", "-1"), "--worker-rounds -1"},
-		{quickRun(filepath.Join(d, "new\nline")), "control character"},
-		{quickRun(filepath.Join(d, "new\x1b[31m")), "control character"},
-		{quickRun(d + "," + filepath.Join(d, "a\x07")), "control character"},
-	} {
-		code, stdout, stderr := inProcess(c.args...)
-		if code != exitUsage || stdout != "" || !strings.Contains(stderr, c.want) || strings.ContainsAny(stderr, "\x1b\x07") {
-			t.Errorf("%q: exit %d, %q; want exit 2 saying %q", c.args, code, stderr, c.want)
-		}
-	}
-	if entries, _ := os.ReadDir(filepath.Join(d, "new")); len(entries) != 0 {
-		t.Errorf("ran in %s/new: %v", d, entries)
-	}
-}
 
 // runGuarded runs cmd with a guard against hanging the suite: a run that
 // blocks is killed after a minute and fails the test. It returns the exit
@@ -257,168 +226,5 @@ func TestOutputProblemsBeforeRun(t *testing.T) {
 	g.Close()
 	if b, _ := os.ReadFile(given); code != 0 || !strings.HasPrefix(string(b), "lab,arm") {
 		t.Errorf("--csv /proc/self/fd/3 given as fd 3: exit %d (%s), wrote %q", code, stderr, b)
-	}
-}
-
-// A traced command whose name holds ESC and BEL: the live report, the
-// "tracing" line, report.md, the CSVs and chart.svg show them escaped, as
-// a re-rendered saved run does, and chart.svg is well-formed XML.
-func TestLiveOutputEscaped(t *testing.T) {
-	needRoot(t)
-	dir := t.TempDir()
-	name := filepath.Join(dir, "app\x1b[31m\x07")
-	script := "#!/bin/sh\ni=0\nwhile [ $i -lt 300 ]; do echo x > " + dir + "/f; i=$((i+1)); done\n"
-	if err := os.WriteFile(name, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out, csv := filepath.Join(dir, "run"), filepath.Join(dir, "t.csv")
-	code, stdout, stderr := runGuarded(t, tmpprobe("trace", "--csv", csv, "--out", out, "--", name, "\x1b]0;title\x07"))
-	if code != 0 {
-		t.Fatalf("exit %d: %q", code, stderr)
-	}
-	files := runFiles(t, out)
-	delete(files, "chart.png") // binary
-	b, _ := os.ReadFile(csv)
-	files["--csv"], files["stdout"], files["stderr"] = string(b), stdout, stderr
-	for what, body := range files {
-		if strings.ContainsAny(body, "\x1b\x07") {
-			t.Errorf("%s holds a raw ESC or BEL", what)
-		}
-	}
-	if !strings.Contains(stderr, `\x1b[31m\a`) {
-		t.Errorf("the tracing line does not name the command escaped: %q", stderr)
-	}
-	svg, ok := files["chart.svg"]
-	if !ok {
-		t.Fatalf("no chart.svg in %v", slices.Collect(maps.Keys(files)))
-	}
-	d := xml.NewDecoder(strings.NewReader(svg))
-	for {
-		if _, err := d.Token(); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Errorf("chart.svg is not XML: %v", err)
-			break
-		}
-	}
-}
-
-// The private work dir is renamed while workers run and a symlink to a
-// copy of its group dirs put at its name: no arm, Go or Python, does
-// anything in the copy (workers reach their group dir only through the fd
-// they were handed), and the run ends whole. They kept working in the copy.
-func TestWorkersStayInTheirDirFd(t *testing.T) {
-	needRoot(t)
-	dir := t.TempDir()
-	cmd := tmpprobe("run", "TemporaryFile", "NamedTemporaryFile", "mkstemp-close-unlink", "atomic-replace",
-		"--lab", "modes", "--runtime", "auto", "--ops", "300", "--rounds", "6", "--worker-rounds", "0", "--attach", "none", "-q", "--dir", dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var work string
-	var groups []string
-	for i := 0; i < 1000 && len(groups) == 0; i++ {
-		time.Sleep(10 * time.Millisecond)
-		if m, _ := filepath.Glob(filepath.Join(dir, "tmpprobe-*", "group-*")); len(m) > 0 {
-			work, groups = filepath.Dir(m[0]), m
-		}
-	}
-	if work == "" {
-		cmd.Process.Kill()
-		t.Fatal("no group dir appeared")
-	}
-	time.Sleep(300 * time.Millisecond) // the workers are at their ops
-	copyDir, long := filepath.Join(dir, "copy"), time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
-	os.Mkdir(copyDir, 0o700)
-	var planted []string
-	for _, g := range groups {
-		p := filepath.Join(copyDir, filepath.Base(g))
-		os.Mkdir(p, 0o700)
-		os.Chtimes(p, long, long)
-		planted = append(planted, p)
-	}
-	if err := os.Rename(work, filepath.Join(dir, "moved")); err != nil {
-		t.Fatal(err)
-	}
-	os.Symlink(copyDir, work)
-	select {
-	case err := <-done:
-		if code := exitStatus(t, err); code != 0 {
-			t.Errorf("exit %d: %s\n%s", code, stderr.String(), stdout.String())
-		}
-	case <-time.After(5 * time.Minute): // a guard against a hang, not a timing
-		cmd.Process.Kill()
-		t.Fatal("the run did not end")
-	}
-	if !strings.Contains(stdout.String(), "python") {
-		t.Log("no python3: the Go arms only")
-	}
-	for _, p := range planted {
-		st, err := os.Stat(p)
-		entries, _ := os.ReadDir(p)
-		if err != nil || !st.ModTime().Equal(long) || len(entries) > 0 {
-			t.Errorf("%s was worked in: modified %v, holds %v", p, st.ModTime(), entries)
-		}
-	}
-}
-
-// A double-forked, setsid'ed grandchild that ignores signals is killed
-// with the traced command's cgroup: after one SIGINT, and when the command
-// itself exits and leaves it behind. It was reparented to init and ran on.
-func TestTraceKillsDoubleForkedGrandchild(t *testing.T) {
-	needRoot(t)
-	if _, err := preflight.Cgroup2Root(); err != nil {
-		t.Skip(err)
-	}
-	marker := "tmpprobe-test-grandchild-" + strconv.Itoa(os.Getpid())
-	defer killMarked(marker)
-	grandchild := `(setsid bash -c "exec -a ` + marker + `-g sleep 1005" &)`
-	for _, c := range []struct {
-		script string
-		sigint bool
-	}{
-		{`trap "" INT TERM HUP; ` + grandchild + `; exec -a ` + marker + `-c sleep 1005`, true},
-		{grandchild + `; sleep 0.3`, false},
-	} {
-		cmd := tmpprobe("trace", "--", "bash", "-c", c.script)
-		stderr, _ := cmd.StderrPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		r := bufio.NewReader(stderr)
-		if !waitFor(r, "tracing") {
-			t.Fatal("trace did not start")
-		}
-		go io.Copy(io.Discard, r)
-		for i := 0; i < 200 && len(marked(marker+"-g")) == 0; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if len(marked(marker+"-g")) == 0 {
-			t.Fatal("the grandchild did not start")
-		}
-		if c.sigint {
-			cmd.Process.Signal(syscall.SIGINT)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err := <-done:
-			if code, want := exitStatus(t, err), map[bool]int{true: exitSIGINT, false: 0}[c.sigint]; code != want {
-				t.Errorf("%s: exit %d, want %d", c.script, code, want)
-			}
-		case <-time.After(time.Minute): // a guard against a hang, not a timing
-			cmd.Process.Kill()
-			t.Fatalf("%s: trace did not end", c.script)
-		}
-		for i := 0; i < 250 && len(marked(marker)) > 0; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if pids := marked(marker); len(pids) > 0 {
-			t.Errorf("%s: left running %v", c.script, pids)
-		}
 	}
 }

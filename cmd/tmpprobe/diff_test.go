@@ -2,81 +2,30 @@
 
 package main
 
+// Diffs of real runs: known causes, A/A, a program changed, tmpfs against a disk.
+
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/results/compare"
+	"github.com/tmpprobe/tmpprobe/results/explain"
+	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/session"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"golang.org/x/perf/benchfmt"
-	"golang.org/x/sys/unix"
-
-	"github.com/tmpprobe/tmpprobe/arms"
-	"github.com/tmpprobe/tmpprobe/probe"
-	"github.com/tmpprobe/tmpprobe/probe/probetest"
-	"github.com/tmpprobe/tmpprobe/results/compare"
-	"github.com/tmpprobe/tmpprobe/results/explain"
-	"github.com/tmpprobe/tmpprobe/results/resultstest"
-	"github.com/tmpprobe/tmpprobe/session"
 )
 
-// needBPF skips only when the kernel or privileges rule BPF out.
-func needBPF(t *testing.T) { probetest.Open(t, probe.Options{}) }
-
-func isTmpfs(t *testing.T, dir string) bool {
-	t.Helper()
-	var st unix.Statfs_t
-	if err := unix.Statfs(dir, &st); err != nil {
-		t.Fatal(err)
-	}
-	return st.Type == unix.TMPFS_MAGIC
-}
-
-// saveRun runs arms of the modes lab (go runtime) in dir, saves the run
-// to out, and checks that 'report' re-renders it exactly as the run
-// printed it and as its report.md says. The payload is 256 KiB: fsync
-// then writes it to the device (~2 ms here), well above the run-to-run
-// swings of openat(O_CREAT) on ext4 (25 µs or ~600 µs per op, on the CPU,
-// depending on where the fresh work dir's inodes land). Fresh workers every
-// round make the six rounds six units, enough for the diff's U test.
-func saveRun(t *testing.T, dir, out string, armNames ...string) {
-	t.Helper()
-	saveRunWith(t, dir, out, nil, armNames...)
-}
-
-// saveRunWith is saveRun with more flags, which override its own.
-func saveRunWith(t *testing.T, dir, out string, flags []string, armNames ...string) {
-	t.Helper()
-	args := append([]string{"run"}, armNames...)
-	args = append(args, "--lab", "modes", "--runtime", "go", "--payload", "256K", "--ops", "50", "--rounds", "6",
-		"--worker-rounds", "1", "--dir", dir, "--out", out, "-q")
-	args = append(args, flags...)
-	code, stdout, stderr := inProcess(args...)
-	if code != 0 {
-		t.Fatalf("%v: exit %d: %s", args, code, whyFailed(stdout, stderr))
-	}
-	if code, again, stderr := inProcess("report", out); code != 0 || again != stdout {
-		t.Errorf("report %s: exit %d (%s), output differs from the run's:\n%s\n---\n%s", out, code, stderr, again, stdout)
-	}
-	md, err := os.ReadFile(filepath.Join(out, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, again, _ := inProcess("report", out, "--format", "markdown"); again != string(md) {
-		t.Errorf("report %s --format markdown differs from its report.md", out)
-	}
-}
-
 // diffJSON diffs two saved runs and returns the report and the arm named arm.
-func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*compare.DiffReport, *compare.ArmDiff) {
+func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*render.DiffJSON, *render.DiffArmJSON) {
 	t.Helper()
 	code, stdout, stderr := inProcess("diff", old, cur, "--format", "json", "--threshold", "20")
 	if code != wantCode {
 		t.Errorf("diff --threshold 20: exit %d (%s), want %d", code, stderr, wantCode)
 	}
-	var rep compare.DiffReport
+	var rep render.DiffJSON
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +41,6 @@ func diffJSON(t *testing.T, old, cur, arm string, wantCode int) (*compare.DiffRe
 	}
 	t.Fatalf("no %s in the diff", arm)
 	return nil, nil
-}
-
-func diskDir(t *testing.T) string {
-	dir := t.TempDir()
-	if isTmpfs(t, dir) {
-		t.Skip("needs a disk-backed temp dir")
-	}
-	return dir
 }
 
 // A known cause: the same service before and after someone added an
@@ -247,7 +188,7 @@ func TestDiffAA(t *testing.T) {
 					flagged++
 					alarms = append(alarms, name+": "+a.Sentence)
 				}
-				if a.Work == nil || a.Work.MoreOrLess() || a.Work.Verdict == explain.WorkUnjudged {
+				if a.Work == nil || a.Work.Verdict != explain.WorkSame {
 					t.Errorf("%s: %s (%s): work %+v, want the same work judged", name, a.Arm, a.Param, a.Work)
 				}
 				compared++
@@ -267,49 +208,5 @@ func TestDiffAA(t *testing.T) {
 	}
 	if counted < pairs-len(settings) {
 		t.Errorf("%d of %d pairs counted the spread between runs; every pair after a setting's first should", counted, pairs)
-	}
-}
-
-// --pprof and --benchfmt of a real run: the profile's calls are the CSV's
-// to the call, and benchfmt's reader finds one line per case and round.
-func TestInteropFilesFromARealRun(t *testing.T) {
-	needBPF(t)
-	dir := t.TempDir()
-	prof, bench, csvPath := filepath.Join(dir, "p.pb.gz"), filepath.Join(dir, "b.txt"), filepath.Join(dir, "s.csv")
-	args := []string{"run", "TemporaryFile", "mkstemp-fsync", "--runtime", "go", "--rounds", "4", "--min-batch", "5ms",
-		"--dir", t.TempDir(), "-q", "--pprof", prof, "--benchfmt", bench, "--csv", csvPath}
-	if code, stdout, stderr := inProcess(args...); code != 0 {
-		t.Fatalf("%v: exit %d: %s", args, code, whyFailed(stdout, stderr))
-	}
-	p := resultstest.ReadProfile(t, prof)
-	var calls int64
-	for _, s := range p.Sample {
-		calls += s.Value[0]
-	}
-	byArm, _ := csvCalls(t, csvPath)
-	var want int64
-	for _, m := range byArm {
-		for _, n := range m {
-			want += int64(n)
-		}
-	}
-	if calls != want || want == 0 {
-		t.Errorf("profile has %d calls, the CSV %d", calls, want)
-	}
-	b, err := os.Open(bench)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	lines := map[string]int{}
-	for r := benchfmt.NewReader(b, bench); r.Scan(); {
-		if res, ok := r.Result().(*benchfmt.Result); ok {
-			lines[res.Name.String()]++
-		} else {
-			t.Errorf("benchfmt: %v", r.Result())
-		}
-	}
-	if lines["Modes/arm=TemporaryFile/runtime=go/payload=400"] != 4 || lines["Modes/arm=mkstemp-fsync/runtime=go/payload=400"] != 4 {
-		t.Errorf("benchmark lines %v, want 4 rounds of each arm", lines)
 	}
 }

@@ -2,10 +2,14 @@
 
 package main
 
+// Signals and SIGKILL: what a run interrupted early, a group signal and a killed trace, compare or --fresh-fs run leave.
+
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
+	"github.com/tmpprobe/tmpprobe/follow"
+	"github.com/tmpprobe/tmpprobe/preflight"
+	"github.com/tmpprobe/tmpprobe/session"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,11 +19,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/tmpprobe/tmpprobe/follow"
-	"github.com/tmpprobe/tmpprobe/preflight"
-	"github.com/tmpprobe/tmpprobe/results/runfile"
-	"github.com/tmpprobe/tmpprobe/session"
 )
 
 // inBackground starts tmpprobe as a shell's background job ("tmpprobe … &"
@@ -105,87 +104,40 @@ func TestEarlyInterrupt(t *testing.T) {
 	}
 }
 
-// setSysctl sets a sysctl for the test and puts it back after.
-func setSysctl(t *testing.T, name, value string) {
-	t.Helper()
-	path := "/proc/sys/" + strings.ReplaceAll(name, ".", "/")
-	was, err := os.ReadFile(path)
-	if err != nil {
+// SIGKILL mid-run: the kernel frees every BPF program and link with the
+// process's fds, the worker dies with it, and the private work dir it left
+// (named with its pid) is swept by the next run in the same --dir.
+func TestSIGKILLThenNextRunSweeps(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	cmd := tmpprobe("run", "TemporaryFile", "--runtime", "go", "--ops", "3000000", "--rounds", "1", "-q", "--dir", dir)
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(value), 0); err != nil {
-		t.Fatal(err)
+	held := heldWhileRunning(t, cmd.Process.Pid)
+	var worker int
+	for i := 0; i < 200 && worker == 0; i++ {
+		time.Sleep(20 * time.Millisecond)
+		worker = childOf(cmd.Process.Pid)
 	}
-	t.Cleanup(func() { os.WriteFile(path, was, 0) })
-}
-
-// Under sudo, the invoker races tmpprobe's save in a directory of theirs:
-// they rename each temp it makes (the run's staging directory, the CSV's
-// temp file) and put a hard link to a file of root's in its place. Root
-// hands them nothing: outputs are given by their open fds, and a run whose
-// staging directory was replaced is not saved. On afa68bc, which chowned
-// by name after writing, the file of root's became theirs (#28).
-func TestChownRaceGivesNothingAway(t *testing.T) {
-	u, env := sudoUser(t)
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	setSysctl(t, "fs.protected_hardlinks", "0") // any file of root's on the fs, not only ones they may write
-	home := filepath.Join(u.HomeDir, "race-test")
-	os.RemoveAll(home)
-	if err := os.Mkdir(home, 0o755); err != nil {
-		t.Fatal(err)
+	cmd.Process.Kill()
+	cmd.Wait()
+	for i := 0; i < 250 && alive(worker); i++ {
+		time.Sleep(20 * time.Millisecond)
 	}
-	defer os.RemoveAll(home)
-	os.Chown(home, uid, gid)
-	// Root's secret: in a directory of root's the user can only search.
-	secrets := filepath.Join(home, "root-only")
-	os.Mkdir(secrets, 0o755)
-	secret := filepath.Join(secrets, "secret")
-	if err := os.WriteFile(secret, []byte("root's\n"), 0o600); err != nil {
-		t.Fatal(err)
+	if alive(worker) {
+		syscall.Kill(worker, syscall.SIGKILL)
+		t.Error("the worker outlived tmpprobe")
 	}
-	const swap = `cd "$1" || exit 1; i=0
-while [ ! -e stop ]; do
-	for d in .r1.tmp-* .a.csv.tmp-*; do
-		[ -e "$d" ] || continue
-		i=$((i+1)); mv "$d" "moved-$i" 2>/dev/null && ln "$2" "$d" 2>/dev/null
-	done
-done`
-	raced := 0
-	for try := 0; try < 5 && raced < 2; try++ {
-		attacker := exec.Command("sh", "-c", swap, "sh", home, secret)
-		attacker.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
-		if err := attacker.Start(); err != nil {
-			t.Fatal(err)
-		}
-		run := tmpprobe(quickRun(t.TempDir(), "--out", filepath.Join(home, "r1"), "--csv", filepath.Join(home, "a.csv"))...)
-		run.Env = append(run.Env, env...)
-		out, err := run.CombinedOutput()
-		os.WriteFile(filepath.Join(home, "stop"), nil, 0o644)
-		attacker.Wait()
-		os.Remove(filepath.Join(home, "stop"))
-		if got := ownerOf(t, secret); got != "0" {
-			t.Fatalf("try %d: root's file is now uid %s's (tmpprobe: %v)\n%s", try, got, err, out)
-		}
-		moved, _ := filepath.Glob(filepath.Join(home, "moved-*"))
-		if len(moved) > 0 {
-			raced++
-		}
-		// A run that reports success is a whole run where --out says.
-		if err == nil {
-			if saved, lerr := runfile.LoadRun(filepath.Join(home, "r1")); lerr != nil || !saved.Complete {
-				t.Errorf("try %d: exit 0, but --out holds no run: %v\n%s", try, lerr, out)
-			}
-		} else if !strings.Contains(string(out), "moving the run into place") && !strings.Contains(string(out), "a.csv") {
-			t.Errorf("try %d: %v, not saying which output could not be saved:\n%s", try, err, out)
-		}
-		for _, m := range append(moved, filepath.Join(home, "r1"), filepath.Join(home, "a.csv")) {
-			os.RemoveAll(m)
-		}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 1 || !strings.HasPrefix(left[0].Name(), "tmpprobe-"+strconv.Itoa(cmd.Process.Pid)+"-") {
+		t.Fatalf("after SIGKILL: %v, want the run's own work dir", left)
 	}
-	if raced < 2 {
-		t.Fatalf("the user swapped a temp in %d of 5 tries, want 2: the race was not run", raced)
+	checkUnloaded(t, held)
+	if code, _, stderr := inProcess(quickRun(dir)...); code != 0 {
+		t.Fatalf("next run: exit %d: %s", code, stderr)
 	}
+	checkClean(t, dir, nil)
 }
 
 // SIGKILL of trace or compare, which no process can catch: the command
@@ -289,50 +241,6 @@ func leftCgroups(t *testing.T, pid int) []string {
 		return nil
 	})
 	return out
-}
-
-// Under sudo, compare runs its commands and --prepare as the user who ran
-// sudo, as trace does, so what they make is theirs; --user root keeps
-// root. Both helps say so. On afa68bc compare ran them all as root.
-func TestCompareRunsAsInvoker(t *testing.T) {
-	u, env := sudoUser(t)
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	dir := filepath.Join(u.HomeDir, "compare-test")
-	os.RemoveAll(dir)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	os.Chown(dir, uid, gid)
-	for _, c := range []struct {
-		user, owner string
-	}{{"", u.Uid}, {"root", "0"}} {
-		args := []string{"compare", "-q", "--rounds", "1", "--prepare", "touch prep-" + c.owner, "touch a-" + c.owner, "touch b-" + c.owner}
-		if c.user != "" {
-			args = append(args, "--user", c.user)
-		}
-		cmd := tmpprobe(args...)
-		cmd.Dir = dir
-		cmd.Env = append(cmd.Env, env...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-		for _, f := range []string{"prep-", "a-", "b-"} {
-			if got := ownerOf(t, filepath.Join(dir, f+c.owner)); got != c.owner {
-				t.Errorf("--user %q: %s%s is uid %s's, want %s's", c.user, f, c.owner, got, c.owner)
-			}
-		}
-		if !strings.Contains(oneLine(string(out)), "the commands ran as") {
-			t.Errorf("--user %q: the report does not say as whom the commands ran:\n%s", c.user, out)
-		}
-	}
-	for _, sub := range []string{"trace", "compare"} {
-		if _, help, _ := inProcess(sub, "--help"); !strings.Contains(oneLine(help), "root keeps root") {
-			t.Errorf("%s --help does not say --user root keeps root", sub)
-		}
-	}
 }
 
 // A signal to tmpprobe's whole process group (a script's kill -TERM
@@ -506,142 +414,4 @@ func TestFreshFSLeavesNothing(t *testing.T) {
 			t.Errorf("left in the renamed --dir: %v", left)
 		}
 	})
-}
-
-// --history reads only what nobody but root and the invoker could have
-// put there: not a directory others can write (/tmp), not a run directory
-// or run.json another user owns, not a symlink (to /etc/shadow), one
-// hard-linked run.json once, none over the size cap; what it passes over
-// is one line for thousands of planted directories; the runs it read are
-// named in the footer, live and in report; a saved spread that is
-// negative is refused with its field named. On afa68bc two planted runs
-// widened the intervals to ±424453% and root followed a symlink to
-// /etc/shadow.
-func TestHistoryTrustsOnlyItsOwn(t *testing.T) {
-	needRoot(t)
-	work := t.TempDir()
-	hist := t.TempDir()
-	os.Chmod(hist, 0o755)
-	save := func(name string) (int, string, string) {
-		return inProcess(quickRun(work, "--out", filepath.Join(hist, name))...)
-	}
-	for _, name := range []string{"a", "b"} {
-		if code, _, stderr := save(name); code != 0 {
-			t.Fatalf("saving %s: exit %d: %s", name, code, stderr)
-		}
-	}
-	good, _ := os.ReadFile(filepath.Join(hist, "a", "run.json"))
-	plant := func(name string, owner int) string {
-		d := filepath.Join(hist, name)
-		os.Mkdir(d, 0o755)
-		os.Chown(d, owner, owner)
-		return d
-	}
-	theirs := plant("theirs", nobody)
-	os.WriteFile(filepath.Join(theirs, "run.json"), good, 0o644)
-	os.Chown(filepath.Join(theirs, "run.json"), nobody, nobody)
-	os.Symlink("/etc/shadow", filepath.Join(plant("shadow", 0), "run.json"))
-	os.Symlink(filepath.Join(hist, "a"), filepath.Join(hist, "link"))
-	for i := 1; i <= 5; i++ {
-		os.Link(filepath.Join(hist, "b", "run.json"), filepath.Join(plant("hardlink-"+strconv.Itoa(i), 0), "run.json"))
-	}
-	big := filepath.Join(plant("big", 0), "run.json")
-	os.WriteFile(big, append(good, make([]byte, 40<<20)...), 0o644)
-	for i := 0; i < 2000; i++ {
-		d := plant(fmt.Sprintf("planted-%04d", i), nobody)
-		os.WriteFile(filepath.Join(d, "run.json"), []byte("{}"), 0o644)
-	}
-	code, stdout, stderr := save("c")
-	if code != 0 {
-		t.Fatalf("saving c: exit %d: %s", code, stderr)
-	}
-	footer := oneLine(stdout)
-	if !strings.Contains(footer, "2 earlier runs (") || !strings.Contains(footer, "a") {
-		t.Errorf("the footer does not name the 2 runs read:\n%s", stdout)
-	}
-	if n := strings.Count(footer, "--history: not read:"); n != maxUnreadNamedForTest+1 || !strings.Contains(footer, "more") {
-		t.Errorf("%d notes of runs not read, want %d and one that counts the rest:\n%s", n, maxUnreadNamedForTest+1, stdout)
-	}
-	for _, leak := range []string{"shadow:", "root:"} {
-		if strings.Contains(stdout, leak) && !strings.Contains(footer, "shadow: run.json is not a regular file") {
-			t.Errorf("the footer shows %q:\n%s", leak, stdout)
-		}
-	}
-	_, report, _ := inProcess("report", filepath.Join(hist, "c"))
-	if !strings.Contains(oneLine(report), "2 earlier runs (") {
-		t.Errorf("report does not name the runs read:\n%s", report)
-	}
-
-	// A directory others can write: nothing in it is read, and it says so.
-	open := t.TempDir()
-	os.Chmod(open, os.ModeSticky|0o777)
-	code, stdout, stderr = inProcess(quickRun(work, "--out", filepath.Join(open, "x"))...)
-	if code != 0 || !strings.Contains(oneLine(stdout), "is writable by other users") {
-		t.Errorf("--out in a sticky dir others can write: exit %d (%s), footer does not say its runs are not read:\n%s", code, stderr, stdout)
-	}
-
-	// A saved spread that is negative is refused, its field named.
-	js, _ := os.ReadFile(filepath.Join(hist, "c", "run.json"))
-	var doc map[string]any
-	if err := json.Unmarshal(js, &doc); err != nil {
-		t.Fatal(err)
-	}
-	doc["between_runs"].(map[string]any)["cases"] = []any{map[string]any{"case": "x", "runs": 3, "ops_per_s_log_sd": -1, "ratio_log_sd": 0.1}}
-	bad, _ := json.Marshal(doc)
-	badPath := filepath.Join(t.TempDir(), "run.json")
-	os.WriteFile(badPath, bad, 0o644)
-	if code, _, stderr := inProcess("report", badPath); code != exitUsage || !strings.Contains(stderr, "ops_per_s_log_sd") {
-		t.Errorf("a negative spread: exit %d, %q; want 2 naming ops_per_s_log_sd", code, stderr)
-	}
-}
-
-// maxUnreadNamedForTest is runfile's maxUnreadNamed.
-const maxUnreadNamedForTest = 3
-
-// Round four's smaller items, each refused or said where afa68bc lost or
-// hid something: one file named by -o and another output; a command that
-// failed in half its runs under --ignore-failure; a raw escape in
-// compare's failure line; a zero-width space in --dir; --threshold 100;
-// --min-time and --warmup beyond any plan.
-func TestRound4SmallerItems(t *testing.T) {
-	needRoot(t)
-	dir := t.TempDir()
-	f := filepath.Join(dir, "F")
-	for _, flag := range []string{"--csv", "--pprof", "--benchfmt"} {
-		if code, _, stderr := inProcess(quickRun(dir, "-o", f, flag, f)...); code != exitUsage || !strings.Contains(stderr, "-o writes too") {
-			t.Errorf("-o F %s F: exit %d, %q; want 2, the same file", flag, code, stderr)
-		}
-	}
-	if _, err := os.Stat(f); err == nil {
-		t.Errorf("%s written by a refused run", f)
-	}
-
-	flip := filepath.Join(dir, "flip")
-	// As root: under sudo the commands run as the invoker, who cannot
-	// write in this test's own temporary dir.
-	code, stdout, _ := inProcess("compare", "-q", "--user", "root", "--rounds", "4", "--ignore-failure", "true",
-		"if [ -e "+flip+" ]; then rm "+flip+"; exit 3; else touch "+flip+"; fi")
-	if code != 0 || !strings.Contains(oneLine(stdout), "exited non-zero in 4 of its 8 runs (status 3)") {
-		t.Errorf("--ignore-failure, a command failing every other run: exit %d; the footer does not say 4 of 8 failed:\n%s", code, stdout)
-	}
-
-	code, _, stderr := inProcess("compare", "-q", "--rounds", "1", "true", "exit 2 # \x1b[31mred")
-	if code != 2 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `\x1b[31mred exited with status 2`) {
-		t.Errorf("a failing command named with an escape: exit %d, stderr %q; want 2, the escape escaped", code, stderr)
-	}
-
-	zw := filepath.Join(dir, "a\u200bb")
-	os.Mkdir(zw, 0o755)
-	if code, stdout, _ := inProcess(quickRun(zw)...); code != 0 || strings.Contains(stdout, "\u200b") || !strings.Contains(stdout, `a\u200bb`) {
-		t.Errorf("--dir with a zero-width space: exit %d; want it printed escaped:\n%s", code, stdout)
-	}
-
-	if code, _, stderr := inProcess("diff", goldenOld, goldenNew, "--threshold", "100"); code == exitUsage {
-		t.Errorf("--threshold 100: exit 2, %q; want it taken (0..100)", stderr)
-	}
-	for _, args := range [][]string{{"--min-time", "25h"}, {"--warmup", "1001"}} {
-		if code, _, stderr := inProcess(append(append([]string{"compare"}, args...), "true", "true")...); code != exitUsage || !strings.Contains(stderr, args[0]) {
-			t.Errorf("compare %v: exit %d, %q; want 2 naming the flag", args, code, stderr)
-		}
-	}
 }

@@ -1,0 +1,136 @@
+/* The threads a run traces: the lseek markers that start and end a worker's
+ * region (and a traced program's own regions), the threads and processes
+ * that inherit tracing at fork, a thread's state moved at exec, and the
+ * exec clock that starts a compared command's run. */
+#ifndef __THREADS_BPF_H__
+#define __THREADS_BPF_H__
+
+/* Returns 1 when the syscall was one of our markers (and handled it). */
+static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
+{
+	struct thread_state st = {}, *cur;
+	struct class_stats *s;
+	__u32 whence;
+
+	/* Most lseeks are real ones (Python's buffered files make four per
+	 * op): read one register to dismiss them, the rest only for a marker. */
+	if ((__u32)SYSCALL_ARG0(regs) != (__u32)-1 || config.cookie == 0 ||
+	    SYSCALL_ARG1(regs) != config.cookie)
+		return 0;
+	whence = SYSCALL_ARG2(regs);
+	cur = traced_thread(tid); /* a cgroup thread's first syscall may be a marker */
+	if (cur && cur->base_phase) {
+		/* A traced program marking its own region: switch phase, and
+		 * count the region's entries and time. */
+		cur->in_marker = 1;
+		if (whence & 1) {
+			cur->phase = REGION_FLAG | (whence >> 1);
+			cur->region_start = bpf_ktime_get_ns();
+		} else if (cur->phase != cur->base_phase) {
+			s = stats_for(cur->phase, CLASS_REGION, STAGE_SYSCALL);
+			if (s && cur->region_start) {
+				s->calls++;
+				s->total_ns += bpf_ktime_get_ns() - cur->region_start;
+			}
+			cur->phase = cur->base_phase;
+		}
+		return 1;
+	}
+	if (!(whence & 1)) {
+		bpf_map_delete_elem(&threads, &tid);
+		return 1;
+	}
+	st.phase = whence >> 1;
+	st.in_marker = 1;
+	if (bpf_map_update_elem(&threads, &tid, &st, BPF_ANY))
+		count_drop(DROP_THREADS_FULL);
+	return 1;
+}
+
+/* New threads of a traced process are traced; with follow, new processes
+ * too. The tracepoint runs in the parent before the child first runs. */
+static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptid = BPF_CORE_READ(parent, pid), ctid;
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &ptid);
+	struct thread_state ns = {};
+
+	if (!st || !st->base_phase)
+		return 0;
+	if (!st->follow && BPF_CORE_READ(child, tgid) != BPF_CORE_READ(parent, tgid))
+		return 0;
+	ns.phase = ns.base_phase = st->base_phase;
+	ns.follow = st->follow;
+	ns.in_marker = 1; /* its first event is the exit from clone, never entered */
+	ctid = BPF_CORE_READ(child, pid);
+	if (bpf_map_update_elem(&threads, &ctid, &ns, BPF_NOEXIST))
+		count_drop(DROP_THREADS_FULL);
+	return 0;
+}
+
+static __always_inline int on_task_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	/* A worker killed inside a region must not leave its tid active for
+	 * the next task that gets the same tid. */
+	bpf_map_delete_elem(&threads, &tid);
+	return 0;
+}
+
+static __always_inline int on_exec(__u32 old_tid)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+
+	/* A thread other than the leader exec'd: de_thread() killed the
+	 * leader (whose exit removed the leader's tid here) and gave this
+	 * thread the leader's tid, so its state is still under the tid it had.
+	 * Move it, or the program it became goes untraced and a later thread
+	 * that reuses the old tid inherits it. A Go launcher execs from
+	 * whichever thread its main goroutine was last scheduled on. */
+	if (!st && old_tid != tid) {
+		st = bpf_map_lookup_elem(&threads, &old_tid);
+		if (!st)
+			return 0;
+		if (bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST)) {
+			count_drop(DROP_THREADS_FULL);
+			return 0;
+		}
+		bpf_map_delete_elem(&threads, &old_tid);
+		st = bpf_map_lookup_elem(&threads, &tid);
+	}
+	if (st && config.launch_phase && st->base_phase == config.launch_phase)
+		st->phase = st->base_phase = config.trace_phase;
+	return 0;
+}
+
+/* The run's clock starts at its command's exec, read by the kernel: a
+ * reader tmpprobe wakes at the exec (the close of a close-on-exec pipe)
+ * is woken on the exec'ing CPU and often runs after the command did, so a
+ * run of true timed from that wake-up took 18 µs. One hash lookup per
+ * exec on the whole machine, attached apart from the other hooks for the
+ * untraced runs too. */
+static __always_inline int on_exec_clock(void)
+{
+	__u64 cgroup = bpf_get_current_cgroup_id();
+	struct exec_clock *c = bpf_map_lookup_elem(&exec_clocks, &cgroup);
+
+	if (c && ++c->execs == c->want)
+		c->ns = bpf_ktime_get_ns();
+	return 0;
+}
+
+#define THREAD_TRACEPOINTS(kind)                                               \
+SEC(#kind "/sched_process_fork")                                               \
+int kind##_sched_process_fork(__u64 *ctx)                                      \
+{ HOOK(on_fork((struct task_struct *)ctx[0], (struct task_struct *)ctx[1])); } \
+SEC(#kind "/sched_process_exec")                                               \
+int kind##_sched_process_exec(__u64 *ctx) { HOOK(on_exec((__u32)ctx[1])); }    \
+SEC(#kind "/sched_process_exec")                                               \
+int kind##_exec_clock(__u64 *ctx) { return on_exec_clock(); }                  \
+SEC(#kind "/sched_process_exit")                                               \
+int kind##_sched_process_exit(__u64 *ctx)                                      \
+{ HOOK(on_task_exit()); }
+
+#endif

@@ -1,0 +1,238 @@
+/* What every hook family of tmpprobe.bpf.c shares: the settings user space
+ * sets before load, every map (the kernel's state, which Go reads, sets
+ * and clears) but the backends' own, and the helpers that find a traced
+ * thread and count into its stats. Included once, by tmpprobe.bpf.c,
+ * before the families. */
+#ifndef __TMPPROBE_BPF_H__
+#define __TMPPROBE_BPF_H__
+
+/* Set before load (struct config in tmpprobe.h); read-only from then on,
+ * so the verifier knows each field and drops the code an option turns off. */
+const volatile struct config config = {};
+
+/* clang writes BTF only for the types a global, map or program uses, and
+ * bpf2go -type exports only what BTF has: this global, never read, brings
+ * the enums that no map or struct field uses into the object. */
+const struct shared_enums {
+	enum hist_geometry hist_geometry;
+	enum off_label off_label;
+	enum pseudo_class pseudo_class;
+	enum phase_flag phase_flag;
+	enum multi_cookie multi_cookie;
+	enum drop_reason drop_reason;
+	enum syscall_nr syscall_nr;
+	enum neighbour_kind neighbour_kind;
+	enum cost_cut cost_cut;
+} shared_enums;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32); /* tid */
+	__type(value, struct thread_state);
+} threads SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct class_key);
+	__type(value, struct class_stats);
+} stats SEC(".maps");
+
+/* Block requests and journal commits run in kworker, jbd2 and irq context,
+ * so they are matched to a traced thread by time, not by pid: the last
+ * active thread that entered a syscall is the window; work on a watched
+ * device issued while that thread is still inside the syscall is its. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32); /* tid */
+} window SEC(".maps");
+
+/* Devices of the work directories (whole disk and partition), set from
+ * user space; config.match_any_dev watches every device. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u32); /* dev_t, kernel encoding */
+	__type(value, __u8);
+} watched_devs SEC(".maps");
+
+struct rq_start {
+	__u64 ts;
+	__u64 bytes;
+	__u32 phase;
+	__u16 class;
+	enum stage stage;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* struct request * */
+	__type(value, struct rq_start);
+} rq_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64); /* cgroup id */
+	__type(value, struct exec_clock);
+} exec_clocks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 64);
+	__type(key, __u64); /* journal_t * */
+	__type(value, __u64);
+} commit_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_DROP_REASONS);
+	__type(key, __u32);
+	__type(value, __u64);
+} drops SEC(".maps");
+
+/* Cleared by Go after every traced batch, like stats; a full map counts
+ * DROP_NEIGHBOURS_FULL. A busy host starts many short processes (a build's
+ * compilers), each a neighbour of its own in a long batch: room for many,
+ * allocated as they come. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct neighbour_key);
+	__type(value, struct neighbour_stats);
+} neighbours SEC(".maps");
+
+/* A neighbour's request from block_io_start to completion: who, and when
+ * it was issued (0 until then). */
+struct neighbour_rq {
+	struct neighbour_key key;
+	__u64 issued;
+	__u64 bytes;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64); /* struct request * */
+	__type(value, struct neighbour_rq);
+} neighbour_rqs SEC(".maps");
+
+/* Interrupt nesting per CPU. BPF cannot read the preempt count portably
+ * (it moved between __preempt_count and pcpu_hot across kernels, and typed
+ * per-CPU ksyms need loader support), so the irq/softirq entry and exit
+ * tracepoints keep this count instead. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __s64);
+} irq_depth SEC(".maps");
+
+/* A worker preempted on a CPU waits on its run queue; whoever runs on that
+ * CPU meanwhile is charged for its own share of the wait. One slot per CPU
+ * (an array indexed by CPU, not a per-CPU map: the worker may get back on
+ * another CPU, which then settles the slot). */
+struct cpu_slot {
+	__u32 tid;       /* the waiting worker; 0 = none */
+	__u32 pad;
+	__u64 off_since; /* its wait began (its thread_state.off_since) */
+	__u64 since;     /* the running task's share began */
+	struct neighbour_key running; /* the task on this CPU since then */
+};
+
+enum { MAX_CPU_SLOTS = 1024 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_CPU_SLOTS);
+	__type(key, __u32);
+	__type(value, struct cpu_slot);
+} cpu_slots SEC(".maps");
+
+static __always_inline void count_drop(enum drop_reason reason)
+{
+	__u32 key = reason;
+	__u64 *n = bpf_map_lookup_elem(&drops, &key);
+	if (n)
+		(*n)++;
+}
+
+static __always_inline struct class_stats *stats_for(__u32 phase, __u16 class, enum stage stage)
+{
+	struct class_key key = { .phase = phase, .class = class, .stage = stage };
+	static const struct class_stats zero;
+	struct class_stats *s;
+
+	s = bpf_map_lookup_elem(&stats, &key);
+	if (s)
+		return s;
+	if (bpf_map_update_elem(&stats, &key, &zero, BPF_NOEXIST) && bpf_map_lookup_elem(&stats, &key) == 0) {
+		count_drop(DROP_STATS_FULL);
+		return 0;
+	}
+	return bpf_map_lookup_elem(&stats, &key);
+}
+
+/* trace --cgroup: a thread of the target cgroup seen for the first time. */
+static __always_inline struct thread_state *adopt_cgroup_thread(__u32 tid)
+{
+	struct thread_state st = {};
+
+	if (!config.target_cgroup || bpf_get_current_cgroup_id() != config.target_cgroup)
+		return 0;
+	st.phase = st.base_phase = config.trace_phase;
+	if (bpf_map_update_elem(&threads, &tid, &st, BPF_NOEXIST))
+		return 0;
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+/* The state of a traced thread, adopting a thread of the traced cgroup on
+ * its first syscall, whichever hook sees that syscall first. */
+static __always_inline struct thread_state *traced_thread(__u32 tid)
+{
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+
+	return st ? st : adopt_cgroup_thread(tid);
+}
+
+static __always_inline void count_event(struct thread_state *st, enum stage stage, __u64 ns, __u64 bytes)
+{
+	struct class_stats *s;
+
+	s = stats_for(st->phase, st->in_syscall ? st->class : CLASS_USER, stage);
+	if (!s)
+		return;
+	s->calls++;
+	s->total_ns += ns;
+	s->bytes += bytes;
+}
+
+static __always_inline struct thread_state *current_state(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&threads, &tid);
+}
+
+static __always_inline int on_event(enum stage stage)
+{
+	struct thread_state *st = current_state();
+
+	if (st)
+		count_event(st, stage, 0, 0);
+	return 0;
+}
+
+/* A wrapper's body: its handler, or with CUT_ALL nothing at all (the
+ * verifier drops the handler): the same programs at the same attach
+ * points returning at once, the floor of what tmpprobe's hooks can cost,
+ * which make bench holds the real ones to. */
+#define HOOK(call) return config.cut == CUT_ALL ? 0 : (call)
+
+#endif
