@@ -14,10 +14,10 @@ import (
 )
 
 // recordFiles hold what was measured: the run and its facts, its arms,
-// batches and kernel records, the case, the kind and the notes. Every
+// batches, kernel records and user stacks, the case, the kind and the notes. Every
 // other file of the package computes from them.
 var recordFiles = []string{"run.go", "meta.go", "record.go", "merge.go", "neighbours.go", "names.go",
-	"caseid.go", "casekey.go", "kind.go", "notes.go"}
+	"caseid.go", "casekey.go", "kind.go", "notes.go", "stacks.go"}
 
 // The record is the measurement (#30): its files name nothing the others
 // declare (figures, spreads, summaries, formats), but Run.Derived, the one

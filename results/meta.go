@@ -21,7 +21,10 @@ type Run struct {
 	Meta     Meta              `json:"meta"`
 	Drops    map[string]uint64 `json:"drops,omitempty"`
 	Timing   *Timing           `json:"timing,omitempty"`
-	Arms     []ArmResult       `json:"arms"`
+	// Stacks are the frames and stacks the batches' StackRecords index,
+	// and how they were taken; nil when none were.
+	Stacks *Stacks     `json:"stacks,omitempty"`
+	Arms   []ArmResult `json:"arms"`
 	// Source says where a run read from a file came from: "" for a
 	// run.json, SourceCSV for a run rebuilt from a syscalls.csv.
 	Source string `json:"-"`

@@ -47,6 +47,9 @@ type Batch struct {
 	// ExitStatus is a compared command's status as a shell reports it,
 	// when not 0 (compare --ignore-failure counts such runs).
 	ExitStatus int `json:"exit_status,omitempty"`
+	// Stacks are the user stacks behind the batch's user time and its
+	// syscalls (traced only; see Run.Stacks).
+	Stacks []StackRecord `json:"stacks,omitempty"`
 }
 
 // Measured reports whether the batch enters the figures.
