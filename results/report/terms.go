@@ -7,7 +7,7 @@ type Term struct{ Name, Meaning string }
 // Terms are the report's terms of art, in the order a report shows them.
 var Terms = []Term{
 	{"ops/s ±95%", "the median, over the rounds, of the untraced batches' ops per second (MiB/s in the buffers lab: round trips × size), ± the wider side of its 95% interval, as benchstat prints it. ±>99%: wider than the figure (report.md has the bounds). ±∞: too few worker generations (under 6) for an interval."},
-	{"[lo–hi]", "the 95% confidence interval of a median, from order statistics (benchstat's method); once two earlier runs are saved beside a run, it includes the spread between runs."},
+	{"[lo–hi]", "the 95% confidence interval of a median, from order statistics over worker generations (benchstat's method). Once two earlier runs like it are saved beside a run, it is instead the interval that holds the next run's median: a 95% prediction interval around the runs' mean, from their spread pooled over the arms that spread alike, on the degrees of freedom the footer gives; measured to hold the next run 80% of the time or more."},
 	{"ops/s ÷ BASE", "a ratio: an arm's throughput ÷ its baseline's (the lab's TemporaryFile or BytesIO, a compare's first command), paired round by round. Every ratio tmpprobe prints is of throughput: below 1 is slower. ×BASE heads the column when the name does not fit."},
 	{"µs/op", "1e6 ÷ the ops/s beside it: the untraced time of one op. \"µs/op traced\" (BREAKDOWN, WHY) is the median over the rounds of the traced batches' time per op, as ops/s is of the untraced ones: about µs/op ÷ TRACED. Every time per op in BREAKDOWN and WHY (a syscall's, user space's, a gap and its terms) is such a median; medians of parts need not add up to the median of the whole, and what they leave is said as the remainder."},
 	{"TRACED", "traced ÷ untraced throughput, the median of the rounds': what tracing cost (the observer effect); 1.00 is free."},
@@ -31,7 +31,8 @@ var Terms = []Term{
 	{"cache flush, FUA", "requests that make the device's volatile write cache durable: a flush writes all of it, FUA (force unit access) one write through it."},
 	{"wbt", "the block layer's writeback throttling, with its target latency in µs (/sys/block/*/queue/wbt_lat_usec)."},
 	{"PSI", "pressure stall information (/proc/pressure): the share of the run some task stalled waiting for CPU, I/O or memory."},
-	{"spread between runs", "how far the medians of runs like this one, saved side by side (--out runs/NAME), move from run to run; the intervals include it once two earlier runs are there."},
+	{"spread between runs", "how far the medians of runs like this one, saved side by side (--out runs/NAME), move from run to run, pooled over the arms of a group whose spreads an F test cannot tell apart (the degrees of freedom: the pooled arms' runs less one each, summed); the intervals include it once two earlier runs are there, and diff tests a change against it."},
+	{"needs ≈N rounds", "a \"no different\" that cannot rule out a change of the minimum effect: about how many rounds would tell a change of the size measured (5% at least) from none four times in five, from the rounds' spread (the median absolute deviation of their ratios)."},
 }
 
 // termsLine is the footer's pointer to the key.
