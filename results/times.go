@@ -1,6 +1,10 @@
 package results
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Every time per op tmpprobe prints of an arm — the breakdown's rows and
 // totals, a WHY's gap and its terms — is one statistic, the one the
@@ -132,10 +136,12 @@ func (s *Summary) tracedTimes() {
 	s.UserNsPerOp = s.TermMedian(UserTerm)
 	s.RunQueueNsPerOp = s.TermMedian(RunQueueTerm)
 	s.KernelNsPerOp = ClusteredMedian(s.tracedUnits(func(r *RoundSample) float64 {
+		// In the names' order: a sum in map order differs in its last
+		// bits from run to run.
 		var k float64
-		for name, v := range r.Terms {
+		for _, name := range slices.Sorted(maps.Keys(r.Terms)) {
 			if name != WallTerm && name != UserTerm && name != RunQueueTerm {
-				k += v
+				k += r.Terms[name]
 			}
 		}
 		return k

@@ -627,7 +627,8 @@ func TimeSplit(s *results.Summary, t results.TimeScale) string {
 		}
 		// The medians of the parts need not add up to the median of
 		// the whole (results/times.go): what they leave is said.
-		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; t.Of(rest) != t.Of(0) {
+		// Under a nanosecond is the float rounding of parts that add up.
+		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; math.Abs(rest) >= 1 {
 			out += ", remainder " + t.Signed(rest)
 		}
 		return out
