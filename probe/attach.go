@@ -55,6 +55,9 @@ func (p *Probe) attachSteps() []attachStep {
 			steps = append(steps, p.funcSteps(false)...)
 			steps = append(steps, p.funcSteps(true)...)
 		}
+		if !attaches(p.families, h.Name) {
+			continue
+		}
 		name := progName(p.family, h, p.forms[h.Name])
 		switch {
 		case p.rawHooks[h.Name]:

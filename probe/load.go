@@ -22,7 +22,7 @@ func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
 		Cookie: cookie, TargetCgroup: opts.TargetCgroup, BackendSyscalls: owned,
 		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
 		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
-		CountNeighbours: !opts.NoNeighbours, CompareTaskState: opts.CompareTaskState,
+		CountNeighbours: opts.countsNeighbours(), CompareTaskState: opts.CompareTaskState,
 		Cut: uint8(opts.Cut),
 	}
 }

@@ -101,6 +101,10 @@ type Options struct {
 	// another off-CPU cause than sched_switch's prev_state (the stages
 	// task_state_read and task_state_differs). Needs prev_state (v5.18).
 	CompareTaskState bool
+	// Families, when set, attach only the syscall hooks and these
+	// families' (make bench prices each family apart, #40); the hooks
+	// left out are not missing, and what they measure is not counted.
+	Families []HookFamily
 	// Cut runs only part of every program, to price the parts (make
 	// bench): CutAll returns at once, attached where the real ones
 	// attach, the floor of what the hooks cost; CutAfterThread and
@@ -149,7 +153,8 @@ type Probe struct {
 	noMulti        string       // why kprobe uses single kprobes
 	unavailable    []string     // hooks that did not load, with the reason
 	links          []link.Link
-	execClock      link.Link // StartExecClock's, apart from links
+	execClock      link.Link    // StartExecClock's, apart from links
+	families       []HookFamily // Options.Families: nil, every hook
 	// neighboursUnread counts the batches whose neighbour map could not
 	// be read whole (CollectNeighbours).
 	neighboursUnread uint64
@@ -235,7 +240,7 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	if err != nil {
 		return nil, err
 	}
-	p.Backend, p.owned, p.unmountTracefs = b, plan.ownedNames, unmount
+	p.Backend, p.owned, p.unmountTracefs, p.families = b, plan.ownedNames, unmount, opts.Families
 	p.unavailable = append(p.unavailable, plan.unavailable...)
 	hooks, notes, err := funcPrograms(p.spec, b, plan.hooks)
 	if err != nil {
