@@ -3,122 +3,122 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
-	"sort"
 	"testing"
-	"time"
 
-	"github.com/tmpprobe/tmpprobe/arms"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
-	"github.com/tmpprobe/tmpprobe/rounds"
 )
 
-// BenchmarkHookFamilies prices each family of hooks on the labs' own arms
-// (#40): the modes lab in rounds, traced and untraced batches paired per
-// round as a run's are, once with the syscall hooks alone (markers and
-// syscall time: what every traced batch needs) and once with each family
-// on top of them, and once with the whole probe, the configurations in a
-// random order. A family's price on an arm is what it adds to the traced
-// op: (1/TRACED with it − 1/TRACED without) of the untraced op, as a
-// share and in ns per op, each from the medians of the paired rounds
-// (TRACED's intervals beside them). The expensive family is then named
-// by a measurement, not a guess.
+// labOpsLoop runs chunks of a lab arm's op in one Python process, each
+// between the markers of the cookie it is handed ("OP N COOKIE" a line),
+// and answers each with its wall time in ns: the observer's cost includes
+// what it adds off the CPU (a hook in the block layer delays the I/O the
+// op waits for), so wall, not CPU, time.
+const labOpsLoop = `import os, sys, tempfile, time
+ls, clock, payload = os.lseek, time.perf_counter_ns, b"x" * 400
+d = sys.argv[1]
+def tf():
+    f = tempfile.TemporaryFile(dir=d); f.write(payload); f.close()
+def ntf():
+    f = tempfile.NamedTemporaryFile(dir=d); f.write(payload); f.close()
+def fsync():
+    fd, p = tempfile.mkstemp(dir=d); os.write(fd, payload); os.fsync(fd); os.close(fd); os.unlink(p)
+ops = {"TemporaryFile": tf, "NamedTemporaryFile": ntf, "mkstemp-fsync": fsync}
+def mark(cookie, begin):
+    try: ls(-1, cookie, (7 << 1) | begin)
+    except OSError: pass
+for line in sys.stdin:
+    name, n, cookie = line.split()
+    op, n, cookie = ops[name], int(n), int(cookie)
+    mark(cookie, 1)
+    t = clock()
+    for _ in range(n): op()
+    t = clock() - t
+    mark(cookie, 0)
+    sys.stdout.write("%d\n" % t); sys.stdout.flush()
+`
+
+// familyOps are the ops the families are priced on, with ops a chunk: a
+// chunk lasts 20–60 ms here.
+var familyOps = []struct {
+	name string
+	n    int
+}{{"TemporaryFile", 1000}, {"NamedTemporaryFile", 600}, {"mkstemp-fsync", 40}}
+
+// BenchmarkHookFamilies prices each family of hooks on the labs' own ops
+// (#40), as BenchmarkTracingFloor prices the parts of a syscall: chunks
+// of an op from Python, in cycles, each cycle a chunk plain (no probe),
+// one traced by the syscall hooks alone (markers and syscall time: what
+// every traced batch needs), one with each family on top of them, and
+// one by the whole probe, in a fresh random order; a configuration's
+// added time per op is its chunk's minus the same cycle's plain chunk's,
+// and the median over the cycles with its interval is printed, beside
+// the plain op's time, so the expensive family is named by a
+// measurement, not a guess.
 func BenchmarkHookFamilies(b *testing.B) {
+	const cycles = 25
 	type config struct {
 		name     string
-		families []probe.HookFamily
+		families []probe.HookFamily // nil: the whole probe
+		none     bool
 	}
-	configs := []config{{"syscalls alone", []probe.HookFamily{}}}
+	configs := []config{{name: "plain (no probe)", none: true}, {name: "syscalls alone", families: []probe.HookFamily{}}}
 	for _, f := range probe.HookFamilies {
-		configs = append(configs, config{"+ " + string(f), []probe.HookFamily{f}})
+		configs = append(configs, config{name: "syscalls + " + string(f), families: []probe.HookFamily{f}})
 	}
-	configs = append(configs, config{"the whole probe", nil})
-	rts := []arms.Runtime{{Name: "go"}}
-	if py, err := exec.LookPath("python3"); err == nil {
-		rts = append([]arms.Runtime{{Name: "python", Python: py}}, rts...)
+	configs = append(configs, config{name: "the whole probe"})
+	probes := make([]*probe.Probe, len(configs))
+	for i, c := range configs {
+		if !c.none {
+			probes[i] = probetest.Open(b, probe.Options{Families: c.families})
+			probes[i].Detach()
+		}
 	}
-	sel, _ := arms.Select(nil, []string{arms.LabModes})
 	dir := b.TempDir()
-	got := make([]familyRun, len(configs))
-	order := rand.Perm(len(configs))
-	for _, i := range order {
-		p := probetest.Open(b, probe.Options{Families: configs[i].families})
-		plan := &arms.Plan{Arms: sel, Runtimes: rts, Dirs: []string{dir}, Payloads: []int{400},
-			MinBatch: arms.DefaultMinBatch, Seed: rounds.NewSeed(), Baseline: true, BatchTimeout: 5 * time.Minute}
-		res, err := (&arms.Runner{Tracer: p, Cookie: p.Cookie}).Run(context.Background(), plan)
-		p.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
-		m := familyRun{observer: map[string]results.Estimate{}, untraced: map[string]float64{}}
-		for _, s := range results.SummarizeAll(&results.Run{Protocol: plan.Describe(), Arms: res}, arms.Knowledge().Baselines) {
-			k := s.Arm + " (" + s.Runtime + ")"
-			m.armsOrder = append(m.armsOrder, k)
-			m.observer[k], m.untraced[k] = s.Observer, s.TimePerOp().Center
-		}
-		got[i] = m
+	loop := startLoop(b, labOpsLoop, dir)
+	defer loop.close()
+	for _, op := range familyOps {
+		loop.run(op.n, 0, op.name) // warm the interpreter and the dir
 	}
-	base := got[0]
-	fmt.Printf("\nwhat each family of hooks adds to a traced op, on top of the syscall hooks alone (modes lab, %s)\n", dir)
-	fmt.Printf("TRACED of the syscall hooks alone: %s\n", observerRange(base.observer))
-	fmt.Printf("%-18s %8s %9s   %-28s %-28s\n", "FAMILY", "MEDIAN", "TRACED", "TemporaryFile (python)", "TemporaryFile (go)")
-	for i, c := range configs[1:] {
-		m := got[i+1]
-		var shares []float64
-		for _, k := range base.armsOrder {
-			if add, ok := added(base, m, k); ok {
-				shares = append(shares, add/base.untraced[k])
+	fmt.Printf("\nwhat each family of hooks adds to a lab op, from Python, %d cycles of a chunk each, interleaved: wall ns per op added to plain (median of the cycles [95%% CI]) and its share of the plain op\n", cycles)
+	for _, op := range familyOps {
+		added := make([][]float64, len(configs))
+		var plain []float64
+		for range cycles {
+			cyc := make([]float64, len(configs))
+			for _, i := range rand.Perm(len(configs)) {
+				var cookie uint64
+				if p := probes[i]; p != nil {
+					if err := p.Attach(); err != nil {
+						b.Fatal(err)
+					}
+					cookie = p.Cookie
+				}
+				cyc[i] = loop.run(op.n, cookie, op.name)
+				if p := probes[i]; p != nil {
+					p.Detach()
+				}
+			}
+			plain = append(plain, cyc[0])
+			for i := range configs {
+				added[i] = append(added[i], cyc[i]-cyc[0])
 			}
 		}
-		sort.Float64s(shares)
-		med := 0.0
-		if len(shares) > 0 {
-			med = shares[len(shares)/2]
-		}
-		cell := func(k string) string {
-			add, ok := added(base, m, k)
-			if !ok {
-				return "-"
+		base := results.Median(plain).Center
+		fmt.Printf("  %s: plain %.0f ns\n", op.name, base)
+		syscalls := results.Median(added[1])
+		for i := 1; i < len(configs); i++ {
+			e := results.Median(added[i])
+			line := fmt.Sprintf("    %-24s %+8.0f ns [%+.0f – %+.0f] %+6.1f%%", configs[i].name, e.Center, e.Lo, e.Hi, 100*e.Center/base)
+			if i > 1 && i < len(configs)-1 {
+				line += fmt.Sprintf("   family alone %+6.0f ns", e.Center-syscalls.Center)
 			}
-			o := m.observer[k]
-			return fmt.Sprintf("%+6.0f ns %+5.1f%% [%.2f–%.2f]", add, 100*add/base.untraced[k], o.Lo, o.Hi)
+			fmt.Println(line)
 		}
-		fmt.Printf("%-18s %+7.1f%% %9s   %-28s %-28s\n", c.name, 100*med, observerRange(m.observer),
-			cell("TemporaryFile (python)"), cell("TemporaryFile (go)"))
-		b.ReportMetric(100*med, "%/op-"+c.name)
+		whole := results.Median(added[len(configs)-1]).Center
+		b.ReportMetric(100*whole/base, "%added-"+op.name)
 	}
-}
-
-// familyRun is one configuration's run: each arm's TRACED and untraced
-// time per op (ns), by "arm (runtime)", in the run's order.
-type familyRun struct {
-	observer  map[string]results.Estimate
-	untraced  map[string]float64
-	armsOrder []string
-}
-
-// added is what a configuration m adds to arm k's traced op over base,
-// in ns: its untraced time per op × (1/TRACED_m − 1/TRACED_base).
-func added(base, m familyRun, k string) (float64, bool) {
-	ob, om := base.observer[k], m.observer[k]
-	if !ob.Known() || !om.Known() {
-		return 0, false
-	}
-	return base.untraced[k] * (1/om.Center - 1/ob.Center), true
-}
-
-// observerRange is the range of the arms' TRACED medians.
-func observerRange(o map[string]results.Estimate) string {
-	lo, hi := 2.0, 0.0
-	for _, e := range o {
-		if e.Known() {
-			lo, hi = min(lo, e.Center), max(hi, e.Center)
-		}
-	}
-	return fmt.Sprintf("%.2f–%.2f", lo, hi)
 }

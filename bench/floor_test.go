@@ -76,7 +76,7 @@ func BenchmarkTracingFloor(b *testing.B) {
 			probes[i].Detach()
 		}
 	}
-	loop := startLoop(b)
+	loop := startLoop(b, getppidLoop)
 	defer loop.close()
 	loop.run(chunk, 0) // the interpreter's first chunk warms it
 	added := make([][]float64, len(floorStates))
@@ -121,7 +121,9 @@ func BenchmarkTracingFloor(b *testing.B) {
 	}
 }
 
-// pyLoop is a running getppidLoop.
+// pyLoop is a running Python loop (getppidLoop, labOpsLoop): it reads a
+// chunk's line, runs the chunk inside the markers of the cookie the line
+// ends with, and answers with the chunk's time in ns.
 type pyLoop struct {
 	b   *testing.B
 	cmd *exec.Cmd
@@ -129,8 +131,8 @@ type pyLoop struct {
 	out *bufio.Scanner
 }
 
-func startLoop(b *testing.B) *pyLoop {
-	cmd := exec.Command("python3", "-I", "-c", getppidLoop)
+func startLoop(b *testing.B, script string, args ...string) *pyLoop {
+	cmd := exec.Command("python3", append([]string{"-I", "-c", script}, args...)...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -145,11 +147,12 @@ func startLoop(b *testing.B) *pyLoop {
 	return &pyLoop{b: b, cmd: cmd, in: in, out: bufio.NewScanner(out)}
 }
 
-// run runs n calls inside cookie's markers: CPU ns per call.
-func (l *pyLoop) run(n int, cookie uint64) float64 {
-	fmt.Fprintf(l.in, "%d %d\n", n, cookie)
+// run runs n calls inside cookie's markers: ns per call. what, if any,
+// comes first on the line (labOpsLoop's op).
+func (l *pyLoop) run(n int, cookie uint64, what ...string) float64 {
+	fmt.Fprintln(l.in, strings.Join(append(what, strconv.Itoa(n), strconv.FormatUint(cookie, 10)), " "))
 	if !l.out.Scan() {
-		l.b.Fatal("the getppid loop exited")
+		l.b.Fatal("the Python loop exited")
 	}
 	ns, err := strconv.ParseFloat(l.out.Text(), 64)
 	if err != nil {
