@@ -133,6 +133,7 @@ var ArmTable = concat(
 		{"user_ns_per_op", func(r ArmRow) string { return userNs(r.UserNsPerOp) }},
 		{"offcpu_ns_per_op", func(r ArmRow) string { return nsInt(r.SyscallOffNsPerOp) }},
 		{"runqueue_ns_per_op", func(r ArmRow) string { return nsInt(r.RunQueueNsPerOp) }},
+		{"offcpu_between_ns_per_op", func(r ArmRow) string { return betweenNs(r.Summary) }},
 	},
 	estimateColumns("wall_ns_per_op", func(r ArmRow) Estimate { return r.TracedWall })[1:],
 	[]Column[ArmRow]{
@@ -202,6 +203,9 @@ var SyscallTable = concat(syscallRequired,
 		{"runqueue_ns_per_op", func(r SyscallRow) string { return nsInt(r.RunQueueNsPerOp) }},
 	},
 	offLabelColumns(),
+	[]Column[SyscallRow]{
+		{"offcpu_between_ns_per_op", func(r SyscallRow) string { return betweenNs(r.Summary) }},
+	},
 	[]Column[SyscallRow]{{RowsColumn, func(r SyscallRow) string { return itoa(int64(r.Rows)) }}},
 )
 
@@ -242,6 +246,16 @@ func concat[R any](parts ...[]Column[R]) []Column[R] {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// betweenNs is the off-CPU time between calls per op where user space
+// was measured, empty where it was not (and user_ns_per_op is what the
+// syscalls left of the wall time): a reader tells the two apart by it.
+func betweenNs(s *Summary) string {
+	if !s.UserMeasured {
+		return ""
+	}
+	return nsInt(s.BetweenNsPerOp)
 }
 
 // userNs is empty where user time is negative: a trace sums kernel time

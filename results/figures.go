@@ -31,8 +31,8 @@ type Figures struct {
 
 // RecordedTimes are an arm's times per op as a syscalls.csv carries them.
 type RecordedTimes struct {
-	WallNs, KernelNs, UserNs, RunQueueNs float64
-	Rows                                 map[RowKey]RowTime
+	WallNs, KernelNs, UserNs, RunQueueNs, BetweenNs float64
+	Rows                                            map[RowKey]RowTime
 }
 
 // Headline gathers the summary's headline figures.

@@ -110,6 +110,11 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 	user.Noise = termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun)
 	user.Details = stages.details(results.ClassUser, results.ClassUser)
 	d.Terms = append(d.Terms, user)
+	if bt := term(results.BetweenTerm, results.BetweenTerm, results.BetweenTerm); bt.Old != 0 || bt.New != 0 {
+		bt.Noise = termNoise(prev, cur, results.BetweenTerm, results.BetweenTerm, sameRun)
+		bt.Details = offCPUDetails(prev.Class(results.ClassUser), cur.Class(results.ClassUser))
+		d.Terms = append(d.Terms, bt)
+	}
 	if rq := term(results.RunQueueTerm, results.RunQueueTerm, results.RunQueueTerm); rq.Old != 0 || rq.New != 0 {
 		rq.Noise = termNoise(prev, cur, results.RunQueueTerm, results.RunQueueTerm, sameRun)
 		d.Terms = append(d.Terms, rq)
@@ -157,12 +162,31 @@ func termDelta(prev, cur *results.Summary, ko, kn string, sameRun bool) float64 
 
 // termGap is termDelta with its interval where the rounds pair.
 func termGap(prev, cur *results.Summary, ko, kn string, sameRun bool) results.Estimate {
-	if sameRun && cur.Protocol != results.ProtocolSeed {
-		if _, _, diffs := termSamples(prev, cur, ko, kn); len(diffs) > 0 {
-			return results.ClusteredMedian(diffs)
-		}
+	return gapOf(prev, cur, byTerm(ko), byTerm(kn), sameRun)
+}
+
+// byTerm is a round's sample of a term.
+func byTerm(k string) func(*results.RoundSample) float64 {
+	return func(r *results.RoundSample) float64 { return r.Terms[k] }
+}
+
+// gapOf is a figure's difference between cur (its sample in a round fn)
+// and prev (fo), as termGap's: paired by round in one run, else the
+// difference of the two medians over the traced rounds.
+func gapOf(prev, cur *results.Summary, fo, fn func(*results.RoundSample) float64, sameRun bool) results.Estimate {
+	os, ns, diffs := samplesOf(prev, cur, fo, fn)
+	if sameRun && cur.Protocol != results.ProtocolSeed && len(diffs) > 0 {
+		return results.ClusteredMedian(diffs)
 	}
-	return results.Point(cur.TermMedian(kn) - prev.TermMedian(ko))
+	return results.Point(medianOf(ns) - medianOf(os))
+}
+
+// medianOf is the median of a figure's traced rounds, 0 with none.
+func medianOf(u []results.Unit) float64 {
+	if len(u) == 0 {
+		return 0
+	}
+	return results.ClusteredMedian(u).Center
 }
 
 // pairFamilies pairs variants of one syscall (openat[tmpfile] on the old
@@ -210,7 +234,12 @@ func pairFamilies(prev, cur *results.Summary, names map[string]bool) [][2]string
 // paired): a Mann–Whitney U test of one side's rounds against the other's
 // decides, at α = 0.05. Too few rounds for either call nothing noise.
 func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
-	os, ns, diffs := termSamples(prev, cur, ko, kn)
+	return noiseOf(prev, cur, byTerm(ko), byTerm(kn), sameRun)
+}
+
+// noiseOf is termNoise of any figure of a round.
+func noiseOf(prev, cur *results.Summary, fo, fn func(*results.RoundSample) float64, sameRun bool) bool {
+	os, ns, diffs := samplesOf(prev, cur, fo, fn)
 	if !sameRun || cur.Protocol == results.ProtocolSeed {
 		return results.Indistinct(results.UnitSummaries(os), results.UnitSummaries(ns))
 	}
@@ -218,16 +247,16 @@ func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
 	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
 }
 
-// termSamples are a term's per-round samples on each side (ko in prev,
-// kn in cur) and, for the rounds both traced, their differences, each
-// with its unit.
-func termSamples(prev, cur *results.Summary, ko, kn string) (os, ns, diffs []results.Unit) {
-	oldRounds := map[int]map[string]float64{}
+// samplesOf are a figure's per-round samples on each side (fo in prev,
+// fn in cur) over the traced rounds and, for the rounds both traced,
+// their differences, each with its unit.
+func samplesOf(prev, cur *results.Summary, fo, fn func(*results.RoundSample) float64) (os, ns, diffs []results.Unit) {
+	oldRounds := map[int]float64{}
 	for i := range prev.Rounds {
 		r := &prev.Rounds[i]
 		if r.Terms != nil {
-			oldRounds[r.Round] = r.Terms
-			os = append(os, results.Unit{Unit: prev.UnitOf(r), Value: r.Terms[ko]})
+			oldRounds[r.Round] = fo(r)
+			os = append(os, results.Unit{Unit: prev.UnitOf(r), Value: fo(r)})
 		}
 	}
 	for i := range cur.Rounds {
@@ -236,9 +265,9 @@ func termSamples(prev, cur *results.Summary, ko, kn string) (os, ns, diffs []res
 			continue
 		}
 		u := cur.UnitOf(r)
-		ns = append(ns, results.Unit{Unit: u, Value: r.Terms[kn]})
-		if ot := oldRounds[r.Round]; ot != nil {
-			diffs = append(diffs, results.Unit{Unit: u, Value: r.Terms[kn] - ot[ko]})
+		ns = append(ns, results.Unit{Unit: u, Value: fn(r)})
+		if ov, ok := oldRounds[r.Round]; ok {
+			diffs = append(diffs, results.Unit{Unit: u, Value: fn(r) - ov})
 		}
 	}
 	return os, ns, diffs

@@ -50,6 +50,8 @@ func (g Gap) mechanism(t Term) string {
 	switch {
 	case t.Name == results.UserTerm:
 		return userMechanism(g.A, g.B)
+	case t.Name == results.BetweenTerm:
+		return betweenMechanism(g.A, g.B)
 	case t.Name == results.RunQueueTerm:
 		return runQueueWords.long
 	case t.Name == results.RemainderTerm:
@@ -240,7 +242,9 @@ func userMechanism(a, b *results.Summary) string {
 	if a.Runtime == "python" {
 		parts = append(parts, "the interpreter running tempfile's Python code between syscalls")
 	}
-	if math.Abs(oa-ob) >= 50 {
+	// Measured, user space is on-CPU time: its waits between calls are
+	// the off-CPU term's.
+	if !a.UserMeasured && math.Abs(oa-ob) >= 50 {
 		label, _ := dominantWait(a.Class(results.ClassUser).OffByLabel)
 		if oa < ob {
 			label, _ = dominantWait(b.Class(results.ClassUser).OffByLabel)
@@ -476,6 +480,8 @@ func (g Gap) Reason(t Term) string {
 	switch {
 	case t.Name == results.UserTerm:
 		return userReason(g.A, g.B)
+	case t.Name == results.BetweenTerm:
+		return betweenReason(g.A, g.B)
 	case t.Name == results.RunQueueTerm:
 		return runQueueWords.short
 	case t.Name == results.RemainderTerm:
@@ -518,13 +524,42 @@ func (g Gap) Reason(t Term) string {
 	return ""
 }
 
+// betweenMechanism says what the off-CPU time between calls waited for,
+// and the page faults that changed.
+func betweenMechanism(a, b *results.Summary) string {
+	oa, ob := waitingNs(a.Class(results.ClassUser)), waitingNs(b.Class(results.ClassUser))
+	label, _ := dominantWait(a.Class(results.ClassUser).OffByLabel)
+	if oa < ob {
+		label, _ = dominantWait(b.Class(results.ClassUser).OffByLabel)
+	}
+	parts := []string{fmt.Sprintf("%s → %s µs, mostly %s", results.Micros(ob), results.Micros(oa), offPhrase(label))}
+	pa := a.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
+	pb := b.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
+	if math.Abs(pa-pb) >= 0.05 {
+		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), results.Count(pb), results.Count(pa)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// betweenReason is what the off-CPU time between calls mostly waited
+// for, in a word.
+func betweenReason(a, b *results.Summary) string {
+	ua, ub := a.Class(results.ClassUser), b.Class(results.ClassUser)
+	label, _ := dominantWait(ua.OffByLabel)
+	if waitingNs(ua) < waitingNs(ub) {
+		label, _ = dominantWait(ub.OffByLabel)
+	}
+	return offWords[label].short
+}
+
 // userReason says in a word what user space is: the interpreter's code,
 // or, when it moved mostly off the CPU, what it waited for (never a CPU:
-// that is the run-queue wait's own term).
+// that is the run-queue wait's own term). Measured, user space is on a
+// CPU by definition.
 func userReason(a, b *results.Summary) string {
 	ua, ub := a.Class(results.ClassUser), b.Class(results.ClassUser)
 	du := a.UserNsPerOp - b.UserNsPerOp
-	if d := waitingNs(ua) - waitingNs(ub); du != 0 && d/du >= 0.5 {
+	if d := waitingNs(ua) - waitingNs(ub); !a.UserMeasured && du != 0 && d/du >= 0.5 {
 		label, _ := dominantWait(ua.OffByLabel)
 		if d < 0 {
 			label, _ = dominantWait(ub.OffByLabel)
@@ -619,6 +654,9 @@ func TimeSplit(s *results.Summary, t results.TimeScale) string {
 	if slices.ContainsFunc(s.Rounds, func(r results.RoundSample) bool { return r.OpsPerS > 0 }) {
 		traced = " traced"
 	}
+	if s.UserMeasured {
+		return measuredSplit(s, t, traced)
+	}
 	if s.UserNsPerOp >= 0 {
 		out := fmt.Sprintf("%s: %s %s/%s%s%s = syscalls %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced,
 			within(s.TracedWall, t), t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
@@ -627,13 +665,53 @@ func TimeSplit(s *results.Summary, t results.TimeScale) string {
 		}
 		// The medians of the parts need not add up to the median of
 		// the whole (results/times.go): what they leave is said.
-		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; t.Of(rest) != t.Of(0) {
+		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; said(rest, t) {
 			out += ", remainder " + t.Signed(rest)
 		}
 		return out
 	}
 	return fmt.Sprintf("%s: %s %s/%s of wall time%s, %s %s in syscalls summed over threads", s.Arm,
 		t.Of(s.WallNsPerOp), t.Unit, unit, traced, t.Of(s.KernelNsPerOp), t.Unit)
+}
+
+// measuredSplit is TimeSplit where user space was measured: every term
+// is a thread's time, and what they leave of the wall time is the
+// remainder. Threads that ran at once add up past the wall time: then
+// their times are said summed over them, beside the wall time, rather
+// than as its parts with a remainder below zero.
+func measuredSplit(s *results.Summary, t results.TimeScale, traced string) string {
+	unit := s.Unit()
+	parts := fmt.Sprintf("syscalls %s + user %s", t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
+	if s.RunQueueNsPerOp > 0 {
+		parts += " + run-queue wait " + t.Of(s.RunQueueNsPerOp)
+	}
+	if t.Of(s.BetweenNsPerOp) != t.Of(0) {
+		parts += " + " + results.BetweenTerm + " " + t.Of(s.BetweenNsPerOp)
+	}
+	sum := s.KernelNsPerOp + s.UserNsPerOp + s.RunQueueNsPerOp + s.BetweenNsPerOp
+	if Parallel(s) {
+		return fmt.Sprintf("%s: %s %s/%s of wall time%s; its threads ran at once: %s = %s %s summed over them, %s× the wall time",
+			s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced, parts, t.Of(sum), t.Unit, results.Count(sum/s.WallNsPerOp))
+	}
+	out := fmt.Sprintf("%s: %s %s/%s%s%s = %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced, within(s.TracedWall, t), parts)
+	if rest := s.WallNsPerOp - sum; said(rest, t) {
+		out += ", remainder " + t.Signed(rest)
+	}
+	return out
+}
+
+// said says a remainder is one to say: a nanosecond per op or more (less
+// is the float rounding of parts that add up), and not 0 as t prints it.
+func said(rest float64, t results.TimeScale) bool {
+	return math.Abs(rest) >= 1 && t.Of(rest) != t.Of(0)
+}
+
+// Parallel says an arm's threads ran at once: where user space is
+// measured, its threads' times add up to more than its wall time (by
+// more than a hundredth, what clocks and rounding may leave).
+func Parallel(s *results.Summary) bool {
+	sum := s.KernelNsPerOp + s.UserNsPerOp + s.RunQueueNsPerOp + s.BetweenNsPerOp
+	return s.UserMeasured && s.WallNsPerOp > 0 && sum > 1.01*s.WallNsPerOp
 }
 
 // within is an estimate's interval in t, " [lo–hi]", or "" when it has
@@ -650,7 +728,7 @@ func within(e results.Estimate, t results.TimeScale) string {
 func ArmSentence(s *results.Summary, t results.TimeScale) string {
 	var b strings.Builder
 	b.WriteString(TimeSplit(s, t))
-	overlapped := s.UserNsPerOp < 0
+	overlapped := s.UserNsPerOp < 0 || Parallel(s)
 	var parts []string
 	for _, c := range s.Classes {
 		if !c.IsSyscall() || c.Overlapped || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {

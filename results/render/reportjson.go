@@ -53,9 +53,15 @@ type ArmReport struct {
 	WallNsPerOp   results.NsPerOp   `json:"wall_ns_per_op"`
 	KernelNsPerOp results.NsPerOp   `json:"kernel_ns_per_op"`
 	UserNsPerOp   results.NsPerOp   `json:"user_ns_per_op"`
-	Classes       []ClassReport     `json:"classes,omitempty"`
-	Error         string            `json:"error,omitempty"`
-	Sentence      string            `json:"sentence,omitempty"`
+	// UserMeasured says user_ns_per_op is the threads' measured on-CPU
+	// time outside syscalls, and offcpu_between_ns_per_op their time off
+	// the CPU there that was no wait for a CPU; without it user space is
+	// what the syscalls leave of the wall time (runs before #39).
+	UserMeasured   bool            `json:"user_measured,omitempty"`
+	BetweenNsPerOp results.NsPerOp `json:"offcpu_between_ns_per_op,omitempty"`
+	Classes        []ClassReport   `json:"classes,omitempty"`
+	Error          string          `json:"error,omitempty"`
+	Sentence       string          `json:"sentence,omitempty"`
 }
 
 // ClassReport is one ClassSummary.
@@ -112,7 +118,7 @@ func WriteJSONDocument(w io.Writer, d *report.Document) error {
 func armReport(a *report.Arm) ArmReport {
 	out := ArmReport{CaseID: a.CaseID, Ops: a.Ops, Figures: a.Figures, TracedOpsPerS: results.RoundTo(a.TracedOpsPerS, 10),
 		WallNsPerOp: results.NsPerOp(a.WallNs), KernelNsPerOp: results.NsPerOp(a.KernelNs), UserNsPerOp: results.NsPerOp(a.UserNs),
-		Error: a.Error, Sentence: a.Sentence.Text}
+		UserMeasured: a.UserMeasured, BetweenNsPerOp: results.NsPerOp(a.BetweenNs), Error: a.Error, Sentence: a.Sentence.Text}
 	if a.TimePerOp.Known() {
 		out.TimePerOp = &a.TimePerOp
 	}

@@ -101,6 +101,9 @@ func writeClassTable(w io.Writer, a *report.Arm) {
 		}
 		parent = c.Class
 		switch {
+		case c.Class == results.ClassUser && c.Stage == "" && a.UserMeasured:
+			// On the CPU between syscalls, measured, and off it.
+			fmt.Fprintf(w, classRow[:classOff]+"\n", "user (between calls)", "-", t.Of(c.NsPerOp), t.Of(c.OffNsPerOp))
 		case c.Class == results.ClassUser && c.Stage == "":
 			// Off the CPU between syscalls: part of user time, not work.
 			fmt.Fprintf(w, classRow[:classOff]+"\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))

@@ -118,9 +118,15 @@ type Arm struct {
 	TimePerOp                results.Estimate
 	TracedOpsPerS            float64
 	WallNs, KernelNs, UserNs float64
-	Traced                   bool
-	Unit                     string // what one op is: op, round, run, entry
-	Scale                    results.TimeScale
+	// UserMeasured says UserNs is the threads' measured on-CPU time
+	// outside syscalls, and BetweenNs their time off the CPU there that
+	// was no wait for a CPU; else UserNs is what the syscalls leave of
+	// the wall time (runs before #39).
+	UserMeasured bool
+	BetweenNs    float64
+	Traced       bool
+	Unit         string // what one op is: op, round, run, entry
+	Scale        results.TimeScale
 	// Classes are the arm's syscalls and stages per op, as summarized.
 	Classes []results.ClassSummary
 	// Heading heads a trace's arm: what was traced and for how long.

@@ -207,6 +207,7 @@ func commandRow(s *results.Summary, sc results.TimeScale) Row {
 func newArm(s *results.Summary, kind results.RunKind, sc results.TimeScale, o Options) *Arm {
 	a := &Arm{CaseID: s.CaseID, Ops: s.Ops, Error: s.Error, Figures: s.Headline(), TimePerOp: s.TimePerOp(), TracedOpsPerS: s.TracedOpsPerS,
 		WallNs: s.WallNsPerOp, KernelNs: s.KernelNsPerOp, UserNs: s.UserNsPerOp, Traced: s.Traced != nil,
+		UserMeasured: s.UserMeasured, BetweenNs: s.BetweenNsPerOp,
 		Unit: s.Unit(), Scale: sc, Classes: s.Classes}
 	if s.Traced == nil {
 		return a

@@ -180,6 +180,7 @@ func csvFigures(row *csvRow) *results.Figures {
 	if _, ok := row.col["runqueue_ns_per_op"]; ok {
 		f.Times = &results.RecordedTimes{WallNs: row.float("wall_ns_per_op"), KernelNs: row.float("syscalls_ns_per_op"),
 			UserNs: row.float("user_ns_per_op"), RunQueueNs: row.float("runqueue_ns_per_op"), Rows: map[results.RowKey]results.RowTime{}}
+		f.Times.BetweenNs = row.float("offcpu_between_ns_per_op")
 		if row.str("user_ns_per_op") == "" {
 			f.Times.UserNs = -1 // not known: threads' syscalls summed past the wall time
 		}
