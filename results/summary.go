@@ -40,6 +40,14 @@ type Summary struct {
 	Classes      []ClassSummary
 	// Work is the pooled traced batches' work per op (WorkPerOp).
 	Work map[string]float64
+	// Functions are the user time sampled by function, the most first,
+	// and Sites each syscall class's call sites (code.go); Stacks how
+	// the run took them. UnsampledNsPerOp is the median over the traced
+	// rounds of the measured user time no sample stood for.
+	Functions        []FunctionSummary
+	Sites            []SiteSummary
+	UnsampledNsPerOp float64
+	Stacks           *Stacks
 	// Recorded are the figures a syscalls.csv recorded of the run it came
 	// from (Derived.Figures), which the figures above are; nil otherwise.
 	Recorded *Figures
@@ -68,6 +76,11 @@ type RoundSample struct {
 	State map[string]StateSum
 	// Work is the traced batch's work per op (WorkPerOp).
 	Work map[string]float64
+	// Functions are the traced batch's sampled user time per op by
+	// function, Sites each call site's part of its class's row per op
+	// (code.go).
+	Functions map[FuncKey]float64
+	Sites     map[SiteKey]SiteTime
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -185,11 +198,12 @@ func (a *ArmResult) opsPerS(b *Batch) float64 {
 // decides for the whole run whether user space was measured (here the
 // arm's own batches say).
 func Summarize(a *ArmResult, protocol string) *Summary {
-	return summarize(a, protocol, a.userMeasured())
+	return summarize(a, protocol, a.userMeasured(), nil)
 }
 
-// summarize is Summarize with the run's decision on user space.
-func summarize(a *ArmResult, protocol string, measured bool) *Summary {
+// summarize is Summarize with the run's decision on user space and its
+// stacks (nil: none, or not known to the caller).
+func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Summary {
 	s := &Summary{ArmResult: a, Protocol: protocol, UserMeasured: measured}
 	byRound := map[int]*RoundSample{}
 	pooled := Batch{Traced: true}
@@ -222,10 +236,12 @@ func summarize(a *ArmResult, protocol string, measured bool) *Summary {
 		r.Rows = roundRows(b, float64(a.batchOps(b)))
 		r.State = roundState(b, float64(a.batchOps(b)))
 		r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
+		r.Functions, r.Sites = roundCode(b, float64(a.batchOps(b)), stacks)
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
 		pooled.Neighbours = SumNeighbours(pooled.Neighbours, b.Neighbours)
+		pooled.Stacks = MergeStackRecords(pooled.Stacks, b.Stacks)
 	}
 	for _, r := range byRound {
 		s.Rounds = append(s.Rounds, *r)
@@ -274,6 +290,7 @@ func summarize(a *ArmResult, protocol string, measured bool) *Summary {
 	}
 	s.tracedTimes()
 	sortClasses(s.Classes)
+	s.codeSummaries(stacks)
 	return s
 }
 
@@ -383,7 +400,7 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 	// gap between two arms subtracts like from like.
 	measured := run.UserMeasured()
 	for i := range run.Arms {
-		out[i] = summarize(&run.Arms[i], run.Protocol.Name, measured)
+		out[i] = summarize(&run.Arms[i], run.Protocol.Name, measured, run.Stacks)
 		if f := run.Derived.FiguresOf(i); f != nil {
 			out[i].recorded(f)
 		}

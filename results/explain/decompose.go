@@ -25,12 +25,52 @@ type Term struct {
 	// Noise: the rounds cannot tell this term from no difference.
 	Noise   bool     `json:"within_noise,omitempty"`
 	Details []Detail `json:"details,omitempty"`
+	// Parts split user space by the function its time was sampled in
+	// (results/code.go), largest |Δ| first, and what no sample stood
+	// for: each the median as the term is, so they need not add up to
+	// it.
+	Parts []Part `json:"parts,omitempty"`
 	// Culprits are the differences of the environment and the
 	// neighbours that the mechanism ties to this term (TieCulprits).
 	Culprits []Culprit `json:"-"`
 	// oldClass and newClass are the syscall classes on each side ("" for
 	// user space); they differ when two variants of one syscall pair up.
 	oldClass, newClass string
+}
+
+// Part is a part of a term: a function's user time, or the user time no
+// sample stood for (Function ""), on each side and their difference,
+// the medians over the traced rounds as the term's are.
+type Part struct {
+	Function string          `json:"function,omitempty"`
+	File     string          `json:"file,omitempty"`
+	Line     int             `json:"line,omitempty"`
+	Old      results.NsPerOp `json:"old_ns_per_op"`
+	New      results.NsPerOp `json:"new_ns_per_op"`
+	Delta    results.NsPerOp `json:"delta_ns_per_op"`
+	// Noise: the rounds cannot tell this part from no difference.
+	Noise bool `json:"within_noise,omitempty"`
+}
+
+// NotSampled names the part of user space no sample stood for.
+const NotSampled = "not sampled"
+
+// Label names the part in a sentence: its function with its file and
+// line (the line it spent most time on, on the side where it spent
+// more), or NotSampled.
+func (p Part) Label() string {
+	if p.Function == "" {
+		return NotSampled
+	}
+	return results.Frame{Function: p.Function, File: p.File, Line: p.Line}.Label()
+}
+
+// Name is the part's function alone, as a short sentence names it.
+func (p Part) Name() string {
+	if p.Function == "" {
+		return NotSampled
+	}
+	return p.Function
 }
 
 // Detail is a figure inside a term (a stage, an off-CPU label, calls per
@@ -109,6 +149,7 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 	user := term(results.UserTerm, results.UserTerm, results.UserTerm)
 	user.Noise = termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun)
 	user.Details = stages.details(results.ClassUser, results.ClassUser)
+	user.Parts = functionParts(prev, cur, sameRun)
 	d.Terms = append(d.Terms, user)
 	if bt := term(results.BetweenTerm, results.BetweenTerm, results.BetweenTerm); bt.Old != 0 || bt.New != 0 {
 		bt.Noise = termNoise(prev, cur, results.BetweenTerm, results.BetweenTerm, sameRun)
@@ -151,6 +192,65 @@ func remainder(d Difference) Term {
 		t.Delta = 0
 	}
 	return t
+}
+
+// functionParts split user space by function between prev and cur:
+// every function either side sampled, and, where user space was
+// measured, the time no sample stood for; largest |Δ| first.
+func functionParts(prev, cur *results.Summary, sameRun bool) []Part {
+	type side struct {
+		frame results.Frame
+		ns    float64
+	}
+	keys := map[results.FuncKey]*[2]side{}
+	for i, s := range []*results.Summary{prev, cur} {
+		for _, f := range s.Functions {
+			k := results.FuncKey{Function: f.Frame.Function, File: f.Frame.File}
+			if keys[k] == nil {
+				keys[k] = &[2]side{}
+			}
+			keys[k][i] = side{f.Frame, f.NsPerOp.Center}
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var out []Part
+	for k, sides := range keys {
+		of := func(r *results.RoundSample) float64 { return r.Functions[k] }
+		p := Part{Function: k.Function, File: k.File, Line: sides[1].frame.Line,
+			Old: results.NsPerOp(sides[0].ns), New: results.NsPerOp(sides[1].ns)}
+		if sides[0].ns > sides[1].ns {
+			p.Line = sides[0].frame.Line
+		}
+		p.Delta = results.NsPerOp(gapOf(prev, cur, of, of, sameRun).Center)
+		p.Noise = noiseOf(prev, cur, of, of, sameRun)
+		out = append(out, p)
+	}
+	if prev.UserMeasured && cur.UserMeasured {
+		of := func(r *results.RoundSample) float64 {
+			var ns float64
+			for _, v := range r.Functions {
+				ns += v
+			}
+			return r.Terms[results.UserTerm] - ns
+		}
+		p := Part{Old: results.NsPerOp(prev.UnsampledNsPerOp), New: results.NsPerOp(cur.UnsampledNsPerOp)}
+		p.Delta = results.NsPerOp(gapOf(prev, cur, of, of, sameRun).Center)
+		p.Noise = noiseOf(prev, cur, of, of, sameRun)
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if math.Abs(float64(a.Delta)) != math.Abs(float64(b.Delta)) {
+			return math.Abs(float64(a.Delta)) > math.Abs(float64(b.Delta))
+		}
+		if a.Function != b.Function {
+			return a.Function < b.Function
+		}
+		return a.File < b.File
+	})
+	return out
 }
 
 // termDelta is the term's difference between cur (class kn) and prev

@@ -26,7 +26,14 @@ type Gap struct {
 	// Scale is the unit the sentences give times in: the table's (a
 	// compare table in ms says its gaps in ms); zero: B's.
 	Scale results.TimeScale
+	// functions is how many functions the short reason of user space
+	// names (ShortWithin fits them): 0 the default, shortFunctions.
+	functions int
 }
+
+// shortFunctions is how many of user space's functions a short WHY names
+// at most: the largest says which code; a second, whether it is alone.
+const shortFunctions = 2
 
 // untraced is a round's untraced ops/s, not its headline: the ratio stands
 // beside a gap measured traced to show what the probe's cost hides, so a
@@ -49,11 +56,17 @@ func NewGap(a, b *results.Summary) Gap {
 func (g Gap) mechanism(t Term) string {
 	switch {
 	case t.Name == results.UserTerm:
-		return userMechanism(g.A, g.B)
+		m := userMechanism(g.A, g.B)
+		if parts := g.partsText(t, -1, true); parts != "" {
+			m = strings.TrimPrefix(m+"; "+parts, "; ")
+		}
+		return m
 	case t.Name == results.BetweenTerm:
 		return betweenMechanism(g.A, g.B)
 	case t.Name == results.RunQueueTerm:
 		return runQueueWords.long
+	case t.Name == results.RemainderTerm && g.A.UserMeasured:
+		return measuredRemainderWords.long
 	case t.Name == results.RemainderTerm:
 		return remainderWords.long
 	case t.oldClass != t.newClass:
@@ -73,7 +86,11 @@ func deltaMechanism(a, b *results.Summary, class string, sc results.TimeScale) s
 	var parts []string
 	switch {
 	case cb.Calls == 0 && ca.Calls > 0:
-		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Count(ca.CallsPerOp), a.Unit()))
+		p := fmt.Sprintf("new syscall, %s/%s", results.Count(ca.CallsPerOp), a.Unit())
+		if from := TopSite(a, class); from != "" {
+			p += ", " + from
+		}
+		parts = append(parts, p)
 	case ca.Calls == 0 && cb.Calls > 0:
 		// What the calls no longer made did is the culprit of this term:
 		// say it, as for a new syscall.
@@ -148,6 +165,11 @@ var (
 	runQueueWords  = struct{ long, short string }{"runnable, waiting for a CPU another task had", "CPU neighbours"}
 	remainderWords = struct{ long, short string }{
 		"what the terms' medians over the rounds leave of the gap's median", "medians of the terms"}
+	// Where user space was measured, the remainder is also the wall time
+	// no term accounts for, round by round.
+	measuredRemainderWords = struct{ long, short string }{
+		"the wall time no term accounts for, and what the terms' medians over the rounds leave of the gap's median",
+		"wall time no term accounts for"}
 )
 
 // ioStages are the stages that explain a syscall's time, in the order
@@ -278,13 +300,47 @@ const ShortTerms = 3
 
 // ShortWithin is Short with as many of its terms as fit lines lines of a
 // bullet at width columns (textwrap.Bullet): the answer first, the terms
-// after it as room allows.
+// after it as room allows; user space's largest function before a
+// third term, its second one after.
 func (g Gap) ShortWithin(width, lines int) string {
-	s := g.Short()
-	for n := ShortTerms - 1; n >= 0 && textwrap.Lines(textwrap.Bullet("  ", s, width)) > lines; n-- {
-		s = g.text(n, g.Reason, false)
+	fits := func(s string) bool { return textwrap.Lines(textwrap.Bullet("  ", s, width)) <= lines }
+	for n := ShortTerms; n >= 0; n-- {
+		for k := shortFunctions; k >= 1; k-- {
+			g.functions = k
+			if s := g.text(n, g.Reason, false); fits(s) || n == 0 && k == 1 {
+				return s
+			}
+		}
 	}
-	return s
+	return g.Short()
+}
+
+// partsText names a term's parts (user space's functions) with their
+// change: at most most of them (−1: all) outside noise, by name alone
+// with "…" for the rest in a short sentence, or all with their file and
+// line and what they were.
+func (g Gap) partsText(t Term, most int, full bool) string {
+	sc := g.scale()
+	var out []string
+	for _, p := range t.Parts {
+		if sc.Of(float64(p.Delta)) == sc.Of(0) || p.Noise && !full || !full && p.Function == "" {
+			continue
+		}
+		if most >= 0 && len(out) == most {
+			out = append(out, "…")
+			break
+		}
+		if !full {
+			out = append(out, p.Name()+" "+sc.Signed(float64(p.Delta)))
+			continue
+		}
+		s := fmt.Sprintf("%s %s (%s → %s)", p.Label(), sc.Signed(float64(p.Delta)), sc.Of(float64(p.Old)), sc.Of(float64(p.New)))
+		if p.Noise {
+			s += " within noise"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // text writes the gap naming at most most terms outside noise, each
@@ -479,11 +535,20 @@ func (g Gap) Reason(t Term) string {
 	unit := g.A.Unit()
 	switch {
 	case t.Name == results.UserTerm:
+		most := g.functions
+		if most == 0 {
+			most = shortFunctions
+		}
+		if parts := g.partsText(t, most, false); parts != "" {
+			return parts
+		}
 		return userReason(g.A, g.B)
 	case t.Name == results.BetweenTerm:
 		return betweenReason(g.A, g.B)
 	case t.Name == results.RunQueueTerm:
 		return runQueueWords.short
+	case t.Name == results.RemainderTerm && g.A.UserMeasured:
+		return measuredRemainderWords.short
 	case t.Name == results.RemainderTerm:
 		return remainderWords.short
 	case t.oldClass != t.newClass:

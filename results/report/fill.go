@@ -225,6 +225,11 @@ func newArm(s *results.Summary, kind results.RunKind, sc results.TimeScale, o Op
 		}
 	}
 	a.Breakdown = shown.Classes
+	whole, short := explain.CodeSentences(s, shown.Classes, sc, false), explain.CodeSentences(s, shown.Classes, sc, true)
+	for i := range whole {
+		a.Code = append(a.Code, Sentence{Kind: SentenceCode, Text: whole[i], Short: short[i]})
+	}
+	a.Functions, a.Sites, a.NotSampledNs = s.Functions, s.Sites, s.UnsampledNsPerOp
 	a.Split = explain.TimeSplit(shown, sc)
 	a.Sentence = Sentence{Kind: SentenceArm, Text: explain.ArmSentence(said, sc)}
 	if o.Hist {
