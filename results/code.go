@@ -2,6 +2,7 @@ package results
 
 import (
 	"cmp"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -288,6 +289,28 @@ func (s *Summary) codeSummaries(st *Stacks) {
 	s.codeShares()
 }
 
+// recordedCode makes the code figures a syscalls.csv recorded the
+// summary's, as recorded does the rows'.
+func (s *Summary) recordedCode(t *RecordedTimes) {
+	if s.Stacks == nil {
+		return
+	}
+	for i := range s.Functions {
+		f := &s.Functions[i]
+		if ns, ok := t.Functions[FuncKey{f.Frame.Function, f.Frame.File}]; ok {
+			f.NsPerOp = Point(ns)
+		}
+	}
+	for i := range s.Sites {
+		x := &s.Sites[i]
+		if st, ok := t.Sites[x.Key]; ok {
+			x.CallsPerOp, x.NsPerOp, x.OffNsPerOp = st.Calls, st.Ns, st.OffNs
+		}
+	}
+	s.UnsampledNsPerOp = t.UnsampledNs
+	s.codeShares()
+}
+
 // codeShares sets each function's share of the user time and each
 // site's shares of its class's row, and puts them in the order reports
 // list them: the most time first.
@@ -297,8 +320,10 @@ func (s *Summary) codeShares() {
 			s.Functions[i].Share = s.Functions[i].NsPerOp.Center / s.UserNsPerOp
 		}
 	}
+	// By whole ns, as the CSV keeps them, so a run read back from one
+	// lists them in the same order.
 	slices.SortStableFunc(s.Functions, func(a, b FunctionSummary) int {
-		return cmp.Or(cmp.Compare(b.NsPerOp.Center, a.NsPerOp.Center), cmp.Compare(b.Ns, a.Ns),
+		return cmp.Or(cmp.Compare(math.Round(b.NsPerOp.Center), math.Round(a.NsPerOp.Center)), cmp.Compare(b.Ns, a.Ns),
 			cmp.Compare(a.Frame.Function, b.Frame.Function), cmp.Compare(a.Frame.File, b.Frame.File))
 	})
 	share := func(part, whole float64) float64 {
@@ -319,8 +344,8 @@ func (s *Summary) codeShares() {
 		}
 	}
 	slices.SortStableFunc(s.Sites, func(a, b SiteSummary) int {
-		return cmp.Or(cmp.Compare(order[a.Key.Class], order[b.Key.Class]), cmp.Compare(b.NsPerOp, a.NsPerOp),
-			cmp.Compare(b.CallsPerOp, a.CallsPerOp), cmp.Compare(b.Calls, a.Calls),
+		return cmp.Or(cmp.Compare(order[a.Key.Class], order[b.Key.Class]), cmp.Compare(math.Round(b.NsPerOp), math.Round(a.NsPerOp)),
+			cmp.Compare(b.Ns, a.Ns), cmp.Compare(b.Calls, a.Calls),
 			cmp.Compare(StackLabel(a.Stack, 0), StackLabel(b.Stack, 0)))
 	})
 }
@@ -336,26 +361,16 @@ func (s *Summary) codeEstimate(f func(*RoundSample) float64) Estimate {
 	return ClusteredMedian(u)
 }
 
-// OtherFunctionsNsPerOp is the median over the traced rounds of the
-// user time sampled in the functions after the first shown of
-// s.Functions: what a list of those shown leaves out, as one figure.
+// OtherFunctionsNsPerOp is the user time of the functions after the
+// first shown of s.Functions: the sum of their medians, each of which a
+// whole list names, so a short list and a whole one agree (and a run
+// read back from its CSV, which records each, says the same).
 func (s *Summary) OtherFunctionsNsPerOp(shown int) float64 {
-	if shown >= len(s.Functions) {
-		return 0
+	var ns float64
+	for _, f := range s.Functions[min(shown, len(s.Functions)):] {
+		ns += f.NsPerOp.Center
 	}
-	skip := map[FuncKey]bool{}
-	for _, f := range s.Functions[:shown] {
-		skip[FuncKey{f.Frame.Function, f.Frame.File}] = true
-	}
-	return s.codeEstimate(func(r *RoundSample) float64 {
-		var ns float64
-		for k, v := range r.Functions {
-			if !skip[k] {
-				ns += v
-			}
-		}
-		return ns
-	}).Center
+	return ns
 }
 
 // SitesOf are the call sites of a class, the most time first.

@@ -440,6 +440,10 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 func (s *Summary) recorded(f *Figures) {
 	s.Recorded = f
 	s.OpsPerS, s.RoundCount = f.OpsPerS, f.Rounds
+	// No observer in the file is none measured (a trace, --no-baseline):
+	// the rebuilt run's untraced batch, made from the traced one's rate,
+	// would make it 1.
+	s.Observer = Estimate{}
 	if f.Observer != nil {
 		s.Observer = *f.Observer
 	}
@@ -457,6 +461,7 @@ func (s *Summary) recorded(f *Figures) {
 				c.scaleLabels()
 			}
 		}
+		s.recordedCode(t)
 	}
 }
 

@@ -52,10 +52,12 @@ func FunctionsSentence(s *results.Summary, t results.TimeScale, short bool) stri
 		shown = min(shown, ShortFunctions)
 	}
 	var parts []string
-	left := s.UserNsPerOp
+	// What the parts leave, of whole ns as the CSV keeps each: a run read
+	// back from it says the same remainder.
+	left := math.Round(s.UserNsPerOp)
 	for _, f := range s.Functions[:shown] {
 		ns := f.NsPerOp.Center
-		left -= ns
+		left -= math.Round(ns)
 		p := share(ns) + " in " + f.Frame.Label()
 		if !short {
 			p = whole(ns) + " in " + f.Frame.Label()
@@ -64,11 +66,13 @@ func FunctionsSentence(s *results.Summary, t results.TimeScale, short bool) stri
 	}
 	var rest []string
 	if other := s.OtherFunctionsNsPerOp(shown); shown < len(s.Functions) {
-		left -= other
+		for _, f := range s.Functions[shown:] {
+			left -= math.Round(f.NsPerOp.Center)
+		}
 		rest = append(rest, fmt.Sprintf("%d other functions %s", len(s.Functions)-shown, share(other)))
 	}
 	if s.UserMeasured {
-		left -= s.UnsampledNsPerOp
+		left -= math.Round(s.UnsampledNsPerOp)
 		if short {
 			rest = append(rest, NotSampled+" "+share(s.UnsampledNsPerOp))
 		} else {

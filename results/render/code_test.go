@@ -28,5 +28,6 @@ func TestGoldenCode(t *testing.T) {
 		}))
 		resultstest.Golden(t, fx.name+"/report.md", resultstest.Render(t, func(w io.Writer) error { WriteMarkdown(w, fx.run, sums, labs); return nil }))
 		resultstest.Golden(t, fx.name+"/report.json", resultstest.Render(t, func(w io.Writer) error { return WriteSummaryJSON(w, fx.run, sums, labs) }))
+		resultstest.Golden(t, fx.name+"/syscalls.csv", resultstest.Render(t, func(w io.Writer) error { return WriteSyscallCSV(w, fx.run, sums) }))
 	}
 }
