@@ -382,7 +382,8 @@ func stagesByClass(prev, cur *results.Summary) stageRows {
 	rows := stageRows{}
 	for side, s := range []*results.Summary{prev, cur} {
 		for _, c := range s.Classes {
-			if c.IsSyscall() {
+			// User space's own row is its term, no stage of it.
+			if c.IsSyscall() || c.Class == results.ClassUser && c.Stage == "" {
 				continue
 			}
 			if rows[c.Class] == nil {

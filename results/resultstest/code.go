@@ -170,7 +170,16 @@ func perOp(class string, ops int, callsPerOp, ns, off float64, label string, k f
 // generations, its gap mostly user space, which the tempfile module's
 // functions split (__getattr__ wrapping the file's methods, the random
 // name, _mkstemp_inner), every syscall from its stack in tempfile.py.
-func CodeRun() *results.Run {
+func CodeRun() *results.Run { return codeRun(0) }
+
+// CodeRunSlowNames is CodeRun where each random name takes 7.9 µs more
+// (_RandomNameSequence.__next__, as a slower random module would): a
+// diff names the function.
+func CodeRunSlowNames() *results.Run { return codeRun(7_900) }
+
+// codeRun is CodeRun with nameNs more user time per op in
+// _RandomNameSequence.__next__.
+func codeRun(nameNs float64) *results.Run {
 	run := &results.Run{
 		Schema: results.Schema, Tool: "tmpprobe", Complete: true,
 		Protocol: results.Protocol{Name: results.ProtocolRounds, Seed: 39, Rounds: 6, MinBatchNs: 20_000_000, WorkerRounds: 1},
@@ -212,7 +221,7 @@ func CodeRun() *results.Run {
 	namedFn := py("NamedTemporaryFile", tempfilePy, 563)
 	opener := py("NamedTemporaryFile.<locals>.opener", tempfilePy, 560)
 	exit := py("_TemporaryFileWrapper.__exit__", tempfilePy, 503)
-	named := measuredArm{id: id("NamedTemporaryFile"), ops: ops, userNs: 35_900, restNs: 400,
+	named := measuredArm{id: id("NamedTemporaryFile"), ops: ops, userNs: 35_900 + nameNs, restNs: 400,
 		offNs: map[string]float64{results.OffPreempted: 500, results.OffBlockedIRQ: 200},
 		recs: func(k float64) []results.ClassRecord {
 			unlink := perOp("unlink", ops, 1, 9_600, 0, "", k)
@@ -222,7 +231,7 @@ func CodeRun() *results.Run {
 		},
 		funcs: []userFn{
 			{7_900, []results.Frame{py("_TemporaryFileWrapper.__getattr__", tempfilePy, 478), py("named_temporary_file", driverPy, 82)}},
-			{6_100, []results.Frame{py("_RandomNameSequence.__next__", tempfilePy, 154), py("_mkstemp_inner", tempfilePy, 250), opener, namedFn, namedOp}},
+			{6_100 + nameNs, []results.Frame{py("_RandomNameSequence.__next__", tempfilePy, 154), py("_mkstemp_inner", tempfilePy, 250), opener, namedFn, namedOp}},
 			{4_700, []results.Frame{py("_mkstemp_inner", tempfilePy, 251), opener, namedFn, namedOp}},
 			{4_000, []results.Frame{namedFn, namedOp}},
 			{3_100, []results.Frame{py("_sanitize_params", tempfilePy, 126), py("NamedTemporaryFile", tempfilePy, 544), namedOp}},
