@@ -166,6 +166,16 @@ func (b *pprofBuilder) loc(f results.Frame) *profile.Location {
 	return l
 }
 
+// stack is the locations of stack i of the run s is an arm of, leaf
+// first.
+func (b *pprofBuilder) stack(s *results.Summary, i int) []*profile.Location {
+	var out []*profile.Location
+	for _, f := range s.Stacks.FramesOf(i) {
+		out = append(out, b.loc(f))
+	}
+	return out
+}
+
 // pprofName keeps a Python name's angle brackets from pprof, which takes
 // what is between them for C++ template arguments and drops it: a
 // module's code, "<module>", would be named "" (pprof then shows its
@@ -191,11 +201,7 @@ func (b *pprofBuilder) sites(s *results.Summary) map[string]siteSplit {
 		if r.Class == results.ClassUser {
 			continue
 		}
-		var stack []*profile.Location
-		for _, f := range s.Stacks.FramesOf(r.Stack) {
-			stack = append(stack, b.loc(f))
-		}
-		out[r.Class] = append(out[r.Class], siteShare{float64(r.Calls), float64(r.Ns), float64(r.OffCPUNs), stack})
+		out[r.Class] = append(out[r.Class], siteShare{float64(r.Calls), float64(r.Ns), float64(r.OffCPUNs), b.stack(s, r.Stack)})
 	}
 	return out
 }
@@ -246,12 +252,8 @@ func (b *pprofBuilder) userTime(s *results.Summary, add func([pprofTypes]int64, 
 		if r.Class != results.ClassUser {
 			continue
 		}
-		var stack []*profile.Location
-		for _, f := range s.Stacks.FramesOf(r.Stack) {
-			stack = append(stack, b.loc(f))
-		}
 		sampled += r.Ns
-		add(values(pprofUser, int64(r.Ns)), stack...)
+		add(values(pprofUser, int64(r.Ns)), b.stack(s, r.Stack)...)
 	}
 	if !s.UserMeasured {
 		return
