@@ -2,6 +2,8 @@
 
 package probe
 
+import "strings"
+
 // HookFamily is a family of hooks that serve one concern, which make
 // bench prices apart (#40): enabled alone on top of the syscall hooks,
 // which every traced batch needs (its markers and its syscalls), against
@@ -26,30 +28,40 @@ const (
 // bench prints them.
 var HookFamilies = []HookFamily{FamilyScheduler, FamilyProcesses, FamilyFaults, FamilyBlock, FamilyJournal, FamilyExt4, FamilyNeighbours}
 
-// familyOf is each tracepoint hook's family (tpHooks' names).
-var familyOf = map[string]HookFamily{
-	"sys_enter": FamilySyscalls, "sys_exit": FamilySyscalls,
-	"sched_switch": FamilyScheduler, "sched_waking": FamilyScheduler,
-	"irq_handler_entry": FamilyScheduler, "irq_handler_exit": FamilyScheduler,
-	"softirq_entry": FamilyScheduler, "softirq_exit": FamilyScheduler,
-	"sched_process_fork": FamilyProcesses, "sched_process_exec": FamilyProcesses, "sched_process_exit": FamilyProcesses,
-	"page_fault_user": FamilyFaults, "page_fault_kernel": FamilyFaults,
-	"block_bio_queue": FamilyBlock, "block_rq_complete": FamilyBlock, "block_rq_issue": FamilyBlock, "block_io_start": FamilyBlock,
-	"jbd2_end_commit": FamilyJournal, "jbd2_start_commit": FamilyJournal, "jbd2_handle_start": FamilyJournal,
-	"ext4_sync_file_exit": FamilyExt4, "ext4_sync_file_enter": FamilyExt4, "ext4_unlink_exit": FamilyExt4,
-	"ext4_unlink_enter": FamilyExt4, "ext4_allocate_inode": FamilyExt4, "ext4_request_inode": FamilyExt4,
-	"ext4_evict_inode": FamilyExt4, "ext4_free_inode": FamilyExt4,
+// familyPrefixes are the families by the prefix of their hooks' names
+// (tpHooks'), longest first: the tracepoints' own subsystems.
+var familyPrefixes = []struct {
+	prefix string
+	family HookFamily
+}{
+	{"sched_process_", FamilyProcesses},
+	{"sys_", FamilySyscalls},
+	{"sched_", FamilyScheduler}, {"irq_", FamilyScheduler}, {"softirq_", FamilyScheduler},
+	{"page_fault_", FamilyFaults},
+	{"block_", FamilyBlock},
+	{"jbd2_", FamilyJournal},
+	{"ext4_", FamilyExt4},
+}
+
+// familyOf is a tracepoint hook's family; "" for none.
+func familyOf(hook string) HookFamily {
+	for _, p := range familyPrefixes {
+		if strings.HasPrefix(hook, p.prefix) {
+			return p.family
+		}
+	}
+	return ""
 }
 
 // attaches says whether a probe of these families (Options.Families)
 // attaches hook: every hook when none are named, else the syscalls' and
 // theirs.
 func attaches(families []HookFamily, hook string) bool {
-	if families == nil || familyOf[hook] == FamilySyscalls {
+	if families == nil || familyOf(hook) == FamilySyscalls {
 		return true
 	}
 	for _, f := range families {
-		if familyOf[hook] == f {
+		if familyOf(hook) == f {
 			return true
 		}
 	}

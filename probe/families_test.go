@@ -14,14 +14,11 @@ import (
 func TestEveryHookHasAFamily(t *testing.T) {
 	seen := map[HookFamily]bool{}
 	for _, h := range tpHooks {
-		f, ok := familyOf[h.Name]
-		if !ok {
+		f := familyOf(h.Name)
+		if f == "" {
 			t.Errorf("hook %s has no family", h.Name)
 		}
 		seen[f] = true
-	}
-	if len(familyOf) != len(tpHooks) {
-		t.Errorf("familyOf names %d hooks, tpHooks has %d", len(familyOf), len(tpHooks))
 	}
 	for _, f := range append([]HookFamily{FamilySyscalls}, HookFamilies...) {
 		if !seen[f] && f != FamilyNeighbours {

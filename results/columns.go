@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -133,6 +134,7 @@ var ArmTable = concat(
 		{"user_ns_per_op", func(r ArmRow) string { return userNs(r.UserNsPerOp) }},
 		{"offcpu_ns_per_op", func(r ArmRow) string { return nsInt(r.SyscallOffNsPerOp) }},
 		{"runqueue_ns_per_op", func(r ArmRow) string { return nsInt(r.RunQueueNsPerOp) }},
+		{"offcpu_between_ns_per_op", func(r ArmRow) string { return betweenNs(r.Summary) }},
 	},
 	estimateColumns("wall_ns_per_op", func(r ArmRow) Estimate { return r.TracedWall })[1:],
 	[]Column[ArmRow]{
@@ -152,6 +154,11 @@ type SyscallRow struct {
 	Class  ClassSummary
 	Record ClassRecord
 	Rows   int
+	// Function and Site make the row one of a function's user time or
+	// of a call site of its class (CodeRows); both nil for a class's or
+	// a stage's row.
+	Function *FunctionSummary
+	Site     *SiteSummary
 }
 
 // syscallRequired are the columns every syscalls.csv has had: a file is
@@ -202,6 +209,37 @@ var SyscallTable = concat(syscallRequired,
 		{"runqueue_ns_per_op", func(r SyscallRow) string { return nsInt(r.RunQueueNsPerOp) }},
 	},
 	offLabelColumns(),
+	[]Column[SyscallRow]{
+		{"offcpu_between_ns_per_op", func(r SyscallRow) string { return betweenNs(r.Summary) }},
+		{"unnamed_ns_per_op", func(r SyscallRow) string {
+			if r.Stacks == nil || !r.UserMeasured {
+				return ""
+			}
+			return nsInt(r.UnsampledNsPerOp)
+		}},
+		{"function", func(r SyscallRow) string { return r.codeFrame().Function }},
+		{"file", func(r SyscallRow) string { return r.codeFrame().File }},
+		{"line", func(r SyscallRow) string {
+			if f := r.codeFrame(); f.Line > 0 {
+				return itoa(int64(f.Line))
+			}
+			return ""
+		}},
+		{"stack", func(r SyscallRow) string { return r.stackCell() }},
+		{"samples", func(r SyscallRow) string {
+			if r.Function == nil {
+				return ""
+			}
+			return utoa(r.Function.Samples)
+		}},
+		{"stack_every", func(r SyscallRow) string {
+			return stacksCell(r.Stacks, func(s *Stacks) uint64 { return uint64(s.Every) })
+		}},
+		{"stack_tail_ns", func(r SyscallRow) string { return stacksCell(r.Stacks, func(s *Stacks) uint64 { return s.TailNs }) }},
+		{"sample_period_ns", func(r SyscallRow) string {
+			return stacksCell(r.Stacks, func(s *Stacks) uint64 { return s.SamplePeriodNs })
+		}},
+	},
 	[]Column[SyscallRow]{{RowsColumn, func(r SyscallRow) string { return itoa(int64(r.Rows)) }}},
 )
 
@@ -244,6 +282,16 @@ func concat[R any](parts ...[]Column[R]) []Column[R] {
 	return out
 }
 
+// betweenNs is the off-CPU time between calls per op where user space
+// was measured, empty where it was not (and user_ns_per_op is what the
+// syscalls left of the wall time): a reader tells the two apart by it.
+func betweenNs(s *Summary) string {
+	if !s.UserMeasured {
+		return ""
+	}
+	return nsInt(s.BetweenNsPerOp)
+}
+
 // userNs is empty where user time is negative: a trace sums kernel time
 // over threads, which can exceed the wall time, and user time is then not
 // known (the terminal report says so rather than print it).
@@ -263,3 +311,69 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // nsInt renders a per-op time as integer ns: finer is below the clock's
 // and the probe's resolution.
 func nsInt(v float64) string { return strconv.FormatInt(int64(math.Round(v)), 10) }
+
+// CodeRows are an arm's rows of syscalls.csv for where in the code its
+// time went (code.go): a row per function of its user time (syscall
+// "user"; calls 0, samples its samples, kernel_ns the CPU time they stand
+// for and kernel_ns_per_op its median per op), then a row per call site
+// of each syscall class (its sampled calls, time and off-CPU time, and
+// per op the class's row's part of them), each with its frames.
+func CodeRows(s *Summary, run *Run) []SyscallRow {
+	var out []SyscallRow
+	for i := range s.Functions {
+		f := &s.Functions[i]
+		out = append(out, SyscallRow{Summary: s, Run: run, Function: f,
+			Class:  ClassSummary{Class: ClassUser, NsPerOp: f.NsPerOp.Center},
+			Record: ClassRecord{Class: ClassUser, TotalNs: f.Ns}})
+	}
+	for i := range s.Sites {
+		x := &s.Sites[i]
+		out = append(out, SyscallRow{Summary: s, Run: run, Site: x,
+			Class:  ClassSummary{Class: x.Key.Class, CallsPerOp: x.CallsPerOp, NsPerOp: x.NsPerOp, OffNsPerOp: x.OffNsPerOp},
+			Record: ClassRecord{Class: x.Key.Class, Calls: x.Calls, TotalNs: x.Ns, OffCPUNs: x.OffNs}})
+	}
+	return out
+}
+
+// codeFrame is the frame a code row is of: its function, or its call
+// site's leaf.
+func (r SyscallRow) codeFrame() Frame {
+	switch {
+	case r.Function != nil:
+		return r.Function.Frame
+	case r.Site != nil && len(r.Site.Stack) > 0:
+		return r.Site.Stack[0]
+	}
+	return Frame{}
+}
+
+// stackCell is a code row's frames, leaf first, as JSON (Frame's
+// fields): a name of any characters reads back exactly. A function's
+// row has its one frame.
+func (r SyscallRow) stackCell() string {
+	var frames []Frame
+	switch {
+	case r.Function != nil:
+		frames = []Frame{r.Function.Frame}
+	case r.Site != nil:
+		frames = r.Site.Stack
+	default:
+		return ""
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<module>" as Python names it
+	if err := enc.Encode(frames); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// stacksCell is a field of how the run took its stacks, on every row of
+// a run that took them.
+func stacksCell(st *Stacks, f func(*Stacks) uint64) string {
+	if st == nil {
+		return ""
+	}
+	return utoa(f(st))
+}

@@ -31,8 +31,15 @@ type Figures struct {
 
 // RecordedTimes are an arm's times per op as a syscalls.csv carries them.
 type RecordedTimes struct {
-	WallNs, KernelNs, UserNs, RunQueueNs float64
-	Rows                                 map[RowKey]RowTime
+	WallNs, KernelNs, UserNs, RunQueueNs, BetweenNs float64
+	Rows                                            map[RowKey]RowTime
+	// Functions, Sites and UnsampledNs are the code figures (code.go):
+	// each function's time per op, each call site's part of its class
+	// (by the stack index the reader gave it), and the user time no
+	// sample stood for.
+	Functions   map[FuncKey]float64
+	Sites       map[SiteKey]SiteTime
+	UnsampledNs float64
 }
 
 // Headline gathers the summary's headline figures.

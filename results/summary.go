@@ -32,9 +32,22 @@ type Summary struct {
 	KernelNsPerOp   float64  // Σ syscall time per op, less its run-queue wait
 	UserNsPerOp     float64  // user space (UserTerm)
 	RunQueueNsPerOp float64  // RunQueueTerm
-	Classes         []ClassSummary
+	BetweenNsPerOp  float64  // BetweenTerm: 0 where user space is not measured
+	// UserMeasured says user space is the threads' measured on-CPU time
+	// outside syscalls (Run.UserMeasured), not what the syscalls leave of
+	// the wall time.
+	UserMeasured bool
+	Classes      []ClassSummary
 	// Work is the pooled traced batches' work per op (WorkPerOp).
 	Work map[string]float64
+	// Functions are the user time sampled by function, the most first,
+	// and Sites each syscall class's call sites (code.go); Stacks how
+	// the run took them. UnsampledNsPerOp is the median over the traced
+	// rounds of the measured user time no sample stood for.
+	Functions        []FunctionSummary
+	Sites            []SiteSummary
+	UnsampledNsPerOp float64
+	Stacks           *Stacks
 	// Recorded are the figures a syscalls.csv recorded of the run it came
 	// from (Derived.Figures), which the figures above are; nil otherwise.
 	Recorded *Figures
@@ -52,8 +65,9 @@ type RoundSample struct {
 	// (same runtime, dir, parameter); 0 when either is missing.
 	Ratio float64
 	// Terms are ns per op of the traced batch by syscall class (less its
-	// run-queue wait), plus RunQueueTerm, UserTerm and WallTerm, their
-	// sum: the per-round samples the decompositions take medians of.
+	// run-queue wait), plus RunQueueTerm, UserTerm, and where user space
+	// is measured BetweenTerm and RemainderTerm, and WallTerm, their sum:
+	// the per-round samples the decompositions take medians of.
 	Terms map[string]float64
 	// Rows are the traced batch's time per op in each row (a class or a
 	// stage of one), of which the breakdown prints the medians.
@@ -62,6 +76,9 @@ type RoundSample struct {
 	State map[string]StateSum
 	// Work is the traced batch's work per op (WorkPerOp).
 	Work map[string]float64
+	// Sites are each call site's part of its class's row per op
+	// (code.go).
+	Sites map[SiteKey]SiteTime
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -115,12 +132,17 @@ func (a *ArmResult) overlapped(class, stage string) bool {
 }
 
 // foldWaits takes a compared command's waits for its children out of a
-// round's terms, as out of its sums: user space (wall − Σ syscalls) gets
-// back what they had taken from it.
-func (a *ArmResult) foldWaits(terms map[string]float64) {
+// round's terms, as out of its sums: what is left of the wall time (user
+// space, wall − Σ syscalls, or where user space is measured the
+// remainder) gets back what they had taken from it.
+func (a *ArmResult) foldWaits(terms map[string]float64, measured bool) {
+	rest := UserTerm
+	if measured {
+		rest = RemainderTerm
+	}
 	for class := range waitsForChildren {
 		if v, ok := terms[class]; ok && a.overlapped(class, "") {
-			terms[UserTerm] += v
+			terms[rest] += v
 			delete(terms, class)
 		}
 	}
@@ -170,9 +192,17 @@ func (a *ArmResult) opsPerS(b *Batch) float64 {
 }
 
 // Summarize computes the figures of one arm result; the ratio to its
-// baseline needs the others and comes from SummarizeAll.
+// baseline needs the others and comes from SummarizeAll, which also
+// decides for the whole run whether user space was measured (here the
+// arm's own batches say).
 func Summarize(a *ArmResult, protocol string) *Summary {
-	s := &Summary{ArmResult: a, Protocol: protocol}
+	return summarize(a, protocol, a.userMeasured(), nil)
+}
+
+// summarize is Summarize with the run's decision on user space and its
+// stacks (nil: none, or not known to the caller).
+func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Summary {
+	s := &Summary{ArmResult: a, Protocol: protocol, UserMeasured: measured}
 	byRound := map[int]*RoundSample{}
 	pooled := Batch{Traced: true}
 	// Every generation starts with a warm-up batch of each case (the first
@@ -200,14 +230,16 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 			continue
 		}
 		r.TracedOpsPerS = a.opsPerS(b)
-		r.Terms = roundTerms(b, float64(a.batchOps(b)))
+		r.Terms = roundTerms(b, float64(a.batchOps(b)), measured)
 		r.Rows = roundRows(b, float64(a.batchOps(b)))
 		r.State = roundState(b, float64(a.batchOps(b)))
 		r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
+		r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
 		pooled.Neighbours = SumNeighbours(pooled.Neighbours, b.Neighbours)
+		pooled.Stacks = MergeStackRecords(pooled.Stacks, b.Stacks)
 	}
 	for _, r := range byRound {
 		s.Rounds = append(s.Rounds, *r)
@@ -226,7 +258,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	}
 	s.Traced = &pooled
 	for i := range s.Rounds {
-		a.foldWaits(s.Rounds[i].Terms)
+		a.foldWaits(s.Rounds[i].Terms, measured)
 	}
 	ops := float64(pooled.Ops)
 	s.TracedOpsPerS = a.opsPerS(&pooled)
@@ -256,6 +288,7 @@ func Summarize(a *ArmResult, protocol string) *Summary {
 	}
 	s.tracedTimes()
 	sortClasses(s.Classes)
+	s.codeSummaries(stacks)
 	return s
 }
 
@@ -361,8 +394,11 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 	baseline = CommandBaseline(run, baseline)
 	out := make([]*Summary, len(run.Arms))
 	base := map[CaseID]*Summary{}
+	// One definition of user space for every arm of a run, so that a
+	// gap between two arms subtracts like from like.
+	measured := run.UserMeasured()
 	for i := range run.Arms {
-		out[i] = Summarize(&run.Arms[i], run.Protocol.Name)
+		out[i] = summarize(&run.Arms[i], run.Protocol.Name, measured, run.Stacks)
 		if f := run.Derived.FiguresOf(i); f != nil {
 			out[i].recorded(f)
 		}
@@ -402,6 +438,10 @@ func SummarizeAll(run *Run, baseline map[string]string) []*Summary {
 func (s *Summary) recorded(f *Figures) {
 	s.Recorded = f
 	s.OpsPerS, s.RoundCount = f.OpsPerS, f.Rounds
+	// No observer in the file is none measured (a trace, --no-baseline):
+	// the rebuilt run's untraced batch, made from the traced one's rate,
+	// would make it 1.
+	s.Observer = Estimate{}
 	if f.Observer != nil {
 		s.Observer = *f.Observer
 	}
@@ -410,6 +450,7 @@ func (s *Summary) recorded(f *Figures) {
 	}
 	if t := f.Times; t != nil && s.Traced != nil {
 		s.WallNsPerOp, s.KernelNsPerOp, s.UserNsPerOp, s.RunQueueNsPerOp = t.WallNs, t.KernelNs, t.UserNs, t.RunQueueNs
+		s.BetweenNsPerOp = t.BetweenNs
 		s.TracedWall = Point(t.WallNs)
 		for i := range s.Classes {
 			c := &s.Classes[i]
@@ -418,6 +459,7 @@ func (s *Summary) recorded(f *Figures) {
 				c.scaleLabels()
 			}
 		}
+		s.recordedCode(t)
 	}
 }
 

@@ -19,16 +19,29 @@ import (
 
 // Terms of a decomposition besides the syscall classes.
 const (
-	// UserTerm is user space: wall time outside every syscall, less the
-	// time the thread waited there for a CPU.
+	// UserTerm is user space. Where the probe measured it (a traced
+	// batch's user record carries on-CPU time: Run.UserMeasured), the
+	// threads' time on a CPU outside syscalls; in runs before that, wall
+	// time outside every syscall, less the time the thread waited there
+	// for a CPU (which made a sleeping target's wait, or a second
+	// thread's syscalls, user time: #39).
 	UserTerm = "user space"
+	// BetweenTerm is the threads' time off the CPU outside syscalls that
+	// is no wait for a CPU (a major page fault, a wait between calls),
+	// measured runs only: kept apart from user space, which is on-CPU
+	// time, as the run-queue wait is.
+	BetweenTerm = "off-CPU between calls"
 	// RunQueueTerm is the time the threads waited for a CPU, preempted
 	// (runnable) inside syscalls and between them: what neighbours on the
 	// CPU cost, kept apart so it is never given as a syscall's or user
 	// space's reason.
 	RunQueueTerm = "run-queue wait"
-	// RemainderTerm is what the medians of the terms leave of the median
-	// of their sum.
+	// RemainderTerm is the wall time no term accounts for: in a measured
+	// round, what the syscalls, user space, the run-queue wait and the
+	// off-CPU time between calls leave of its wall time (negative where
+	// threads ran at once: their times add up past the wall); in a
+	// decomposition, besides, what the medians of the terms leave of the
+	// median of their sum.
 	RemainderTerm = "remainder"
 	// WallTerm is a round's whole time per op, the sum of its terms.
 	WallTerm = "wall"
@@ -55,10 +68,15 @@ func preemptedNs(r *ClassRecord) uint64 {
 
 // roundTerms are one traced batch's additive terms per op: each syscall
 // class less its run-queue wait, the run-queue wait, user space, and
-// their sum, the wall time.
-func roundTerms(b *Batch, ops float64) map[string]float64 {
+// their sum, the wall time. measured says user space is the user record's
+// on-CPU time (Run.UserMeasured): then the off-CPU time between calls is
+// a term of its own and what none of them accounts for is the round's
+// remainder; otherwise user space is what the syscalls leave of the wall
+// time, as runs before #39 computed it, and reads back as they printed.
+func roundTerms(b *Batch, ops float64, measured bool) map[string]float64 {
 	t := map[string]float64{WallTerm: float64(b.WallNs) / ops}
 	var kernel, queued float64
+	var user *ClassRecord
 	for i := range b.Records {
 		r := &b.Records[i]
 		if r.Stage != "" {
@@ -66,24 +84,55 @@ func roundTerms(b *Batch, ops float64) map[string]float64 {
 		}
 		pre := float64(preemptedNs(r))
 		queued += pre
-		if r.Class != ClassUser {
-			t[r.Class] += (float64(r.TotalNs) - pre) / ops
-			kernel += float64(r.TotalNs)
+		if r.Class == ClassUser {
+			user = r
+			continue
 		}
+		t[r.Class] += (float64(r.TotalNs) - pre) / ops
+		kernel += float64(r.TotalNs)
 	}
 	t[RunQueueTerm] = queued / ops
-	t[UserTerm] = (float64(b.WallNs)-kernel)/ops - userQueued(b)/ops
+	var cpu, off, offQueued float64
+	if user != nil {
+		cpu, off, offQueued = float64(user.TotalNs), float64(user.OffCPUNs), float64(preemptedNs(user))
+	}
+	if !measured {
+		t[UserTerm] = (float64(b.WallNs)-kernel)/ops - offQueued/ops
+		return t
+	}
+	t[UserTerm] = cpu / ops
+	t[BetweenTerm] = (off - offQueued) / ops
+	t[RemainderTerm] = (float64(b.WallNs) - kernel - cpu - off) / ops
 	return t
 }
 
-// userQueued is the batch's run-queue wait between syscalls.
-func userQueued(b *Batch) float64 {
-	for i := range b.Records {
-		if r := &b.Records[i]; r.Class == ClassUser && r.Stage == "" {
-			return float64(preemptedNs(r))
+// UserMeasured says the probe measured user space in run: a traced
+// batch's user record carries on-CPU time. A run without it (saved
+// before #39, or by a probe that does not measure it) keeps user space
+// as the wall time the syscalls leave.
+func (r *Run) UserMeasured() bool {
+	for i := range r.Arms {
+		if r.Arms[i].userMeasured() {
+			return true
 		}
 	}
-	return 0
+	return false
+}
+
+// userMeasured says a traced batch of a carries measured user time.
+func (a *ArmResult) userMeasured() bool {
+	for i := range a.Batches {
+		b := &a.Batches[i]
+		if !b.Traced {
+			continue
+		}
+		for j := range b.Records {
+			if r := &b.Records[j]; r.Class == ClassUser && r.Stage == "" && r.TotalNs > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // roundRows are one traced batch's rows per op.
@@ -115,6 +164,16 @@ func (s *Summary) tracedUnits(f func(*RoundSample) float64) []Unit {
 	return out
 }
 
+// IsSyscallTerm says a round's term is a syscall class's, not one of
+// the terms named above.
+func IsSyscallTerm(name string) bool {
+	switch name {
+	case WallTerm, UserTerm, RunQueueTerm, BetweenTerm, RemainderTerm:
+		return false
+	}
+	return true
+}
+
 // TermEstimate is the median of a term over the traced rounds with its
 // interval over worker generations; Point(0) where nothing was traced.
 func (s *Summary) TermEstimate(term string) Estimate {
@@ -135,12 +194,13 @@ func (s *Summary) tracedTimes() {
 	s.WallNsPerOp = s.TracedWall.Center
 	s.UserNsPerOp = s.TermMedian(UserTerm)
 	s.RunQueueNsPerOp = s.TermMedian(RunQueueTerm)
+	s.BetweenNsPerOp = s.TermMedian(BetweenTerm)
 	s.KernelNsPerOp = ClusteredMedian(s.tracedUnits(func(r *RoundSample) float64 {
-		// In the names' order: a sum in map order differs in its last
-		// bits from run to run.
+		// In the terms' order, so the sum's float rounding is the same
+		// every time.
 		var k float64
 		for _, name := range slices.Sorted(maps.Keys(r.Terms)) {
-			if name != WallTerm && name != UserTerm && name != RunQueueTerm {
+			if IsSyscallTerm(name) {
 				k += r.Terms[name]
 			}
 		}

@@ -460,3 +460,51 @@ func sentenceOf(doc *report.DiffDocument, d *compare.ArmDiff) string {
 
 // timeGate is --gate time --threshold pct.
 func timeGate(pct float64) *compare.Gate { return compare.GateOn(compare.GateTime, pct) }
+
+// diffNamed is the judgement of the fixture diff of that name.
+func diffNamed(t *testing.T, name string) *compare.DiffReport {
+	t.Helper()
+	for _, d := range resultstest.Diffs() {
+		if d.Name == name {
+			return d.Judge()
+		}
+	}
+	t.Fatalf("no diff %s among the fixtures", name)
+	return nil
+}
+
+// A function whose user time grew is user space's culprit, as a mount
+// option is a syscall's: the diff names it, its file and line and how
+// much it grew, in the arm's sentence; and a syscall a function started
+// to make is more work from that function.
+func TestDiffNamesTheCode(t *testing.T) {
+	rep := diffNamed(t, "code-names")
+	named := findArm(t, rep, "NamedTemporaryFile")
+	if named.Status != compare.StatusRegressed {
+		t.Fatalf("NamedTemporaryFile %s, want regressed", named.Status)
+	}
+	i := slices.IndexFunc(named.Terms, func(t explain.Term) bool { return t.Name == results.UserTerm })
+	if i < 0 || len(named.Terms[i].Culprits) == 0 || named.Terms[i].Culprits[0].Code == nil {
+		t.Fatalf("user space's culprits: %+v", named.Terms)
+	}
+	if c := *named.Terms[i].Culprits[0].Code; c.Function != "_RandomNameSequence.__next__" || c.Line != 154 || math.Abs(c.Delta-8000) > 500 {
+		t.Errorf("culprit %+v, want _RandomNameSequence.__next__ at line 154, about +8 µs/op", c)
+	}
+	var said string
+	for _, a := range report.NewDiff(rep).Arms {
+		if a.Arm.Arm == "NamedTemporaryFile" {
+			said = a.Sentence
+		}
+	}
+	if !strings.Contains(said, "user space +7.94 µs — _RandomNameSequence.__next__ (tempfile.py:154) +8.40 µs/op") {
+		t.Errorf("the arm's sentence does not name the function: %s", said)
+	}
+	fsync := diffNamed(t, "code-fsync")
+	w := fsync.Arms[0].Work
+	if w == nil || !w.MoreOrLess() || len(w.Changed) == 0 {
+		t.Fatalf("the trace's work: %+v", w)
+	}
+	if got, want := w.Headline("run"), "more work: fsync calls/run 0 → 20 from persist (app.py:4) ← main (app.py:10)"; got != want {
+		t.Errorf("work headline %q, want %q", got, want)
+	}
+}

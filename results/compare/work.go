@@ -48,6 +48,15 @@ func judgeWork(so, sn *results.Summary, minEffectPct float64) explain.Work {
 		// heap, what reclaim took back beside a writer), and an A/A pair on
 		// a loaded VM went 0.88 → 0 a op. They decide no verdict.
 		c.Changed = k != results.WorkPageFaults && results.CountChanged(old, cur, c.Old, c.New, minEffectPct, results.WorkIsBytes(k))
+		if class := results.WorkCallsOf(k); class != "" && c.Changed {
+			// The code behind the calls, where the run that made more
+			// of them took their stacks.
+			more := sn
+			if c.New < c.Old {
+				more = so
+			}
+			c.From = explain.TopSite(more, class)
+		}
 		counts = append(counts, c)
 	}
 	return explain.NewWork(counts, true)

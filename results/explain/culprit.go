@@ -212,6 +212,22 @@ func TieCulprits(arm Explained, terms []Term, env []EnvChange, old, cur *results
 			byTerm[best] = append(byTerm[best], ranked{Culprit{Neighbour: &nc}, bw})
 		}
 	}
+	// A function whose user time moved user space's way is user space's
+	// culprit, weighed by its own change (less than the whole term an
+	// environment's cause that moves user space weighs).
+	for ti := range terms {
+		t := &terms[ti]
+		if t.Name != results.UserTerm || !(shown(*t, ti, sumAbs)) {
+			continue
+		}
+		for _, p := range t.Parts {
+			if p.Function == "" || p.Noise || float64(p.Delta)*float64(t.Delta) <= 0 || !large(float64(p.Delta), math.Abs(float64(t.Delta))) {
+				continue
+			}
+			c := &CodeChange{Function: p.Function, File: p.File, Line: p.Line, Delta: float64(p.Delta)}
+			byTerm[ti] = append(byTerm[ti], ranked{Culprit{Code: c}, math.Abs(float64(p.Delta))})
+		}
+	}
 	for ti := range terms {
 		terms[ti].Culprits = top(byTerm[ti])
 	}

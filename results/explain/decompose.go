@@ -25,12 +25,53 @@ type Term struct {
 	// Noise: the rounds cannot tell this term from no difference.
 	Noise   bool     `json:"within_noise,omitempty"`
 	Details []Detail `json:"details,omitempty"`
+	// Parts split user space by the function its time was sampled in
+	// (results/code.go), largest |Δ| first, and what no sample stood
+	// for: each the median as the term is, so they need not add up to
+	// it.
+	Parts []Part `json:"parts,omitempty"`
 	// Culprits are the differences of the environment and the
 	// neighbours that the mechanism ties to this term (TieCulprits).
 	Culprits []Culprit `json:"-"`
 	// oldClass and newClass are the syscall classes on each side ("" for
 	// user space); they differ when two variants of one syscall pair up.
 	oldClass, newClass string
+}
+
+// Part is a part of a term: a function's user time, or the user time no
+// sample stood for (Function ""), on each side and their difference,
+// the medians over the traced rounds as the term's are.
+type Part struct {
+	Function string          `json:"function,omitempty"`
+	File     string          `json:"file,omitempty"`
+	Line     int             `json:"line,omitempty"`
+	Old      results.NsPerOp `json:"old_ns_per_op"`
+	New      results.NsPerOp `json:"new_ns_per_op"`
+	Delta    results.NsPerOp `json:"delta_ns_per_op"`
+	// Noise: the rounds cannot tell this part from no difference.
+	Noise bool `json:"within_noise,omitempty"`
+}
+
+// NotSampled names the part of user space whose samples no function
+// could be named for (no frame read).
+const NotSampled = "unnamed"
+
+// Label names the part in a sentence: its function with its file and
+// line (the line it spent most time on, on the side where it spent
+// more), or NotSampled.
+func (p Part) Label() string {
+	if p.Function == "" {
+		return NotSampled
+	}
+	return results.Frame{Function: p.Function, File: p.File, Line: p.Line}.Label()
+}
+
+// Name is the part's function alone, as a short sentence names it.
+func (p Part) Name() string {
+	if p.Function == "" {
+		return NotSampled
+	}
+	return p.Function
 }
 
 // Detail is a figure inside a term (a stage, an off-CPU label, calls per
@@ -109,7 +150,13 @@ func Decompose(prev, cur *results.Summary, sameRun bool) Difference {
 	user := term(results.UserTerm, results.UserTerm, results.UserTerm)
 	user.Noise = termNoise(prev, cur, results.UserTerm, results.UserTerm, sameRun)
 	user.Details = stages.details(results.ClassUser, results.ClassUser)
+	user.Parts = functionParts(prev, cur, sameRun)
 	d.Terms = append(d.Terms, user)
+	if bt := term(results.BetweenTerm, results.BetweenTerm, results.BetweenTerm); bt.Old != 0 || bt.New != 0 {
+		bt.Noise = termNoise(prev, cur, results.BetweenTerm, results.BetweenTerm, sameRun)
+		bt.Details = offCPUDetails(prev.Class(results.ClassUser), cur.Class(results.ClassUser))
+		d.Terms = append(d.Terms, bt)
+	}
 	if rq := term(results.RunQueueTerm, results.RunQueueTerm, results.RunQueueTerm); rq.Old != 0 || rq.New != 0 {
 		rq.Noise = termNoise(prev, cur, results.RunQueueTerm, results.RunQueueTerm, sameRun)
 		d.Terms = append(d.Terms, rq)
@@ -148,6 +195,61 @@ func remainder(d Difference) Term {
 	return t
 }
 
+// functionParts split user space by function between prev and cur:
+// every function either side sampled, and, where user space was
+// measured, the time no sample stood for; largest |Δ| first.
+func functionParts(prev, cur *results.Summary, sameRun bool) []Part {
+	type side struct {
+		frame results.Frame
+		ns    results.Estimate
+	}
+	keys := map[results.FuncKey]*[2]side{}
+	for i, s := range []*results.Summary{prev, cur} {
+		for _, f := range s.Functions {
+			k := results.FuncKey{Function: f.Frame.Function, File: f.Frame.File}
+			if keys[k] == nil {
+				keys[k] = &[2]side{}
+			}
+			keys[k][i] = side{f.Frame, f.NsPerOp}
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	var out []Part
+	// A function's time is its share of the samples of the user time's
+	// median (results/code.go): its change is the difference of the two,
+	// within noise where their intervals (the user time's spread and the
+	// share's of few samples) overlap.
+	for k, sides := range keys {
+		o, n := sides[0].ns, sides[1].ns
+		p := Part{Function: k.Function, File: k.File, Line: sides[1].frame.Line,
+			Old: results.NsPerOp(o.Center), New: results.NsPerOp(n.Center)}
+		if o.Center > n.Center {
+			p.Line = sides[0].frame.Line
+		}
+		p.Delta = p.New - p.Old
+		p.Noise = o.Bounded() && n.Bounded() && o.Lo <= n.Hi && n.Lo <= o.Hi
+		out = append(out, p)
+	}
+	if prev.UserMeasured && cur.UserMeasured {
+		p := Part{Old: results.NsPerOp(prev.UnsampledNsPerOp), New: results.NsPerOp(cur.UnsampledNsPerOp)}
+		p.Delta = p.New - p.Old
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if math.Abs(float64(a.Delta)) != math.Abs(float64(b.Delta)) {
+			return math.Abs(float64(a.Delta)) > math.Abs(float64(b.Delta))
+		}
+		if a.Function != b.Function {
+			return a.Function < b.Function
+		}
+		return a.File < b.File
+	})
+	return out
+}
+
 // termDelta is the term's difference between cur (class kn) and prev
 // (ko): with sameRun the median of its per-round differences over the
 // rounds both traced, else the difference of its medians.
@@ -157,12 +259,31 @@ func termDelta(prev, cur *results.Summary, ko, kn string, sameRun bool) float64 
 
 // termGap is termDelta with its interval where the rounds pair.
 func termGap(prev, cur *results.Summary, ko, kn string, sameRun bool) results.Estimate {
-	if sameRun && cur.Protocol != results.ProtocolSeed {
-		if _, _, diffs := termSamples(prev, cur, ko, kn); len(diffs) > 0 {
-			return results.ClusteredMedian(diffs)
-		}
+	return gapOf(prev, cur, byTerm(ko), byTerm(kn), sameRun)
+}
+
+// byTerm is a round's sample of a term.
+func byTerm(k string) func(*results.RoundSample) float64 {
+	return func(r *results.RoundSample) float64 { return r.Terms[k] }
+}
+
+// gapOf is a figure's difference between cur (its sample in a round fn)
+// and prev (fo), as termGap's: paired by round in one run, else the
+// difference of the two medians over the traced rounds.
+func gapOf(prev, cur *results.Summary, fo, fn func(*results.RoundSample) float64, sameRun bool) results.Estimate {
+	os, ns, diffs := samplesOf(prev, cur, fo, fn)
+	if sameRun && cur.Protocol != results.ProtocolSeed && len(diffs) > 0 {
+		return results.ClusteredMedian(diffs)
 	}
-	return results.Point(cur.TermMedian(kn) - prev.TermMedian(ko))
+	return results.Point(medianOf(ns) - medianOf(os))
+}
+
+// medianOf is the median of a figure's traced rounds, 0 with none.
+func medianOf(u []results.Unit) float64 {
+	if len(u) == 0 {
+		return 0
+	}
+	return results.ClusteredMedian(u).Center
 }
 
 // pairFamilies pairs variants of one syscall (openat[tmpfile] on the old
@@ -210,7 +331,12 @@ func pairFamilies(prev, cur *results.Summary, names map[string]bool) [][2]string
 // paired): a Mann–Whitney U test of one side's rounds against the other's
 // decides, at α = 0.05. Too few rounds for either call nothing noise.
 func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
-	os, ns, diffs := termSamples(prev, cur, ko, kn)
+	return noiseOf(prev, cur, byTerm(ko), byTerm(kn), sameRun)
+}
+
+// noiseOf is termNoise of any figure of a round.
+func noiseOf(prev, cur *results.Summary, fo, fn func(*results.RoundSample) float64, sameRun bool) bool {
+	os, ns, diffs := samplesOf(prev, cur, fo, fn)
 	if !sameRun || cur.Protocol == results.ProtocolSeed {
 		return results.Indistinct(results.UnitSummaries(os), results.UnitSummaries(ns))
 	}
@@ -218,16 +344,16 @@ func termNoise(prev, cur *results.Summary, ko, kn string, sameRun bool) bool {
 	return e.Bounded() && e.Lo <= 0 && 0 <= e.Hi
 }
 
-// termSamples are a term's per-round samples on each side (ko in prev,
-// kn in cur) and, for the rounds both traced, their differences, each
-// with its unit.
-func termSamples(prev, cur *results.Summary, ko, kn string) (os, ns, diffs []results.Unit) {
-	oldRounds := map[int]map[string]float64{}
+// samplesOf are a figure's per-round samples on each side (fo in prev,
+// fn in cur) over the traced rounds and, for the rounds both traced,
+// their differences, each with its unit.
+func samplesOf(prev, cur *results.Summary, fo, fn func(*results.RoundSample) float64) (os, ns, diffs []results.Unit) {
+	oldRounds := map[int]float64{}
 	for i := range prev.Rounds {
 		r := &prev.Rounds[i]
 		if r.Terms != nil {
-			oldRounds[r.Round] = r.Terms
-			os = append(os, results.Unit{Unit: prev.UnitOf(r), Value: r.Terms[ko]})
+			oldRounds[r.Round] = fo(r)
+			os = append(os, results.Unit{Unit: prev.UnitOf(r), Value: fo(r)})
 		}
 	}
 	for i := range cur.Rounds {
@@ -236,9 +362,9 @@ func termSamples(prev, cur *results.Summary, ko, kn string) (os, ns, diffs []res
 			continue
 		}
 		u := cur.UnitOf(r)
-		ns = append(ns, results.Unit{Unit: u, Value: r.Terms[kn]})
-		if ot := oldRounds[r.Round]; ot != nil {
-			diffs = append(diffs, results.Unit{Unit: u, Value: r.Terms[kn] - ot[ko]})
+		ns = append(ns, results.Unit{Unit: u, Value: fn(r)})
+		if ov, ok := oldRounds[r.Round]; ok {
+			diffs = append(diffs, results.Unit{Unit: u, Value: fn(r) - ov})
 		}
 	}
 	return os, ns, diffs
@@ -253,7 +379,8 @@ func stagesByClass(prev, cur *results.Summary) stageRows {
 	rows := stageRows{}
 	for side, s := range []*results.Summary{prev, cur} {
 		for _, c := range s.Classes {
-			if c.IsSyscall() {
+			// User space's own row is its term, no stage of it.
+			if c.IsSyscall() || c.Class == results.ClassUser && c.Stage == "" {
 				continue
 			}
 			if rows[c.Class] == nil {

@@ -279,10 +279,19 @@ func MovePhrase(c EnvChange) string {
 // CulpritText names a culprit in a clause: a cause, or a neighbour's
 // change ("cpuhog (pid 4123) appeared").
 func CulpritText(c Culprit) string {
-	if c.Neighbour != nil {
+	switch {
+	case c.Neighbour != nil:
 		return NeighbourShort(*c.Neighbour)
+	case c.Code != nil:
+		return CodeText(*c.Code)
 	}
 	return CauseText(*c.Cause)
+}
+
+// CodeText says a function's change as a culprit: "_RandomNameSequence.__next__
+// (tempfile.py:154) +7.90 µs/op".
+func CodeText(c CodeChange) string {
+	return results.Frame{Function: c.Function, File: c.File, Line: c.Line}.Label() + " " + results.SignedMicros(c.Delta) + " µs/op"
 }
 
 // CulpritsText names culprits, "; " between them.

@@ -132,6 +132,17 @@ type Cause struct {
 type Culprit struct {
 	Cause     *Cause
 	Neighbour *NeighbourChange
+	// Code is a function of the program whose user time changed (#39):
+	// user space's culprit as a mount option is a syscall's.
+	Code *CodeChange
+}
+
+// CodeChange is a function whose user time per op changed between two
+// runs: the part of user space's term it is.
+type CodeChange struct {
+	Function, File string
+	Line           int
+	Delta          float64 // ns per op
 }
 
 // same says two culprits are one, said once.
@@ -141,6 +152,8 @@ func (c Culprit) same(o Culprit) bool {
 		return *c.Cause == *o.Cause
 	case c.Neighbour != nil && o.Neighbour != nil:
 		return c.Neighbour.Name == o.Neighbour.Name && c.Neighbour.Verb == o.Neighbour.Verb
+	case c.Code != nil && o.Code != nil:
+		return c.Code.Function == o.Code.Function && c.Code.File == o.Code.File
 	}
 	return false
 }

@@ -26,7 +26,14 @@ type Gap struct {
 	// Scale is the unit the sentences give times in: the table's (a
 	// compare table in ms says its gaps in ms); zero: B's.
 	Scale results.TimeScale
+	// functions is how many functions the short reason of user space
+	// names (ShortWithin fits them): 0 the default, shortFunctions.
+	functions int
 }
+
+// shortFunctions is how many of user space's functions a short WHY names
+// at most: the largest says which code; a second, whether it is alone.
+const shortFunctions = 2
 
 // untraced is a round's untraced ops/s, not its headline: the ratio stands
 // beside a gap measured traced to show what the probe's cost hides, so a
@@ -49,9 +56,17 @@ func NewGap(a, b *results.Summary) Gap {
 func (g Gap) mechanism(t Term) string {
 	switch {
 	case t.Name == results.UserTerm:
-		return userMechanism(g.A, g.B)
+		m := userMechanism(g.A, g.B)
+		if parts := g.partsText(t, -1, true); parts != "" {
+			m = strings.TrimPrefix(m+"; "+parts, "; ")
+		}
+		return m
+	case t.Name == results.BetweenTerm:
+		return betweenMechanism(g.A, g.B)
 	case t.Name == results.RunQueueTerm:
 		return runQueueWords.long
+	case t.Name == results.RemainderTerm && g.A.UserMeasured:
+		return measuredRemainderWords.long
 	case t.Name == results.RemainderTerm:
 		return remainderWords.long
 	case t.oldClass != t.newClass:
@@ -71,7 +86,11 @@ func deltaMechanism(a, b *results.Summary, class string, sc results.TimeScale) s
 	var parts []string
 	switch {
 	case cb.Calls == 0 && ca.Calls > 0:
-		parts = append(parts, fmt.Sprintf("new syscall, %s/%s", results.Count(ca.CallsPerOp), a.Unit()))
+		p := fmt.Sprintf("new syscall, %s/%s", results.Count(ca.CallsPerOp), a.Unit())
+		if from := TopSite(a, class); from != "" {
+			p += ", " + from
+		}
+		parts = append(parts, p)
 	case ca.Calls == 0 && cb.Calls > 0:
 		// What the calls no longer made did is the culprit of this term:
 		// say it, as for a new syscall.
@@ -146,6 +165,11 @@ var (
 	runQueueWords  = struct{ long, short string }{"runnable, waiting for a CPU another task had", "CPU neighbours"}
 	remainderWords = struct{ long, short string }{
 		"what the terms' medians over the rounds leave of the gap's median", "medians of the terms"}
+	// Where user space was measured, the remainder is also the wall time
+	// no term accounts for, round by round.
+	measuredRemainderWords = struct{ long, short string }{
+		"the wall time no term accounts for, and what the terms' medians over the rounds leave of the gap's median",
+		"wall time no term accounts for"}
 )
 
 // ioStages are the stages that explain a syscall's time, in the order
@@ -240,7 +264,9 @@ func userMechanism(a, b *results.Summary) string {
 	if a.Runtime == "python" {
 		parts = append(parts, "the interpreter running tempfile's Python code between syscalls")
 	}
-	if math.Abs(oa-ob) >= 50 {
+	// Measured, user space is on-CPU time: its waits between calls are
+	// the off-CPU term's.
+	if !a.UserMeasured && math.Abs(oa-ob) >= 50 {
 		label, _ := dominantWait(a.Class(results.ClassUser).OffByLabel)
 		if oa < ob {
 			label, _ = dominantWait(b.Class(results.ClassUser).OffByLabel)
@@ -274,13 +300,47 @@ const ShortTerms = 3
 
 // ShortWithin is Short with as many of its terms as fit lines lines of a
 // bullet at width columns (textwrap.Bullet): the answer first, the terms
-// after it as room allows.
+// after it as room allows; user space's largest function before a
+// third term, its second one after.
 func (g Gap) ShortWithin(width, lines int) string {
-	s := g.Short()
-	for n := ShortTerms - 1; n >= 0 && textwrap.Lines(textwrap.Bullet("  ", s, width)) > lines; n-- {
-		s = g.text(n, g.Reason, false)
+	fits := func(s string) bool { return textwrap.Lines(textwrap.Bullet("  ", s, width)) <= lines }
+	for n := ShortTerms; n >= 0; n-- {
+		for k := shortFunctions; k >= 1; k-- {
+			g.functions = k
+			if s := g.text(n, g.Reason, false); fits(s) || n == 0 && k == 1 {
+				return s
+			}
+		}
 	}
-	return s
+	return g.Short()
+}
+
+// partsText names a term's parts (user space's functions) with their
+// change: at most most of them (−1: all) outside noise, by name alone
+// with "…" for the rest in a short sentence, or all with their file and
+// line and what they were.
+func (g Gap) partsText(t Term, most int, full bool) string {
+	sc := g.scale()
+	var out []string
+	for _, p := range t.Parts {
+		if sc.Of(float64(p.Delta)) == sc.Of(0) || p.Noise && !full || !full && p.Function == "" {
+			continue
+		}
+		if most >= 0 && len(out) == most {
+			out = append(out, "…")
+			break
+		}
+		if !full {
+			out = append(out, p.Name()+" "+sc.Signed(float64(p.Delta)))
+			continue
+		}
+		s := fmt.Sprintf("%s %s (%s → %s)", p.Label(), sc.Signed(float64(p.Delta)), sc.Of(float64(p.Old)), sc.Of(float64(p.New)))
+		if p.Noise {
+			s += " within noise"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, ", ")
 }
 
 // text writes the gap naming at most most terms outside noise, each
@@ -475,9 +535,20 @@ func (g Gap) Reason(t Term) string {
 	unit := g.A.Unit()
 	switch {
 	case t.Name == results.UserTerm:
+		most := g.functions
+		if most == 0 {
+			most = shortFunctions
+		}
+		if parts := g.partsText(t, most, false); parts != "" {
+			return parts
+		}
 		return userReason(g.A, g.B)
+	case t.Name == results.BetweenTerm:
+		return betweenReason(g.A, g.B)
 	case t.Name == results.RunQueueTerm:
 		return runQueueWords.short
+	case t.Name == results.RemainderTerm && g.A.UserMeasured:
+		return measuredRemainderWords.short
 	case t.Name == results.RemainderTerm:
 		return remainderWords.short
 	case t.oldClass != t.newClass:
@@ -518,13 +589,42 @@ func (g Gap) Reason(t Term) string {
 	return ""
 }
 
+// betweenMechanism says what the off-CPU time between calls waited for,
+// and the page faults that changed.
+func betweenMechanism(a, b *results.Summary) string {
+	oa, ob := waitingNs(a.Class(results.ClassUser)), waitingNs(b.Class(results.ClassUser))
+	label, _ := dominantWait(a.Class(results.ClassUser).OffByLabel)
+	if oa < ob {
+		label, _ = dominantWait(b.Class(results.ClassUser).OffByLabel)
+	}
+	parts := []string{fmt.Sprintf("%s → %s µs, mostly %s", results.Micros(ob), results.Micros(oa), offPhrase(label))}
+	pa := a.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
+	pb := b.Stage(results.ClassUser, results.StagePageFault).CallsPerOp
+	if math.Abs(pa-pb) >= 0.05 {
+		parts = append(parts, fmt.Sprintf("page faults/%s %s → %s", a.Unit(), results.Count(pb), results.Count(pa)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// betweenReason is what the off-CPU time between calls mostly waited
+// for, in a word.
+func betweenReason(a, b *results.Summary) string {
+	ua, ub := a.Class(results.ClassUser), b.Class(results.ClassUser)
+	label, _ := dominantWait(ua.OffByLabel)
+	if waitingNs(ua) < waitingNs(ub) {
+		label, _ = dominantWait(ub.OffByLabel)
+	}
+	return offWords[label].short
+}
+
 // userReason says in a word what user space is: the interpreter's code,
 // or, when it moved mostly off the CPU, what it waited for (never a CPU:
-// that is the run-queue wait's own term).
+// that is the run-queue wait's own term). Measured, user space is on a
+// CPU by definition.
 func userReason(a, b *results.Summary) string {
 	ua, ub := a.Class(results.ClassUser), b.Class(results.ClassUser)
 	du := a.UserNsPerOp - b.UserNsPerOp
-	if d := waitingNs(ua) - waitingNs(ub); du != 0 && d/du >= 0.5 {
+	if d := waitingNs(ua) - waitingNs(ub); !a.UserMeasured && du != 0 && d/du >= 0.5 {
 		label, _ := dominantWait(ua.OffByLabel)
 		if d < 0 {
 			label, _ = dominantWait(ub.OffByLabel)
@@ -619,6 +719,9 @@ func TimeSplit(s *results.Summary, t results.TimeScale) string {
 	if slices.ContainsFunc(s.Rounds, func(r results.RoundSample) bool { return r.OpsPerS > 0 }) {
 		traced = " traced"
 	}
+	if s.UserMeasured {
+		return measuredSplit(s, t, traced)
+	}
 	if s.UserNsPerOp >= 0 {
 		out := fmt.Sprintf("%s: %s %s/%s%s%s = syscalls %s + user %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced,
 			within(s.TracedWall, t), t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
@@ -627,14 +730,53 @@ func TimeSplit(s *results.Summary, t results.TimeScale) string {
 		}
 		// The medians of the parts need not add up to the median of
 		// the whole (results/times.go): what they leave is said.
-		// Under a nanosecond is the float rounding of parts that add up.
-		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; math.Abs(rest) >= 1 {
+		if rest := s.WallNsPerOp - s.KernelNsPerOp - s.UserNsPerOp - s.RunQueueNsPerOp; said(rest, t) {
 			out += ", remainder " + t.Signed(rest)
 		}
 		return out
 	}
 	return fmt.Sprintf("%s: %s %s/%s of wall time%s, %s %s in syscalls summed over threads", s.Arm,
 		t.Of(s.WallNsPerOp), t.Unit, unit, traced, t.Of(s.KernelNsPerOp), t.Unit)
+}
+
+// measuredSplit is TimeSplit where user space was measured: every term
+// is a thread's time, and what they leave of the wall time is the
+// remainder. Threads that ran at once add up past the wall time: then
+// their times are said summed over them, beside the wall time, rather
+// than as its parts with a remainder below zero.
+func measuredSplit(s *results.Summary, t results.TimeScale, traced string) string {
+	unit := s.Unit()
+	parts := fmt.Sprintf("syscalls %s + user %s", t.Of(s.KernelNsPerOp), t.Of(s.UserNsPerOp))
+	if s.RunQueueNsPerOp > 0 {
+		parts += " + run-queue wait " + t.Of(s.RunQueueNsPerOp)
+	}
+	if t.Of(s.BetweenNsPerOp) != t.Of(0) {
+		parts += " + " + results.BetweenTerm + " " + t.Of(s.BetweenNsPerOp)
+	}
+	sum := s.KernelNsPerOp + s.UserNsPerOp + s.RunQueueNsPerOp + s.BetweenNsPerOp
+	if Parallel(s) {
+		return fmt.Sprintf("%s: %s %s/%s of wall time%s; its threads ran at once: %s = %s %s summed over them, %s× the wall time",
+			s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced, parts, t.Of(sum), t.Unit, results.Count(sum/s.WallNsPerOp))
+	}
+	out := fmt.Sprintf("%s: %s %s/%s%s%s = %s", s.Arm, t.Of(s.WallNsPerOp), t.Unit, unit, traced, within(s.TracedWall, t), parts)
+	if rest := s.WallNsPerOp - sum; said(rest, t) {
+		out += ", remainder " + t.Signed(rest)
+	}
+	return out
+}
+
+// said says a remainder is one to say: a nanosecond per op or more (less
+// is the float rounding of parts that add up), and not 0 as t prints it.
+func said(rest float64, t results.TimeScale) bool {
+	return math.Abs(rest) >= 1 && t.Of(rest) != t.Of(0)
+}
+
+// Parallel says an arm's threads ran at once: where user space is
+// measured, its threads' times add up to more than its wall time (by
+// more than a hundredth, what clocks and rounding may leave).
+func Parallel(s *results.Summary) bool {
+	sum := s.KernelNsPerOp + s.UserNsPerOp + s.RunQueueNsPerOp + s.BetweenNsPerOp
+	return s.UserMeasured && s.WallNsPerOp > 0 && sum > 1.01*s.WallNsPerOp
 }
 
 // within is an estimate's interval in t, " [lo–hi]", or "" when it has
@@ -651,7 +793,7 @@ func within(e results.Estimate, t results.TimeScale) string {
 func ArmSentence(s *results.Summary, t results.TimeScale) string {
 	var b strings.Builder
 	b.WriteString(TimeSplit(s, t))
-	overlapped := s.UserNsPerOp < 0
+	overlapped := s.UserNsPerOp < 0 || Parallel(s)
 	var parts []string
 	for _, c := range s.Classes {
 		if !c.IsSyscall() || c.Overlapped || s.WallNsPerOp <= 0 || c.NsPerOp < 0.15*s.WallNsPerOp {

@@ -38,6 +38,10 @@ type WorkCount struct {
 	Old     float64 `json:"old"`
 	New     float64 `json:"new"`
 	Changed bool    `json:"changed"`
+	// From is the code a syscall's calls came from, on the side that
+	// made more of them (TopSite): "from persist (app.py:4) ← main
+	// (app.py:10)"; "" where no stack was taken.
+	From string `json:"from,omitempty"`
 }
 
 // Pct is the change in percent of Old: ±Inf from or to nothing new.
@@ -57,7 +61,11 @@ func (w WorkCount) Text(unit string) string {
 	if results.WorkIsBytes(w.Name) {
 		return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Size(w.Old), results.Size(w.New))
 	}
-	return fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Count(w.Old), results.Count(w.New))
+	s := fmt.Sprintf("%s/%s %s → %s", w.Name, unit, results.Count(w.Old), results.Count(w.New))
+	if w.From != "" {
+		s += " " + w.From
+	}
+	return s
 }
 
 // Work is what a diff found of one arm's work per op.

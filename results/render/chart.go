@@ -209,6 +209,12 @@ func newPanel(g []*results.Summary) *chartPanel {
 				add(otherSyscalls, c.NsPerOp, c.OffNsPerOp)
 			}
 		}
+		if s.UserMeasured {
+			// Measured, user space is on-CPU time: its bar adds the time
+			// off the CPU between calls, hatched as off-CPU.
+			add(results.UserTerm, s.UserNsPerOp+s.BetweenNsPerOp, s.BetweenNsPerOp)
+			continue
+		}
 		add(results.UserTerm, s.UserNsPerOp, math.Min(userOff, s.UserNsPerOp))
 	}
 	for _, name := range append(append(named, otherSyscalls, results.UserTerm), notTraced) {

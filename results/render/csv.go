@@ -27,6 +27,7 @@ func WriteSyscallCSV(w io.Writer, run *results.Run, sums []*results.Summary) err
 		for _, c := range classes {
 			rows = append(rows, results.SyscallRow{Summary: s, Run: run, Class: c, Record: recs[c.Class+"\x00"+c.Stage]})
 		}
+		rows = append(rows, results.CodeRows(s, run)...)
 	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(results.SyscallHeader()); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,7 +22,8 @@ import (
 
 // csvTotals sums the syscalls.csv the way the profile's totals are
 // documented: calls of every row, kernel_ns of the syscall rows, offcpu_ns
-// of the class rows.
+// of the class rows; a function's or a call site's row is a part of its
+// class's, in no sum.
 func csvTotals(t *testing.T, data []byte) (calls, kernel, off int64) {
 	t.Helper()
 	rows, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
@@ -37,6 +39,9 @@ func csvTotals(t *testing.T, data []byte) (calls, kernel, off int64) {
 		return v
 	}
 	for _, r := range rows[1:] {
+		if r[col["stack"]] != "" {
+			continue
+		}
 		calls += num(r, "calls")
 		if r[col["stage"]] == "" {
 			off += num(r, "offcpu_ns")
@@ -51,6 +56,9 @@ func csvTotals(t *testing.T, data []byte) (calls, kernel, off int64) {
 func writeProfile(t *testing.T, run *results.Run) (string, []byte) {
 	t.Helper()
 	sums := resultstest.Sums(run)
+	if run.Stacks != nil {
+		sums = results.SummarizeAll(run, resultstest.CodeLabs.Baselines)
+	}
 	path := filepath.Join(t.TempDir(), "run.pb.gz")
 	data := resultstest.Render(t, func(w io.Writer) error { return WritePprof(w, run, sums) })
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -68,6 +76,9 @@ func TestPprof(t *testing.T) {
 	p := resultstest.ReadProfile(t, oldPath)
 	var got [3]int64
 	for _, s := range p.Sample {
+		if s.Value[3] != 0 {
+			t.Errorf("user CPU time in a run that measured none: %v", s.Value)
+		}
 		for i := range got {
 			got[i] += s.Value[i]
 		}
@@ -110,6 +121,61 @@ func TestPprof(t *testing.T) {
 	merged, err := profile.Merge([]*profile.Profile{a, b})
 	if err != nil || len(merged.Sample) == 0 {
 		t.Errorf("merging two runs' profiles: %v", err)
+	}
+}
+
+// Where a run took user stacks, the profile carries the program's
+// frames between the case and each syscall, and user CPU time as a
+// sample type of its own: its totals are still the CSV's, user_cpu_time's
+// is the measured user time, and `go tool pprof -top` names the
+// program's functions under each.
+func TestPprofUserFrames(t *testing.T) {
+	run := resultstest.AppTrace(true)
+	path, data := writeProfile(t, run)
+	p := resultstest.ReadProfile(t, path)
+	var got [4]int64
+	fsync := false
+	for _, s := range p.Sample {
+		for i := range got {
+			got[i] += s.Value[i]
+		}
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		if names[0] == "off-CPU blocked/jbd2" && names[1] == "fsync" {
+			fsync = true
+			if want := []string{"off-CPU blocked/jbd2", "fsync", "persist", "main", "trace/python3 app.py"}; !slices.Equal(names, want) {
+				t.Errorf("fsync's wait for the journal under %q, want %q", names, want)
+			}
+			if l := s.Location[2].Line[0]; l.Line != 4 || l.Function.Filename != "/home/user/app.py" {
+				t.Errorf("persist's frame at %s:%d, want /home/user/app.py:4", l.Function.Filename, l.Line)
+			}
+		}
+	}
+	if !fsync {
+		t.Error("no sample of fsync's wait for the journal")
+	}
+	calls, kernel, off := csvTotals(t, data)
+	if want := [4]int64{calls, kernel, off, 62_000_000}; got != want {
+		t.Errorf("profile totals %v, want the CSV's and the measured user time %v", got, want)
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not on PATH")
+	}
+	for _, c := range []struct {
+		index string
+		want  []string
+	}{{"syscall_time", []string{"persist", "main", "fsync", "rename", "make"}}, {"user_cpu_time", []string{"checksum", "make", "TemporaryFile", notSampledFrame, "‹module›"}}} {
+		out, err := exec.Command("go", "tool", "pprof", "-top", "-sample_index="+c.index, path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof -top -sample_index=%s: %v\n%s", c.index, err, out)
+		}
+		for _, fn := range c.want {
+			if !regexp.MustCompile(`(?m) ` + regexp.QuoteMeta(fn) + `( |$)`).Match(out) {
+				t.Errorf("go tool pprof -top -sample_index=%s lacks %s:\n%s", c.index, fn, out)
+			}
+		}
 	}
 }
 

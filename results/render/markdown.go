@@ -125,6 +125,12 @@ func writeMarkdownBreakdown(w io.Writer, a *report.Arm) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", mdCell(name), results.Count(c.CallsPerOp), results.Micros(c.NsPerOp),
 			results.Micros(c.OffNsPerOp), results.Micros(float64(c.P50)), results.Micros(float64(c.P99)), offLabels(c.OffByLabel))
 	}
+	if len(a.Code) > 0 {
+		fmt.Fprintln(w)
+		for _, s := range a.Code {
+			fmt.Fprintf(w, "- %s\n", mdCell(s.Text))
+		}
+	}
 }
 
 // offLabels lists off-CPU time by label, largest first.

@@ -53,9 +53,54 @@ type ArmReport struct {
 	WallNsPerOp   results.NsPerOp   `json:"wall_ns_per_op"`
 	KernelNsPerOp results.NsPerOp   `json:"kernel_ns_per_op"`
 	UserNsPerOp   results.NsPerOp   `json:"user_ns_per_op"`
-	Classes       []ClassReport     `json:"classes,omitempty"`
-	Error         string            `json:"error,omitempty"`
-	Sentence      string            `json:"sentence,omitempty"`
+	// UserMeasured says user_ns_per_op is the threads' measured on-CPU
+	// time outside syscalls, and offcpu_between_ns_per_op their time off
+	// the CPU there that was no wait for a CPU; without it user space is
+	// what the syscalls leave of the wall time (runs before #39).
+	UserMeasured   bool            `json:"user_measured,omitempty"`
+	BetweenNsPerOp results.NsPerOp `json:"offcpu_between_ns_per_op,omitempty"`
+	Classes        []ClassReport   `json:"classes,omitempty"`
+	// Functions split user space by function and CallSites each syscall
+	// class by the stacks its calls came from (#39), the times medians
+	// over the traced rounds; NotSampledNsPerOp is the measured user
+	// time no sample stood for.
+	Functions         []FunctionReport `json:"functions,omitempty"`
+	NotSampledNsPerOp results.NsPerOp  `json:"unnamed_ns_per_op,omitempty"`
+	CallSites         []SiteReport     `json:"call_sites,omitempty"`
+	Error             string           `json:"error,omitempty"`
+	Sentence          string           `json:"sentence,omitempty"`
+	// Code are the sentences of where in the code its time went, whole.
+	Code []report.Sentence `json:"code,omitempty"`
+}
+
+// FunctionReport is one function's user time: the function (its line
+// the one it spent most time on), the samples taken in it and the CPU
+// time they stand for over the traced batches, its time per op with its
+// interval and its share of user space.
+type FunctionReport struct {
+	results.Frame
+	Samples uint64           `json:"samples"`
+	Ns      uint64           `json:"ns"`
+	NsPerOp results.Estimate `json:"ns_per_op"`
+	Share   float64          `json:"share"`
+}
+
+// SiteReport is one call site of a syscall class: its stack, leaf
+// first; the sampled calls, time and off-CPU time issued from it over
+// the traced batches; its part of the class's row per op and its shares
+// of it.
+type SiteReport struct {
+	Class      string          `json:"class"`
+	Stack      []results.Frame `json:"stack"`
+	Calls      uint64          `json:"calls"`
+	Ns         uint64          `json:"ns"`
+	OffNs      uint64          `json:"offcpu_ns"`
+	CallsPerOp float64         `json:"calls_per_op"`
+	NsPerOp    results.NsPerOp `json:"ns_per_op"`
+	OffNsPerOp results.NsPerOp `json:"offcpu_ns_per_op"`
+	CallShare  float64         `json:"call_share"`
+	TimeShare  float64         `json:"time_share"`
+	OffShare   float64         `json:"offcpu_share"`
 }
 
 // ClassReport is one ClassSummary.
@@ -112,9 +157,19 @@ func WriteJSONDocument(w io.Writer, d *report.Document) error {
 func armReport(a *report.Arm) ArmReport {
 	out := ArmReport{CaseID: a.CaseID, Ops: a.Ops, Figures: a.Figures, TracedOpsPerS: results.RoundTo(a.TracedOpsPerS, 10),
 		WallNsPerOp: results.NsPerOp(a.WallNs), KernelNsPerOp: results.NsPerOp(a.KernelNs), UserNsPerOp: results.NsPerOp(a.UserNs),
-		Error: a.Error, Sentence: a.Sentence.Text}
+		UserMeasured: a.UserMeasured, BetweenNsPerOp: results.NsPerOp(a.BetweenNs), Error: a.Error, Sentence: a.Sentence.Text}
 	if a.TimePerOp.Known() {
 		out.TimePerOp = &a.TimePerOp
+	}
+	out.Code, out.NotSampledNsPerOp = a.Code, results.NsPerOp(a.NotSampledNs)
+	for _, f := range a.Functions {
+		out.Functions = append(out.Functions, FunctionReport{Frame: f.Frame, Samples: f.Samples, Ns: f.Ns, NsPerOp: f.NsPerOp,
+			Share: results.RoundTo(f.Share, 1e4)})
+	}
+	for _, x := range a.Sites {
+		out.CallSites = append(out.CallSites, SiteReport{Class: x.Key.Class, Stack: x.Stack, Calls: x.Calls, Ns: x.Ns, OffNs: x.OffNs,
+			CallsPerOp: x.CallsPerOp, NsPerOp: results.NsPerOp(x.NsPerOp), OffNsPerOp: results.NsPerOp(x.OffNsPerOp),
+			CallShare: results.RoundTo(x.CallShare, 1e4), TimeShare: results.RoundTo(x.TimeShare, 1e4), OffShare: results.RoundTo(x.OffShare, 1e4)})
 	}
 	for _, c := range a.Classes {
 		cr := ClassReport{Class: c.Class, Stage: c.Stage, Calls: c.Calls, CallsPerOp: c.CallsPerOp,

@@ -18,10 +18,11 @@ import (
 // The terminal, report.md and JSON say the same sentences, because they
 // write one report.Document: for every fixture (the golden runs, the
 // real 'all' kept as a syscalls.csv, a run whose ratio followed the state
-// of the file system, a compare and a trace), each writer as --format
-// reaches it says every sentence of the document (each arm's, each
-// verdict, each gap and state link, each rollover, each failed arm, each
-// footer line) and no other.
+// of the file system, a compare, a trace, and the runs with user space
+// measured and stacks taken), each writer as --format reaches it says
+// every sentence of the document (each arm's and where in the code its
+// time went, each verdict, each gap and state link, each rollover, each
+// failed arm, each footer line) and no other.
 func TestWritersSayTheSameSentences(t *testing.T) {
 	all, err := runfile.LoadRun(filepath.Join(resultstest.Testdata, "all", "syscalls.csv"))
 	if err != nil {
@@ -33,8 +34,13 @@ func TestWritersSayTheSameSentences(t *testing.T) {
 	}{
 		{"old", resultstest.FixtureRun(false)}, {"new", resultstest.FixtureRun(true)}, {"all", all},
 		{"state", resultstest.StateRun()}, {"compare", resultstest.CommandsRun()}, {"trace", resultstest.TraceRun()},
+		{"code", resultstest.CodeRun()}, {"app", resultstest.AppTrace(true)}, {"spin", resultstest.SpinTrace()},
 	} {
-		in := report.Input{Run: fx.run, Sums: results.SummarizeAll(fx.run, resultstest.Labs.Baselines), Labs: resultstest.Labs}
+		labs := resultstest.Labs
+		if fx.run.Stacks != nil {
+			labs = resultstest.CodeLabs
+		}
+		in := report.Input{Run: fx.run, Sums: results.SummarizeAll(fx.run, labs.Baselines), Labs: labs}
 		want := sentences(report.New(in, report.Options{}))
 		if len(want) < 4 {
 			t.Fatalf("%s: %d sentences: the fixture says too little to test", fx.name, len(want))
@@ -56,7 +62,7 @@ func TestWritersSayTheSameSentences(t *testing.T) {
 			if !strings.Contains(flat, strings.Join(strings.Fields(s), " ")) {
 				t.Errorf("%s: the terminal lacks %q", fx.name, s)
 			}
-			if !strings.Contains(md, strings.Join(strings.Fields(strings.ReplaceAll(s, "|", `\|`)), " ")) {
+			if !strings.Contains(md, strings.Join(strings.Fields(mdEscaped(s)), " ")) {
 				t.Errorf("%s: report.md lacks %q", fx.name, s)
 			}
 		}
@@ -80,6 +86,9 @@ func sentences(d *report.Document) []string {
 	for _, a := range d.Arms {
 		if a.Traced {
 			arms = append(arms, a.Sentence.Text)
+			for _, c := range a.Code {
+				arms = append(arms, c.Text)
+			}
 		}
 	}
 	var groups [][]report.Sentence
@@ -152,12 +161,21 @@ func jsonSentences(t *testing.T, out string) []string {
 		if a.Sentence != "" {
 			arms = append(arms, a.Sentence)
 		}
+		for _, c := range a.Code {
+			arms = append(arms, c.Text)
+		}
 	}
 	var groups [][]report.Sentence
 	for _, g := range rep.Groups {
 		groups = append(groups, append(slices.Clone(g.Verdicts), g.Why...))
 	}
 	return sorted(said(arms, groups, rep.Spills, rep.Failures, rep.Footer))
+}
+
+// mdEscaped is a sentence as a markdown cell spells it: a bar escaped,
+// "<" and "&" as entities (a Python frame's "<module>" is not a tag).
+func mdEscaped(s string) string {
+	return strings.NewReplacer("|", `\|`, "&", "&amp;", "<", "&lt;").Replace(s)
 }
 
 func sorted(s []string) []string {

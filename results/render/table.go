@@ -16,7 +16,7 @@ func WriteTable(w io.Writer, sums []*results.Summary) {
 	for _, g := range d.Groups {
 		writeGroupTable(w, g)
 		for _, a := range g.Arms {
-			writeBreakdown(w, a)
+			writeBreakdown(w, a, DefaultWidth, false)
 		}
 	}
 }
@@ -56,13 +56,28 @@ func ratioHeader(g *report.Group, base string) string {
 	return "×" + base + " " + g.Ratio
 }
 
-// writeBreakdown is an arm's time split and its syscall table.
-func writeBreakdown(w io.Writer, a *report.Arm) {
+// writeBreakdown is an arm's time split, its syscall table and where in
+// the code its time went (full: every function and call site).
+func writeBreakdown(w io.Writer, a *report.Arm, width int, full bool) {
 	if !a.Traced {
 		return
 	}
-	fmt.Fprintf(w, "\n  %s\n", strings.TrimSuffix(a.Split, "."))
+	fmt.Fprintf(w, "\n%s\n", wrap("  "+strings.TrimSuffix(a.Split, "."), width, "    "))
 	writeClassTable(w, a)
+	writeCode(w, a, width, full)
+}
+
+// writeCode says under an arm's syscall table where in the code its time
+// went: a bullet for user space's functions and one for each syscall's
+// call sites, short unless full.
+func writeCode(w io.Writer, a *report.Arm, width int, full bool) {
+	for _, s := range a.Code {
+		text := s.Short
+		if full || text == "" {
+			text = s.Text
+		}
+		bullet(w, "    ", text, width)
+	}
 }
 
 // classRow is a row of the breakdown's table, 76 columns with the widest
@@ -101,6 +116,9 @@ func writeClassTable(w io.Writer, a *report.Arm) {
 		}
 		parent = c.Class
 		switch {
+		case c.Class == results.ClassUser && c.Stage == "" && a.UserMeasured:
+			// On the CPU between syscalls, measured, and off it.
+			fmt.Fprintf(w, classRow[:classOff]+"\n", "user (between calls)", "-", t.Of(c.NsPerOp), t.Of(c.OffNsPerOp))
 		case c.Class == results.ClassUser && c.Stage == "":
 			// Off the CPU between syscalls: part of user time, not work.
 			fmt.Fprintf(w, classRow[:classOff]+"\n", "user (between calls)", "-", "-", t.Of(c.OffNsPerOp))

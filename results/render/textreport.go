@@ -68,7 +68,7 @@ func WriteTextReport(w io.Writer, run *results.Run, sums []*results.Summary, lab
 func WriteTrace(w io.Writer, sums []*results.Summary, v TraceView) {
 	run := &results.Run{Kind: results.KindTrace}
 	d := report.New(report.Input{Run: run, Sums: sums}, report.Options{Sort: v.Sort, Top: v.Top, Syscalls: v.Syscalls})
-	writeTraceBody(w, d, widthOr(v.Width))
+	writeTraceBody(w, d, widthOr(v.Width), false)
 }
 
 // WriteText writes a report as the terminal shows it. For a lab run the
@@ -81,7 +81,7 @@ func WriteText(w io.Writer, d *report.Document, o TextOptions) {
 	full := o.FullWhy || o.Verbose
 	switch d.Kind {
 	case results.KindTrace:
-		writeTraceBody(w, d, width)
+		writeTraceBody(w, d, width, full)
 		writeHistograms(w, d)
 		writeFooter(w, d.Footer, width, o.Verbose)
 		return
@@ -101,7 +101,7 @@ func WriteText(w io.Writer, d *report.Document, o TextOptions) {
 	}
 	if explained {
 		writeSpills(w, d, width)
-		writeArms(w, d, width)
+		writeArms(w, d, width, full)
 	}
 	writeHistograms(w, d)
 	writeFailures(w, d.Failures)
@@ -138,8 +138,9 @@ func writeWhy(w io.Writer, why []report.Sentence, width int, full bool) {
 }
 
 // writeArms is the BREAKDOWN: per explained group each traced arm's
-// sentence, which starts with its time split, and its syscall table.
-func writeArms(w io.Writer, d *report.Document, width int) {
+// sentence, which starts with its time split, its syscall table and
+// where in the code its time went.
+func writeArms(w io.Writer, d *report.Document, width int, full bool) {
 	fmt.Fprintln(w, "\nBREAKDOWN (per arm, traced: where its time goes)")
 	for _, g := range d.Groups {
 		if !g.Explained {
@@ -148,27 +149,28 @@ func writeArms(w io.Writer, d *report.Document, width int) {
 		fmt.Fprintf(w, "\n%s\n", g.Title)
 		for _, a := range g.Arms {
 			if a.Traced {
-				writeArmBreakdown(w, a, width)
+				writeArmBreakdown(w, a, width, full)
 			}
 		}
 	}
 }
 
 // writeArmBreakdown is a traced arm's sentence, which starts with its
-// time split, and its syscall table.
-func writeArmBreakdown(w io.Writer, a *report.Arm, width int) {
+// time split, its syscall table and where in the code its time went.
+func writeArmBreakdown(w io.Writer, a *report.Arm, width int, full bool) {
 	fmt.Fprintln(w)
 	bullet(w, "  ", a.Sentence.Text, width)
 	writeClassTable(w, a)
+	writeCode(w, a, width, full)
 }
 
 // writeTraceBody is a trace's report before its footer: per traced arm
 // (the target, its regions) its heading and breakdown, then WHY.
-func writeTraceBody(w io.Writer, d *report.Document, width int) {
+func writeTraceBody(w io.Writer, d *report.Document, width int, full bool) {
 	for _, a := range d.Arms {
 		if a.Traced {
 			fmt.Fprintf(w, "\n%s\n", a.Heading)
-			writeBreakdown(w, a)
+			writeBreakdown(w, a, width, full)
 		}
 	}
 	fmt.Fprintln(w, "\nWHY")
@@ -210,7 +212,7 @@ func writeCommands(w io.Writer, d *report.Document, full bool) {
 	fmt.Fprintln(w, "\nBREAKDOWN (per command, traced over its process tree)")
 	for _, a := range d.Arms {
 		if a.Traced {
-			writeArmBreakdown(w, a, DefaultWidth)
+			writeArmBreakdown(w, a, DefaultWidth, full)
 		}
 	}
 }

@@ -118,9 +118,15 @@ type Arm struct {
 	TimePerOp                results.Estimate
 	TracedOpsPerS            float64
 	WallNs, KernelNs, UserNs float64
-	Traced                   bool
-	Unit                     string // what one op is: op, round, run, entry
-	Scale                    results.TimeScale
+	// UserMeasured says UserNs is the threads' measured on-CPU time
+	// outside syscalls, and BetweenNs their time off the CPU there that
+	// was no wait for a CPU; else UserNs is what the syscalls leave of
+	// the wall time (runs before #39).
+	UserMeasured bool
+	BetweenNs    float64
+	Traced       bool
+	Unit         string // what one op is: op, round, run, entry
+	Scale        results.TimeScale
 	// Classes are the arm's syscalls and stages per op, as summarized.
 	Classes []results.ClassSummary
 	// Heading heads a trace's arm: what was traced and for how long.
@@ -132,6 +138,16 @@ type Arm struct {
 	// Breakdown are the rows of the arm's syscall table, in the order
 	// and under the filter the report was asked for.
 	Breakdown []results.ClassSummary
+	// Code says where in the code the arm's time went (#39): user space
+	// by function, then each syscall of Breakdown by the stacks its
+	// calls came from, a sentence each (SentenceCode), its Short what
+	// the terminal says by default. Functions and Sites are the figures
+	// beneath them.
+	Code      []Sentence
+	Functions []results.FunctionSummary
+	Sites     []results.SiteSummary
+	// NotSampledNs is the measured user time per op no sample stood for.
+	NotSampledNs float64
 	// Hist are the log2 latency histograms of its syscalls, on request.
 	Hist *Hist
 }
@@ -153,6 +169,7 @@ const (
 	SentenceArm       SentenceKind = "arm"          // where one arm's time goes
 	SentenceVerdict   SentenceKind = "verdict"      // a compared command against the first
 	SentenceSpill     SentenceKind = "spill"        // where a spooled buffer rolled over to a file
+	SentenceCode      SentenceKind = "code"         // where in the code an arm's time went
 )
 
 // Sentence is one sentence of the report, with what it answers. Text is

@@ -207,6 +207,7 @@ func commandRow(s *results.Summary, sc results.TimeScale) Row {
 func newArm(s *results.Summary, kind results.RunKind, sc results.TimeScale, o Options) *Arm {
 	a := &Arm{CaseID: s.CaseID, Ops: s.Ops, Error: s.Error, Figures: s.Headline(), TimePerOp: s.TimePerOp(), TracedOpsPerS: s.TracedOpsPerS,
 		WallNs: s.WallNsPerOp, KernelNs: s.KernelNsPerOp, UserNs: s.UserNsPerOp, Traced: s.Traced != nil,
+		UserMeasured: s.UserMeasured, BetweenNs: s.BetweenNsPerOp,
 		Unit: s.Unit(), Scale: sc, Classes: s.Classes}
 	if s.Traced == nil {
 		return a
@@ -224,6 +225,11 @@ func newArm(s *results.Summary, kind results.RunKind, sc results.TimeScale, o Op
 		}
 	}
 	a.Breakdown = shown.Classes
+	whole, short := explain.CodeSentences(s, shown.Classes, sc, false), explain.CodeSentences(s, shown.Classes, sc, true)
+	for i := range whole {
+		a.Code = append(a.Code, Sentence{Kind: SentenceCode, Text: whole[i], Short: short[i]})
+	}
+	a.Functions, a.Sites, a.NotSampledNs = s.Functions, s.Sites, s.UnsampledNsPerOp
 	a.Split = explain.TimeSplit(shown, sc)
 	a.Sentence = Sentence{Kind: SentenceArm, Text: explain.ArmSentence(said, sc)}
 	if o.Hist {

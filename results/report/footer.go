@@ -44,6 +44,9 @@ func footer(run *results.Run) []FooterLine {
 	if line := protocolLine(run); line != "" {
 		add(FooterFact, "%s", line)
 	}
+	if line := explain.StacksLine(run.Stacks); line != "" {
+		add(FooterFact, "%s", line)
+	}
 	if line := betweenRunsLine(run); line != "" {
 		add(FooterFact, "%s", line)
 	}

@@ -223,6 +223,10 @@ func Diffs() []Diff {
 		return run
 	}
 	add("devslower", slowdev(1), slowdev(2), gate(5))
+	// Where in the code (#39): a function whose user time grew, and a
+	// function that started to fsync.
+	add("code-names", CodeRun(), CodeRunSlowNames(), gate(5))
+	add("code-fsync", AppTrace(false), AppTrace(true), gateWork(5))
 	return out
 }
 

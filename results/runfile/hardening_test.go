@@ -224,3 +224,35 @@ func TestWriteRunDirSavesAside(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A run.json whose stacks point past its tables is refused with what
+// points where, never read into a panic of a writer.
+func TestStacksOutOfTheirTables(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		mess func(*results.Run)
+		want string
+	}{
+		{"frame", func(r *results.Run) { r.Stacks.Table[0] = results.Stack{len(r.Stacks.Frames)} }, "stacks.table[0]: frame"},
+		{"stack", func(r *results.Run) { r.Arms[0].Batches[3].Stacks[0].Stack = -1 }, "stack -1 of"},
+		{"class", func(r *results.Run) { r.Arms[0].Batches[3].Stacks[0].Class = "" }, "a stack record of no class"},
+		{"no table", func(r *results.Run) { r.Stacks = nil }, "stack 0 of 0"},
+	} {
+		run := resultstest.CodeRun()
+		c.mess(run)
+		var b bytes.Buffer
+		if err := WriteRunJSON(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		if msg := readErr(t, b.String()); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, msg, c.want)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteRunJSON(&b, resultstest.CodeRun()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(&b); err != nil {
+		t.Errorf("the fixture itself: %v", err)
+	}
+}

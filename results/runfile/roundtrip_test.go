@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tmpprobe/tmpprobe/results"
 	"github.com/tmpprobe/tmpprobe/results/render"
+	"github.com/tmpprobe/tmpprobe/results/report"
 	"github.com/tmpprobe/tmpprobe/results/resultstest"
 )
 
@@ -158,6 +160,36 @@ func TestSyscallCSVRoundTrip(t *testing.T) {
 		got := resultstest.Render(t, func(w io.Writer) error { return render.WriteSyscallCSV(w, run, resultstest.Sums(run)) })
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s/syscalls.csv read back writes differently:\n--- got\n%s\n--- want\n%s", variant, got, want)
+		}
+	}
+}
+
+// A run's functions and call sites read back from its syscalls.csv as
+// they were written: the file rebuilt writes the same bytes, and its
+// report says where in the code the time went in the same words.
+func TestCodeCSVRoundTrip(t *testing.T) {
+	for _, run := range []*results.Run{resultstest.CodeRun(), resultstest.AppTrace(true)} {
+		sums := results.SummarizeAll(run, resultstest.CodeLabs.Baselines)
+		want := resultstest.Render(t, func(w io.Writer) error { return render.WriteSyscallCSV(w, run, sums) })
+		back, err := ReadRun(bytes.NewReader(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		backSums := results.SummarizeAll(back, resultstest.CodeLabs.Baselines)
+		if got := resultstest.Render(t, func(w io.Writer) error { return render.WriteSyscallCSV(w, back, backSums) }); !bytes.Equal(got, want) {
+			t.Errorf("%s: syscalls.csv read back writes differently:\n--- got\n%s\n--- want\n%s", run.Args, got, want)
+		}
+		code := func(run *results.Run, sums []*results.Summary) []string {
+			var out []string
+			for _, a := range report.New(report.Input{Run: run, Sums: sums, Labs: resultstest.CodeLabs}, report.Options{}).Arms {
+				for _, s := range a.Code {
+					out = append(out, s.Text, s.Short)
+				}
+			}
+			return out
+		}
+		if got, want := code(back, backSums), code(run, sums); !slices.Equal(got, want) || len(want) == 0 {
+			t.Errorf("%s: read back, the report says\n%q\nwritten, it said\n%q", run.Args, got, want)
 		}
 	}
 }

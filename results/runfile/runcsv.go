@@ -2,10 +2,12 @@ package runfile
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
@@ -135,6 +137,12 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 			run.Arms = append(run.Arms, a)
 			run.Derived.Figures = append(run.Derived.Figures, figures)
 		}
+		if row.str("stack") != "" {
+			if err := row.code(run, i); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if rec2.Class != "" { // "": the row of an arm that made no syscall
 			traced := &run.Arms[i].Batches[1]
 			traced.Records = append(traced.Records, rec2)
@@ -149,6 +157,64 @@ func readSyscallCSV(r io.Reader) (*results.Run, error) {
 	}
 	run.Kind = results.KindOf(run.Arms) // a syscalls.csv does not say
 	return run, nil
+}
+
+// code reads a row of where in the code arm i's time went (a function's
+// or a call site's, results.CodeRows) back into the run's stacks, the
+// traced batch's stack records and the figures the row records.
+func (row *csvRow) code(run *results.Run, i int) error {
+	var frames []results.Frame
+	if err := json.Unmarshal([]byte(row.str("stack")), &frames); err != nil || len(frames) == 0 {
+		return fmt.Errorf("line %d: stack %q is not a list of frames", row.line, row.str("stack"))
+	}
+	if run.Stacks == nil {
+		run.Stacks = &results.Stacks{Every: uint32(row.int("stack_every", math.MaxUint32)),
+			TailNs: uint64(row.int("stack_tail_ns", math.MaxInt64)), SamplePeriodNs: uint64(row.int("sample_period_ns", math.MaxInt64))}
+	}
+	st := run.Stacks
+	var stack results.Stack
+	for _, f := range frames {
+		j := slices.Index(st.Frames, f)
+		if j < 0 {
+			j = len(st.Frames)
+			st.Frames = append(st.Frames, f)
+		}
+		stack = append(stack, j)
+	}
+	at := slices.IndexFunc(st.Table, func(s results.Stack) bool { return slices.Equal(s, stack) })
+	if at < 0 {
+		at = len(st.Table)
+		st.Table = append(st.Table, stack)
+	}
+	rec := results.StackRecord{Class: row.str("syscall"), Stack: at, Samples: uint64(row.int("samples", math.MaxInt64)),
+		Calls: uint64(row.int("calls", math.MaxInt64)), Ns: uint64(row.int("kernel_ns", math.MaxInt64)),
+		OffCPUNs: uint64(row.int("offcpu_ns", math.MaxInt64))}
+	if row.err != nil {
+		return row.err
+	}
+	if rec.Class == "" {
+		return fmt.Errorf("line %d: a stack with no syscall", row.line)
+	}
+	traced := &run.Arms[i].Batches[1]
+	traced.Stacks = append(traced.Stacks, rec)
+	t := run.Derived.Figures[i]
+	if t == nil || t.Times == nil {
+		return nil
+	}
+	times := t.Times
+	if rec.Class == results.ClassUser {
+		if times.Functions == nil {
+			times.Functions = map[results.FuncKey]float64{}
+		}
+		times.Functions[results.FuncKey{Function: frames[0].Function, File: frames[0].File}] = row.float("kernel_ns_per_op")
+	} else {
+		if times.Sites == nil {
+			times.Sites = map[results.SiteKey]results.SiteTime{}
+		}
+		times.Sites[results.SiteKey{Class: rec.Class, Stack: at}] = results.SiteTime{Calls: row.float("calls_per_op"),
+			Ns: row.float("kernel_ns_per_op"), OffNs: row.float("offcpu_ns_per_op")}
+	}
+	return row.err
 }
 
 // csvFigures reads an arm's headline figures back as the file wrote them;
@@ -180,6 +246,8 @@ func csvFigures(row *csvRow) *results.Figures {
 	if _, ok := row.col["runqueue_ns_per_op"]; ok {
 		f.Times = &results.RecordedTimes{WallNs: row.float("wall_ns_per_op"), KernelNs: row.float("syscalls_ns_per_op"),
 			UserNs: row.float("user_ns_per_op"), RunQueueNs: row.float("runqueue_ns_per_op"), Rows: map[results.RowKey]results.RowTime{}}
+		f.Times.BetweenNs = row.float("offcpu_between_ns_per_op")
+		f.Times.UnsampledNs = row.float("unnamed_ns_per_op")
 		if row.str("user_ns_per_op") == "" {
 			f.Times.UserNs = -1 // not known: threads' syscalls summed past the wall time
 		}

@@ -169,6 +169,9 @@ func validate(run *results.Run) error {
 			}
 		}
 	}
+	if err := validateStacks(run); err != nil {
+		return err
+	}
 	for i := range run.Arms {
 		a := &run.Arms[i]
 		where := fmt.Sprintf("arm %d (%s/%s)", i+1, a.Lab, a.Arm)
@@ -185,6 +188,40 @@ func validate(run *results.Run) error {
 		for j := range a.Batches {
 			if err := validateBatch(a, &a.Batches[j]); err != nil {
 				return fmt.Errorf("%s batch %d: %w", where, j+1, err)
+			}
+		}
+	}
+	return nil
+}
+
+// validateStacks refuses stacks no writer could look up: a frame or a
+// stack out of the run's tables, a record of no class, and counts no
+// batch can hold (a call or a sample takes a nanosecond at least).
+func validateStacks(run *results.Run) error {
+	var frames, stacks int
+	if st := run.Stacks; st != nil {
+		frames, stacks = len(st.Frames), len(st.Table)
+		for i, s := range st.Table {
+			for _, f := range s {
+				if f < 0 || f >= frames {
+					return fmt.Errorf("stacks.table[%d]: frame %d of %d", i, f, frames)
+				}
+			}
+		}
+	}
+	for i := range run.Arms {
+		for j := range run.Arms[i].Batches {
+			b := &run.Arms[i].Batches[j]
+			most := float64(b.WallNs) * maxThreads
+			for _, r := range b.Stacks {
+				switch {
+				case r.Class == "":
+					return fmt.Errorf("arm %d batch %d: a stack record of no class", i+1, j+1)
+				case r.Stack < 0 || r.Stack >= stacks:
+					return fmt.Errorf("arm %d batch %d: %s stack %d of %d", i+1, j+1, r.Class, r.Stack, stacks)
+				case float64(r.Calls) > most || float64(r.Samples) > most || float64(r.Ns) > most || float64(r.OffCPUNs) > most:
+					return fmt.Errorf("arm %d batch %d: %s stack %d: counts past a batch of wall_ns %d", i+1, j+1, r.Class, r.Stack, b.WallNs)
+				}
 			}
 		}
 	}
