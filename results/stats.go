@@ -178,6 +178,24 @@ type Spread struct {
 // Known reports whether there is a spread to count.
 func (s Spread) Known() bool { return s.LogSD > 0 && s.Runs >= MinRunsBetween }
 
+// Tellable is the smallest change a diff of one run a side tells from
+// none four times in five against the spread between runs s (a
+// two-sided test at α, the change of the log medians over √2·s Student's
+// t): (t_{1−α/2} + t_{0.8})·√2·s on s's degrees of freedom, now, and on
+// as many as runs saved beside can give, limit; as fractions of the
+// figure. Below limit no number of earlier runs tells a change: two
+// runs' medians differ by that much as often as not, and a smaller
+// change must be measured within one run, where its rounds pair (#43).
+func (s Spread) Tellable() (now, limit float64) {
+	if s.LogSD <= 0 || s.df() < 1 {
+		return 0, 0
+	}
+	at := func(df float64) float64 {
+		return math.Expm1((StudentQuantile(1-Alpha/2, df) + StudentQuantile(0.8, df)) * math.Sqrt2 * s.LogSD)
+	}
+	return at(s.df()), at(1e6)
+}
+
 // DegreesOfFreedom is what the spread stands on: Runs − 1 for a case's
 // own, more where it is pooled.
 func (s Spread) DegreesOfFreedom() float64 { return s.df() }

@@ -151,6 +151,9 @@ func writeChanged(w io.Writer, d *report.DiffDocument, indent, bullet string) {
 	if d.TooFew != "" {
 		fmt.Fprintln(w, wrapFor(bullet+d.TooFew, bullet, indent))
 	}
+	if d.Tellable != "" {
+		fmt.Fprintln(w, wrapFor(bullet+d.Tellable, bullet, indent))
+	}
 	if len(d.WorkToo) > 0 && bullet == "" {
 		fmt.Fprintln(w)
 	}

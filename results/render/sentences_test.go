@@ -261,8 +261,10 @@ func diffSentencesBut(d *report.DiffDocument) []string {
 	}
 	out = append(out, d.ChangedHead)
 	out = append(out, d.Changed...)
-	if d.TooFew != "" {
-		out = append(out, d.TooFew)
+	for _, s := range []string{d.TooFew, d.Tellable} {
+		if s != "" {
+			out = append(out, s)
+		}
 	}
 	out = append(out, d.WorkToo...)
 	out = append(out, d.RunQueue...)
@@ -296,7 +298,7 @@ func jsonDiffSentences(t *testing.T, out string) []string {
 		t.Fatal(err)
 	}
 	got := slices.Concat(d.Failures, d.Problems, d.Neighbours, d.WorkToo, d.RunQueue)
-	for _, s := range []string{d.BetweenRuns, d.LeftOut, d.Changed, d.TooFew, d.SameDirection, d.Verdict} {
+	for _, s := range []string{d.BetweenRuns, d.LeftOut, d.Changed, d.TooFew, d.Tellable, d.SameDirection, d.Verdict} {
 		if s != "" {
 			got = append(got, s)
 		}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tmpprobe/tmpprobe/internal/errtext"
@@ -46,7 +48,11 @@ type DiffDocument struct {
 	// wait grew within noise, each line those that said the same;
 	// SameDirection points at the preflight when every change went one
 	// way. "" or nil when there is none.
-	TooFew        string
+	TooFew string
+	// Tellable says, for arms within noise, what change one run a side
+	// can tell against the spread between runs, and what no number of
+	// runs saved beside brings below (#43).
+	Tellable      string
 	WorkToo       []string
 	RunQueue      []string
 	SameDirection string
@@ -394,6 +400,7 @@ func (d *DiffDocument) sayChanges() {
 	if len(few) > 0 {
 		d.TooFew = fmt.Sprintf("Too few rounds to judge (need %d a side): %s.", results.MinRoundsToCompare, strings.Join(few, ", "))
 	}
+	d.Tellable = tellable(rep)
 	// Arms that said the same are said together: one line for every arm
 	// that allocates inodes on ext4, one for the CPU neighbour.
 	var work, rq []string
@@ -517,4 +524,52 @@ func reasonText(r compare.GateReason) string {
 		return armName(a) + ": " + a.Work.Verdict + ": " + strings.Join(over, ", ")
 	}
 	return armName(a)
+}
+
+// tellable says what change the arms within noise could show against
+// the spread between runs: "Within noise: against the spread between
+// runs here, one run a side tells changes of 20% (NamedTemporaryFile) to
+// 2404% (mkstemp-fsync) or more, …; a change of 5% in 6 of these arms
+// needs both sides measured in one run, where the rounds pair them"; ""
+// when every such arm already tells the minimum effect, or none has a
+// spread between runs.
+func tellable(rep *compare.DiffReport) string {
+	type arm struct {
+		name       string
+		now, limit float64
+	}
+	var arms []arm
+	for i := range rep.Arms {
+		a := &rep.Arms[i]
+		j := a.Judged()
+		if a.Status != compare.StatusNoise || j == nil || j.Between == nil {
+			continue
+		}
+		now, limit := j.Between.Tellable()
+		arms = append(arms, arm{explain.ArmLabel(a.Kind, a.CaseID), now, limit})
+	}
+	if len(arms) == 0 {
+		return ""
+	}
+	best := slices.MinFunc(arms, func(x, y arm) int { return cmp.Compare(x.now, y.now) })
+	worst := slices.MaxFunc(arms, func(x, y arm) int { return cmp.Compare(x.now, y.now) })
+	if worst.now*100 <= rep.MinEffectPct {
+		return ""
+	}
+	out := "Within noise: against the spread between runs here, one run a side tells changes of " + results.Share(best.now)
+	if best != worst {
+		out += fmt.Sprintf(" (%s) to %s (%s)", best.name, results.Share(worst.now), worst.name)
+	}
+	out += " or more"
+	lo := slices.MinFunc(arms, func(x, y arm) int { return cmp.Compare(x.limit, y.limit) }).limit
+	hi := slices.MaxFunc(arms, func(x, y arm) int { return cmp.Compare(x.limit, y.limit) }).limit
+	out += " (with more runs saved beside, " + results.Share(lo)
+	if results.Share(lo) != results.Share(hi) {
+		out += " to " + results.Share(hi)
+	}
+	out += " at best)"
+	if n := len(slices.DeleteFunc(slices.Clone(arms), func(x arm) bool { return x.limit*100 <= rep.MinEffectPct })); n > 0 {
+		out += fmt.Sprintf("; a change of %g%% in %d of these %d arms needs both sides measured in one run, where the rounds pair them", rep.MinEffectPct, n, len(arms))
+	}
+	return out + "."
 }
