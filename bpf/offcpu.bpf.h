@@ -123,8 +123,10 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	}
 	st = bpf_map_lookup_elem(&threads, &prev_tid);
 	if (st) {
+		if (!st->in_syscall)
+			user_time_stop(st, now);
 		st->off_since = now;
-		st->off_user = !st->in_syscall;
+		st->off_user = !st->in_syscall && !st->in_flight;
 		st->off_state = off_state_of(preempt, prev_state);
 		st->state_differs = 0;
 		if (config.compare_task_state && !preempt)
@@ -140,7 +142,11 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 		st->waker = WAKER_NONE;
 	}
 	st = bpf_map_lookup_elem(&threads, &next_tid);
-	if (!st || !st->off_since)
+	if (!st)
+		return 0;
+	if (!st->in_syscall && !st->in_flight)
+		st->user_since = now;
+	if (!st->off_since)
 		return 0;
 	/* Back on a CPU other than the one it waited for: settle that one. */
 	if (config.count_neighbours && st->off_state == OFF_PREEMPTED && st->preempt_cpu != cpu) {
@@ -152,6 +158,9 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	}
 	delta = now - st->off_since;
 	st->off_since = 0;
+	/* A call in flight when the thread was followed is no class's. */
+	if (st->in_flight)
+		return 0;
 	/* Off the CPU between syscalls (preempted, or a major page fault) is
 	 * user-space wall time that was not user-space work. */
 	class = st->off_user ? CLASS_USER : st->class;

@@ -36,12 +36,16 @@ static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
  * timed the call. */
 static __always_inline void begin_syscall(struct thread_state *st, __u32 tid, __u32 nr, struct pt_regs *regs)
 {
+	__u64 now = bpf_ktime_get_ns();
+
+	user_time_stop(st, now);
 	st->nr = nr;
 	st->class = classify(nr, regs);
 	st->in_syscall = 1;
 	st->in_marker = 0; /* a marker's exit (if any) came before this enter */
+	st->in_flight = 0;
 	st->top_loop = 0;
-	st->enter_ns = bpf_ktime_get_ns();
+	st->enter_ns = now;
 	set_window(tid);
 }
 
@@ -69,11 +73,12 @@ static __always_inline void record_call(struct class_stats *s, __u64 delta, long
 		s->hist[slot]++;
 }
 
-/* A syscall ends; the caller has checked it is the one that began. */
-static __always_inline void end_syscall(struct thread_state *st, long ret)
+/* A syscall ends at now; the caller has checked it is the one that
+ * began. */
+static __always_inline void end_syscall(struct thread_state *st, long ret, __u64 now)
 {
 	struct class_stats *s;
-	__u64 delta = bpf_ktime_get_ns() - st->enter_ns;
+	__u64 delta = now - st->enter_ns;
 
 	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
 	if (s)
@@ -108,7 +113,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
-	__u64 nr;
+	__u64 nr, now;
 
 	st = bpf_map_lookup_elem(&threads, &tid);
 	if (!st || config.cut == CUT_AFTER_THREAD)
@@ -117,6 +122,12 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 		st->enter_ns = bpf_ktime_get_ns() - st->enter_ns;
 		return 0;
 	}
+	/* Whichever exit this is (a call timed here or by a backend, a
+	 * marker's, the clone a new thread returns from, a call in flight
+	 * when the thread was followed), the thread is back in user mode. */
+	now = bpf_ktime_get_ns();
+	st->user_since = now;
+	st->in_flight = 0;
 	if (st->in_marker) {
 		st->in_marker = 0;
 		return 0;
@@ -135,7 +146,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 		count_drop(DROP_NR_MISMATCH);
 		return 0;
 	}
-	end_syscall(st, ret);
+	end_syscall(st, ret, now);
 	return 0;
 }
 

@@ -213,6 +213,25 @@ static __always_inline void count_event(struct thread_state *st, enum stage stag
 	s->bytes += bytes;
 }
 
+/* User time is measured, not left over: a thread's time on a CPU outside
+ * syscalls runs from user_since to where it leaves user mode (a syscall's
+ * entry, a switch off the CPU, a marker, its exit) and is the user
+ * class's total_ns in its phase. Wall time minus syscall time is not
+ * that: it holds time off the CPU, a call in flight when tracing began,
+ * and is short where threads run in parallel. */
+static __always_inline void user_time_stop(struct thread_state *st, __u64 now)
+{
+	struct class_stats *s;
+	__u64 since = st->user_since;
+
+	st->user_since = 0;
+	if (!since || now <= since)
+		return;
+	s = stats_for(st->phase, CLASS_USER, STAGE_SYSCALL);
+	if (s)
+		s->total_ns += now - since;
+}
+
 static __always_inline struct thread_state *current_state(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();

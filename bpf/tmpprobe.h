@@ -299,10 +299,19 @@ struct thread_state {
 	__u32 base_phase;
 	__u8 follow;
 	__u8 state_differs; /* compare_task_state: this switch-out's states disagreed */
-	__u8 pad2[2];
+	/* Followed while blocked inside a syscall (trace --pid, --tid): until
+	 * that call returns, its time is neither user time nor ours to count
+	 * (Go read the call from /proc/TID/syscall and notes it). */
+	__u8 in_flight;
+	__u8 pad2;
 	__u64 region_start;
 	__u32 preempt_cpu; /* where it was last preempted (cpu_slots) */
 	__u32 pad3;
+	/* On a CPU in user mode since (bpf_ktime_get_ns); 0 = not, or not
+	 * known. Stamped where the thread returns to user space: a syscall's
+	 * exit, a switch back onto a CPU outside a syscall, being followed
+	 * while running (Go, TrackThreads). */
+	__u64 user_since;
 };
 
 #endif

@@ -41,6 +41,13 @@ type Tracer interface {
 	CollectNeighbours() (map[uint32][]results.Neighbour, error)
 }
 
+// InFlightReporter is a Tracer that says which threads it was handed
+// were inside a syscall (its last TrackThreads): that call's time is
+// not the trace's, and a report says so.
+type InFlightReporter interface {
+	InFlight() []results.Note
+}
+
 // Run traces spec with p, which must be open (with TargetCgroup set for a
 // cgroup, LaunchPhase for a command) and attached; cookie is the one its
 // markers carry, which a launched command is told. It returns when the
@@ -102,11 +109,13 @@ func (t *tracing) begin(cookie uint64, ready func()) error {
 			if err := trackProcess(t.p, pid, Phase, t.spec.Follow); err != nil {
 				return err
 			}
+			t.noteInFlight()
 		}
 	case len(t.spec.TIDs) > 0:
 		if err := t.p.TrackThreads(t.spec.TIDs, Phase, t.spec.Follow); err != nil {
 			return err
 		}
+		t.noteInFlight()
 	}
 	if ready != nil {
 		ready()
@@ -117,6 +126,15 @@ func (t *tracing) begin(cookie uint64, ready func()) error {
 	}
 	t.snapshots = newSnapshots(t.start)
 	return nil
+}
+
+// noteInFlight keeps the notes of the threads just tracked that were
+// inside a syscall. (A launched command's launcher waits in one, which
+// is no call of the command's.)
+func (t *tracing) noteInFlight() {
+	if r, ok := t.p.(InFlightReporter); ok {
+		t.res.InFlight = append(t.res.InFlight, r.InFlight()...)
+	}
 }
 
 // wait follows the target until it ends (a launched command exits, the

@@ -29,6 +29,9 @@ type Result struct {
 	// own ("": it had one): then what it started and left running when
 	// the trace ended (a double fork, a daemon) may survive it.
 	Uncontained string
+	// InFlight are the notes of the threads (of --pid, --tid) that were
+	// inside a syscall when the trace began (results.NoteInFlight).
+	InFlight []results.Note
 }
 
 // takeNeighbours takes the neighbours the probe counted during the trace:

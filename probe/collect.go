@@ -5,6 +5,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 
@@ -60,9 +61,53 @@ func (p *Probe) collectBatches() (out map[uint32][]results.ClassRecord, done boo
 
 // Snapshot returns the running totals without clearing them, for reading
 // while traced threads run (trace --interval): differences of snapshots
-// lose nothing.
+// lose nothing. A thread on a CPU in user mode now has its user time so
+// far counted: a thread that spins alone on a CPU makes no syscall and
+// is never switched out, and the map holds none of its time yet.
 func (p *Probe) Snapshot() (map[uint32][]results.ClassRecord, error) {
-	return p.read(false)
+	out, err := p.read(false)
+	if err != nil {
+		return nil, err
+	}
+	open := p.openUserTime()
+	for phase := range p.userFloor {
+		open[phase] += 0 // held to its floor below, open or not
+	}
+	for phase, ns := range open {
+		recs := out[phase]
+		i := slices.IndexFunc(recs, func(r results.ClassRecord) bool { return r.Class == results.ClassUser && r.Stage == "" })
+		if i < 0 {
+			recs = append(recs, results.ClassRecord{Class: results.ClassUser})
+			i = len(recs) - 1
+		}
+		// What was open at the last snapshot may turn out not to have
+		// been user time (a thread followed while runnable inside a
+		// syscall): a later snapshot never says less than an earlier
+		// one, so differences of snapshots stay whole.
+		total := max(recs[i].TotalNs+ns, p.userFloor[phase])
+		p.userFloor[phase] = total
+		if total > 0 {
+			recs[i].TotalNs = total
+			out[phase] = recs
+		}
+	}
+	return out, nil
+}
+
+// openUserTime is, by phase, the user time of the threads on a CPU in
+// user mode now since they got there.
+func (p *Probe) openUserTime() map[uint32]uint64 {
+	out := map[uint32]uint64{}
+	now := monotonicNs()
+	var tid uint32
+	var st tmpprobeThreadState
+	it := p.coll.Maps[tmpprobeMapThreads].Iterate()
+	for it.Next(&tid, &st) {
+		if st.UserSince != 0 && now > st.UserSince {
+			out[st.Phase] += now - st.UserSince
+		}
+	}
+	return out
 }
 
 func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {

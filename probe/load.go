@@ -134,7 +134,7 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 		printVerifierLog(err)
 		return nil, err
 	}
-	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
+	p := &Probe{Cookie: cfg.Cookie, family: fam, userFloor: map[uint32]uint64{}, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
 		forms: forms, rawHooks: map[string]bool{}, classicHooks: map[string]bool{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog

@@ -153,6 +153,9 @@ type Probe struct {
 	// neighboursUnread counts the batches whose neighbour map could not
 	// be read whole (CollectNeighbours).
 	neighboursUnread uint64
+	inFlight         []results.Note // TrackThreads' threads blocked in a syscall
+	// userFloor is, by phase, the user time the last Snapshot said.
+	userFloor map[uint32]uint64
 }
 
 // BackendError is why a backend cannot be used here.

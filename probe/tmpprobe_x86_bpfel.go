@@ -269,10 +269,12 @@ type tmpprobeThreadState struct {
 	BasePhase    uint32
 	Follow       uint8
 	StateDiffers uint8
-	Pad2         [2]uint8
+	InFlight     uint8
+	Pad2         uint8
 	RegionStart  uint64
 	PreemptCpu   uint32
 	Pad3         uint32
+	UserSince    uint64
 }
 
 // Names of all BPF objects in the ELF.

@@ -41,6 +41,11 @@ const (
 	// NoteRerun: traced batches that ran again (What, how many) because
 	// what the probe recorded of them could not be one thread's.
 	NoteRerun NoteKind = "batches rerun"
+	// NoteInFlight: a thread (What, "tid 4242 (sleep)") was inside a
+	// syscall (Syscall, "clock_nanosleep") when the trace began: that
+	// call is not counted, neither its time before the trace nor after,
+	// and none of it is user time.
+	NoteInFlight NoteKind = "syscall in flight"
 	// NoteText: a note saved as words, by a tmpprobe before notes were
 	// typed (What).
 	NoteText NoteKind = "text"
@@ -55,6 +60,8 @@ type Note struct {
 	Reason string `json:"reason,omitempty"`
 	// What is the thing the note is about, named by what made it.
 	What string `json:"what,omitempty"`
+	// Syscall is the syscall a note is about (NoteInFlight).
+	Syscall string `json:"syscall,omitempty"`
 }
 
 // UnmarshalJSON reads a note, or a note saved as words by an earlier

@@ -75,6 +75,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	run.Meta.Notes = append(run.Meta.Notes, say(t.Stderr, run.Kind, res.InFlight...)...)
 	if res.Uncontained != "" {
 		run.Meta.Notes = append(run.Meta.Notes, say(t.Stderr, run.Kind, results.Note{Kind: results.NoteUncontained, Reason: res.Uncontained})...)
 	}
