@@ -169,6 +169,8 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 		if (s)
 			s->total_ns += delta;
 	}
+	if (!st->off_user && st->stack_hash)
+		st->call_off_ns += delta;
 	s = stats_for(st->phase, class, STAGE_SYSCALL);
 	if (!s)
 		return 0;

@@ -87,7 +87,9 @@ static __always_inline void end_syscall(struct thread_state *st, long ret, __u64
 		count_errno(st, (__u16)-ret);
 }
 
-static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
+/* stacks: the program variant that takes stacks (stacks.bpf.h), loaded
+ * only where they are asked for; the other has none of that code. */
+static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs, long id, bool stacks)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
@@ -101,15 +103,27 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 		st->enter_ns = bpf_ktime_get_ns();
 		return 0;
 	}
-	if (backend_owns(id))
+	if (backend_owns(id)) {
+		/* Timed by the backend's entry hook, which runs next. */
+		if (stacks) {
+			user_time_stop(st, bpf_ktime_get_ns());
+			stack_at_enter(ctx, st, tid, classify(id, regs), regs);
+		}
 		return 0;
+	}
 	begin_syscall(st, tid, id, regs);
+	if (stacks) {
+		stack_at_enter(ctx, st, tid, st->class, regs);
+		/* The call's time starts after the walk: that is tmpprobe's. */
+		if (st->stack_hash)
+			st->enter_ns = bpf_ktime_get_ns();
+	}
 	return 0;
 }
 
 /* btf: regs is a BTF-typed pointer (tp_btf), readable with a plain load;
  * raw_tp needs a probe-read helper call for every exit. */
-static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
+static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf, bool stacks)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
@@ -128,6 +142,8 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 	now = bpf_ktime_get_ns();
 	st->user_since = now;
 	st->in_flight = 0;
+	if (stacks && st->stack_hash)
+		stack_at_exit(st, now);
 	if (st->in_marker) {
 		st->in_marker = 0;
 		return 0;
@@ -153,9 +169,15 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 #define SYSCALL_TRACEPOINTS(kind, btf)                                         \
 SEC(#kind "/sys_enter")                                                        \
 int kind##_sys_enter(__u64 *ctx)                                               \
-{ HOOK(on_sys_enter((struct pt_regs *)ctx[0], (long)ctx[1])); }                \
+{ HOOK(on_sys_enter(ctx, (struct pt_regs *)ctx[0], (long)ctx[1], false)); }    \
 SEC(#kind "/sys_exit")                                                         \
 int kind##_sys_exit(__u64 *ctx)                                                \
-{ HOOK(on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf)); }
+{ HOOK(on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf, false)); }     \
+SEC(#kind "/sys_enter")                                                        \
+int kind##_sys_enter_stacks(__u64 *ctx)                                        \
+{ HOOK(on_sys_enter(ctx, (struct pt_regs *)ctx[0], (long)ctx[1], true)); }     \
+SEC(#kind "/sys_exit")                                                         \
+int kind##_sys_exit_stacks(__u64 *ctx)                                         \
+{ HOOK(on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf, true)); }
 
 #endif

@@ -46,6 +46,15 @@ const (
 	// call is not counted, neither its time before the trace nor after,
 	// and none of it is user time.
 	NoteInFlight NoteKind = "syscall in flight"
+	// NotePythonUnread: a Python interpreter (What, its file) whose
+	// frames the stacks do not name, and why (Reason: "CPython 3.7: its
+	// frames are not read (...)", the kernel's refusal of the uprobe);
+	// its stacks are native or none.
+	NotePythonUnread NoteKind = "python not read"
+	// NoteStacksRefused: the kernel would not load or attach what takes
+	// stacks (What: "stacks", "user-time sampler", "layouts of Python
+	// processes"), with its words (Reason); the run has none of them.
+	NoteStacksRefused NoteKind = "stacks refused"
 	// NoteText: a note saved as words, by a tmpprobe before notes were
 	// typed (What).
 	NoteText NoteKind = "text"
