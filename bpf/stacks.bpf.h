@@ -132,15 +132,21 @@ static __always_inline bool count_stack(struct stack_count_key *key, __u64 ns)
 }
 
 /* Every call of a class config.stack_all names, or one call in
- * config.stack_every drawn at random: a counter would alias with a
- * program's own period (read, write, read, write 1 in 2 is every read). */
+ * config.stack_every of the classes stack_some names (or of every other
+ * class), drawn at random: a counter would alias with a program's own
+ * period (read, write, read, write 1 in 2 is every read). */
 static __always_inline bool stack_wanted(__u16 class)
 {
 	__u64 c = class;
+	bool known = c < STACK_CLASS_BITS;
 
-	if (c < STACK_CLASS_BITS && (config.stack_all[c / 64] >> (c % 64)) & 1)
+	if (known && (config.stack_all[c / 64] >> (c % 64)) & 1)
 		return true;
-	return config.stack_every && bpf_get_prandom_u32() % config.stack_every == 0;
+	if (!config.stack_every)
+		return false;
+	if (!config.stack_some_any && !(known && (config.stack_some[c / 64] >> (c % 64)) & 1))
+		return false;
+	return bpf_get_prandom_u32() % config.stack_every == 0;
 }
 
 /* A syscall of class starts: its stack, if wanted, counted with the

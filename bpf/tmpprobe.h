@@ -410,13 +410,15 @@ struct config {
 	/* Where no Python layout names the frames: 0 no native stack, 1 a
 	 * native stack where the process has no layout, 2 always. */
 	__u8 stack_native;
-	__u8 pad_stacks;
 	/* A syscall class's stack is taken at every call where its bit is
-	 * set here (classes are syscall nrs and enum pseudo_class), else at
-	 * one call in stack_every, drawn at random (0: none). */
+	 * set in stack_all (classes are syscall nrs and enum pseudo_class),
+	 * else at one call in stack_every, drawn at random, where its bit is
+	 * set in stack_some or stack_some_any is (0: none). */
+	bool stack_some_any;
 	__u32 stack_every;
 	__u32 pad_every;
 	__u64 stack_all[STACK_CLASS_BITS / 64];
+	__u64 stack_some[STACK_CLASS_BITS / 64];
 };
 
 struct class_key {

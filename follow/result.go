@@ -32,6 +32,9 @@ type Result struct {
 	// InFlight are the notes of the threads (of --pid, --tid) that were
 	// inside a syscall when the trace began (results.NoteInFlight).
 	InFlight []results.Note
+	// Stacks are the user stacks the probe took, by phase (nil: none),
+	// summed over the run as Records are.
+	Stacks map[uint32][]results.StackRecord
 }
 
 // takeNeighbours takes the neighbours the probe counted during the trace:
@@ -72,7 +75,7 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		CaseID: results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
 		Ops:    1,
 		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all,
-			Neighbours: r.Neighbours}},
+			Neighbours: r.Neighbours, Stacks: r.allStacks()}},
 	}}
 	for _, ph := range regions {
 		var recs []results.ClassRecord
@@ -100,6 +103,22 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		out = append(out, a)
 	}
 	return out
+}
+
+// allStacks are the stacks of every phase, summed, in the order of the
+// run's table.
+func (r *Result) allStacks() []results.StackRecord {
+	var all []results.StackRecord
+	for _, recs := range r.Stacks {
+		all = results.MergeStackRecords(all, recs)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Stack != all[j].Stack {
+			return all[i].Stack < all[j].Stack
+		}
+		return all[i].Class < all[j].Class
+	})
+	return all
 }
 
 // regionRounds are a region's samples as rounds: each one batch of the

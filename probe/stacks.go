@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/cilium/ebpf"
@@ -24,18 +25,23 @@ import (
 // time. What they cost is the probe's, counted in TRACED as the rest.
 type StackOptions struct {
 	// All are the syscall classes whose every call has its stack taken;
-	// Every takes one call in Every of the others, drawn at random (0:
+	// Every takes one call in Every, drawn at random, of the classes
+	// Sampled names, or where it names none of every other class (0:
 	// none).
-	All   []string
-	Every uint32
+	All     []string
+	Sampled []string
+	Every   uint32
 	// SampleHz samples each followed thread's user time this many times
 	// a second of its CPU time (0: no sampler).
 	SampleHz int
 	Native   NativeMode
 	// Interpreters are Python executables whose processes have their
 	// frames' layout installed as they enter the interpreter (a uprobe
-	// on it), before any Python code runs.
+	// on it), before any Python code runs; one whose frames will not be
+	// read is noted. AnyPython prepares every CPython installed where a
+	// command may find it (pyinterp.Installed), noting none.
 	Interpreters []string
+	AnyPython    bool
 }
 
 // NativeMode says where a native stack is taken.
@@ -73,9 +79,15 @@ func stackConfig(cfg *tmpprobeConfig, so *StackOptions) {
 	cfg.Stacks = true
 	cfg.StackNative = so.Native.bpf()
 	cfg.StackEvery = so.Every
-	for _, class := range so.All {
-		if c, ok := classNumber(class); ok && int(c) < 64*len(cfg.StackAll) {
-			cfg.StackAll[c/64] |= 1 << (c % 64)
+	cfg.StackSomeAny = len(so.Sampled) == 0
+	setClassBits(&cfg.StackAll, so.All)
+	setClassBits(&cfg.StackSome, so.Sampled)
+}
+
+func setClassBits(bits *[len(tmpprobeConfig{}.StackAll)]uint64, classes []string) {
+	for _, class := range classes {
+		if c, ok := classNumber(class); ok && int(c) < 64*len(bits) {
+			bits[c/64] |= 1 << (c % 64)
 		}
 	}
 }
@@ -85,7 +97,7 @@ func checkStackOptions(so *StackOptions) error {
 	if so == nil {
 		return nil
 	}
-	for _, class := range so.All {
+	for _, class := range append(slices.Clip(so.All), so.Sampled...) {
 		if _, ok := classNumber(class); !ok {
 			return fmt.Errorf("stacks of %q: no such syscall class on %s", class, archName)
 		}
@@ -192,7 +204,14 @@ func (p *Probe) startStacks(so StackOptions) error {
 		s.refused("uprobe on the interpreters' entry (layouts of Python processes)", err)
 	}
 	for _, exe := range so.Interpreters {
-		p.PreparePython(exe)
+		if err := p.PreparePython(exe); err != nil {
+			s.notes = append(s.notes, results.Note{Kind: results.NotePythonUnread, What: exe, Reason: err.Error()})
+		}
+	}
+	if so.AnyPython {
+		for _, exe := range pyinterp.Installed() {
+			p.PreparePython(exe) // a shim, a version not read: its stacks are native
+		}
 	}
 	return nil
 }
@@ -219,47 +238,44 @@ func (p *Probe) StackNotes() []results.Note {
 // the file that holds its runtime, one per file (detaching a uprobe
 // waits for an RCU grace period: 21 single uprobes took 2.6 s to close),
 // given file offsets (an unstripped libpython's .symtab took ~0.3 s to
-// parse for each). An interpreter whose frames are not read, or a kernel
-// that refuses, is noted; it costs the run nothing else.
-func (p *Probe) PreparePython(executable string) {
+// parse for each). The error says why its frames will not be read: not
+// a CPython, a version whose frames are not read, the kernel's refusal.
+func (p *Probe) PreparePython(executable string) error {
 	s := p.stacks
-	if s == nil || s.uprobe == nil {
-		return
+	if s == nil {
+		return nil
+	}
+	if s.uprobe == nil {
+		return errors.New("the kernel refused the uprobe on the interpreter's entry")
 	}
 	in, err := pyinterp.Prepare(executable)
 	if err != nil {
-		if !errors.Is(err, pyinterp.ErrNotPython) {
-			s.notes = append(s.notes, results.Note{Kind: results.NotePythonUnread, What: executable, Reason: err.Error()})
-		}
-		return
+		return err
 	}
 	if s.prepared[in.Path] {
-		return
+		return nil
 	}
 	s.prepared[in.Path] = true
 	ex, err := link.OpenExecutable(in.Path)
 	if err != nil {
-		s.notes = append(s.notes, results.Note{Kind: results.NotePythonUnread, What: executable, Reason: err.Error()})
-		return
+		return err
 	}
 	opts := &link.UprobeMultiOptions{}
 	for _, e := range in.Entries {
 		s.templates++
 		t := tmpprobePyTemplate{L: bpfLayout(in.Template()), EntryVaddr: e.Vaddr}
 		if err := p.coll.Maps[tmpprobeMapPyTemplates].Put(s.templates, &t); err != nil {
-			s.notes = append(s.notes, results.Note{Kind: results.NotePythonUnread, What: executable, Reason: err.Error()})
-			return
+			return fmt.Errorf("its layout: %w", err)
 		}
 		opts.Addresses = append(opts.Addresses, e.FileOffset)
 		opts.Cookies = append(opts.Cookies, uint64(s.templates))
 	}
 	l, err := ex.UprobeMulti(nil, s.uprobe, opts)
 	if err != nil {
-		s.notes = append(s.notes, results.Note{Kind: results.NotePythonUnread, What: executable,
-			Reason: "uprobe_multi on " + in.Path + ": " + Refusal(err)})
-		return
+		return fmt.Errorf("uprobe_multi on %s: %s", in.Path, Refusal(err))
 	}
 	s.uprobes = append(s.uprobes, l)
+	return nil
 }
 
 // InstallPython installs the layout of process pid's interpreter from
@@ -465,16 +481,24 @@ func (p *Probe) StackTable() *results.Stacks {
 	if s == nil {
 		return nil
 	}
-	t := &results.Stacks{Every: s.opts.Every}
+	t := &results.Stacks{}
 	if s.sampler != nil && s.sampler.err == nil {
 		t.SamplePeriodNs = s.sampler.periodNs
 	}
-	for _, class := range s.opts.All {
-		if t.EveryClass == nil {
-			t.EveryClass = map[string]uint32{}
+	rate := func(classes []string, every uint32) {
+		for _, class := range classes {
+			if t.EveryClass == nil {
+				t.EveryClass = map[string]uint32{}
+			}
+			t.EveryClass[class] = every
 		}
-		t.EveryClass[class] = 1
 	}
+	if len(s.opts.Sampled) == 0 {
+		t.Every = s.opts.Every
+	} else {
+		rate(s.opts.Sampled, s.opts.Every)
+	}
+	rate(s.opts.All, 1)
 	s.names.Fill(t)
 	return t
 }

@@ -72,10 +72,11 @@ type tmpprobeConfig struct {
 	Cut              uint8
 	Stacks           bool
 	StackNative      uint8
-	PadStacks        uint8
+	StackSomeAny     bool
 	StackEvery       uint32
 	PadEvery         uint32
 	StackAll         [17]uint64
+	StackSome        [17]uint64
 }
 
 type tmpprobeCostCut uint8

@@ -188,18 +188,30 @@ func fileBytes(f *elf.File, vaddr, n uint64) ([]byte, error) {
 }
 
 // Files are the ELF files that may hold an interpreter's runtime: the
-// executable itself (its real path), and the libpython3.N beside it
-// where the build is shared (pyenv's --enable-shared).
+// executable itself (its real path), and the libpython it links where
+// the build is shared (pyenv's --enable-shared), found beside it in
+// ../lib as ld.so would by its RUNPATH.
 func Files(executable string) []string {
 	real, err := filepath.EvalSymlinks(executable)
 	if err != nil {
 		return nil
 	}
 	out := []string{real}
-	if m := pyName.FindStringSubmatch(filepath.Base(real)); m != nil {
-		lib := filepath.Join(filepath.Dir(real), "..", "lib", "libpython3."+m[1]+".so.1.0")
-		if l, err := filepath.EvalSymlinks(lib); err == nil {
-			out = append(out, l)
+	f, err := elf.Open(real)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	libs, _ := f.ImportedLibraries()
+	for _, lib := range libs {
+		if !strings.HasPrefix(lib, "libpython") {
+			continue
+		}
+		for _, dir := range []string{filepath.Join(filepath.Dir(real), "..", "lib"), "/usr/lib", "/usr/local/lib"} {
+			if l, err := filepath.EvalSymlinks(filepath.Join(dir, lib)); err == nil {
+				out = append(out, l)
+				break
+			}
 		}
 	}
 	return out
@@ -222,7 +234,7 @@ func Prepare(executable string) (*Interp, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	return nil, fmt.Errorf("%s: %w", executable, ErrNotPython)
+	return nil, fmt.Errorf("%s: %w in it or a libpython it links", executable, ErrNotPython)
 }
 
 // Installed lists the CPython executables of this machine a trace
