@@ -44,6 +44,14 @@ static __always_inline struct cpu_slot *cpu_slot(__u32 cpu)
 	return cpu < MAX_CPU_SLOTS ? bpf_map_lookup_elem(&cpu_slots, &cpu) : 0;
 }
 
+/* next runs on a slot's CPU while its worker waits: a neighbour of the
+ * batch in phase, unless it is followed itself. */
+static __always_inline void slot_runs(struct cpu_slot *slot, struct task_struct *next, __u32 next_tid, __u32 phase)
+{
+	neighbour_of(&slot->running, next, phase, NEIGHBOUR_CPU);
+	slot->followed = bpf_map_lookup_elem(&threads, &next_tid) != 0;
+}
+
 /* On this CPU, prev leaves and next runs at now: the task that ran while
  * a worker waited is charged up to now; next takes over the slot, unless
  * it is the worker itself. */
@@ -58,12 +66,13 @@ static __always_inline void cpu_slot_switch(struct cpu_slot *slot, struct task_s
 		slot->tid = 0; /* its wait ended elsewhere, and was settled there */
 		return;
 	}
-	count_neighbour(&slot->running, now - slot->since, 0);
+	if (!slot->followed)
+		count_neighbour(&slot->running, now - slot->since, 0);
 	if (next_tid == slot->tid) {
 		slot->tid = 0;
 		return;
 	}
-	neighbour_of(&slot->running, next, slot->running.phase, NEIGHBOUR_CPU);
+	slot_runs(slot, next, next_tid, slot->running.phase);
 	slot->since = now;
 }
 
@@ -135,7 +144,7 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 			if (slot) {
 				slot->tid = prev_tid;
 				slot->off_since = slot->since = now;
-				neighbour_of(&slot->running, next, st->phase, NEIGHBOUR_CPU);
+				slot_runs(slot, next, next_tid, st->phase);
 				st->preempt_cpu = cpu;
 			}
 		}
@@ -152,7 +161,8 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	if (config.count_neighbours && st->off_state == OFF_PREEMPTED && st->preempt_cpu != cpu) {
 		there = cpu_slot(st->preempt_cpu);
 		if (there && there->tid == next_tid && there->off_since == st->off_since) {
-			count_neighbour(&there->running, now - there->since, 0);
+			if (!there->followed)
+				count_neighbour(&there->running, now - there->since, 0);
 			there->tid = 0;
 		}
 	}

@@ -146,7 +146,9 @@ struct {
  * another CPU, which then settles the slot). */
 struct cpu_slot {
 	__u32 tid;       /* the waiting worker; 0 = none */
-	__u32 pad;
+	/* The running task is followed too (another thread of the target,
+	 * a child a trace follows): the target's own, no neighbour. */
+	__u32 followed;
 	__u64 off_since; /* its wait began (its thread_state.off_since) */
 	__u64 since;     /* the running task's share began */
 	struct neighbour_key running; /* the task on this CPU since then */

@@ -87,7 +87,7 @@ func Run(ctx context.Context, p Tracer, cookie uint64, spec *Spec, ready func(),
 	if _, err := p.CollectNeighbours(); err != nil {
 		return nil, err
 	}
-	t := &tracing{p: p, spec: spec, every: every}
+	t := &tracing{p: p, spec: spec, every: every, res: Result{Children: spec.Follow}}
 	defer t.close()
 	if err := t.begin(cookie, ready); err != nil {
 		return nil, err

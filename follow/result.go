@@ -35,6 +35,8 @@ type Result struct {
 	// Stacks are the user stacks the probe took, by phase (nil: none),
 	// summed over the run as Records are.
 	Stacks map[uint32][]results.StackRecord
+	// Children says the target's children were followed (Spec.Follow).
+	Children bool
 }
 
 // takeNeighbours takes the neighbours the probe counted during the trace:
@@ -72,8 +74,9 @@ func (r *Result) Arms(label string) []results.ArmResult {
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
 	out := []results.ArmResult{{
-		CaseID: results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
-		Ops:    1,
+		CaseID:   results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
+		Children: r.Children,
+		Ops:      1,
 		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all,
 			Neighbours: r.Neighbours, Stacks: r.allStacks()}},
 	}}
@@ -92,10 +95,11 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		}
 		region := ph &^ probe.RegionFlag
 		a := results.ArmResult{
-			CaseID:  results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(region), Runtime: "-"},
-			Region:  &region,
-			Ops:     int(entries),
-			Batches: r.regionRounds(ph),
+			CaseID:   results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(region), Runtime: "-"},
+			Region:   &region,
+			Children: r.Children,
+			Ops:      int(entries),
+			Batches:  r.regionRounds(ph),
 		}
 		if len(a.Batches) == 0 {
 			a.Batches = []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}

@@ -97,3 +97,30 @@ func TestTracePidInsideASyscall(t *testing.T) {
 		t.Errorf("note %+v: want tid %d (sleep) inside nanosleep or clock_nanosleep", n, pid)
 	}
 }
+
+// The target's threads and children are the target: one taking the CPU
+// from another is no neighbour of it, however often (three threads and
+// a child spinning on two CPUs preempt each other all the time).
+func TestTargetIsNoNeighbourOfItself(t *testing.T) {
+	py := interpreter(t)
+	prog := `import subprocess, sys, threading, time
+def spin():
+    end = time.thread_time() + 0.3
+    while time.thread_time() < end:
+        pass
+child = subprocess.Popen([sys.executable, "-c", "import time\nend = time.thread_time() + 0.3\nwhile time.thread_time() < end: pass"])
+ts = [threading.Thread(target=spin) for _ in range(3)]
+for t in ts: t.start()
+for t in ts: t.join()
+child.wait()
+`
+	res, _ := traceCommand(t, &Spec{Command: []string{py, "-c", prog}, Follow: true}, nil)
+	var preemptions uint64
+	for _, n := range res.Neighbours {
+		if n.Kind == results.NeighbourCPU && (n.Comm == "python3" || strings.HasPrefix(n.Comm, "python")) {
+			t.Errorf("neighbour %+v: the target's own process", n)
+		}
+		preemptions += n.Count
+	}
+	t.Logf("%d preemptions by %d neighbours", preemptions, len(res.Neighbours))
+}

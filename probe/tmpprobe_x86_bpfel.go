@@ -91,7 +91,7 @@ const (
 type tmpprobeCpuSlot struct {
 	_        structs.HostLayout
 	Tid      uint32
-	Pad      uint32
+	Followed uint32
 	OffSince uint64
 	Since    uint64
 	Running  tmpprobeNeighbourKey

@@ -136,7 +136,7 @@ func (t *Trace) everyInterval(stdout io.Writer) func(follow.Interval) {
 		w = t.Stderr
 	}
 	return func(iv follow.Interval) {
-		a := follow.Result{Wall: iv.Length, Records: iv.Records}
+		a := follow.Result{Wall: iv.Length, Records: iv.Records, Children: t.Spec.Follow}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", t.Spec.Label(), iv.Elapsed.Seconds()))
 		render.WriteTrace(w, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), t.View)
 	}

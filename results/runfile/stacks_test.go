@@ -20,15 +20,16 @@ func stackRun() *results.Run {
 				{Function: "?", Kind: results.FramePython, Module: "no Python frame"}},
 			Table:      []results.Stack{{0, 1}, {2}},
 			Unresolved: map[string]uint64{"no Python frame": 1}},
-		Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: results.LabTrace, Arm: "python3 app.py", Runtime: "-"}, Ops: 1,
+		Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: results.LabTrace, Arm: "python3 app.py", Runtime: "-"}, Ops: 1, Children: true,
 			Batches: []results.Batch{{Round: 1, Ops: 1, Phase: 1, Traced: true, WallNs: 1e9,
 				Records: []results.ClassRecord{{Class: "fsync", Calls: 5, TotalNs: 5e6}},
 				Stacks: []results.StackRecord{{Class: "fsync", Stack: 0, Calls: 5, Ns: 5e6, OffCPUNs: 4e6},
 					{Class: results.ClassUser, Stack: 1, Samples: 3, Ns: 3009027}}}}}}}
 }
 
-// A run's stacks read back as saved, and a stack or a frame that is not
-// in the run's table is refused.
+// A run's stacks read back as saved, and so does a trace's following of
+// children (its waits for them are in no sum); a stack or a frame that
+// is not in the run's table is refused.
 func TestStacksReadBack(t *testing.T) {
 	read := func(run *results.Run) (*results.Run, error) {
 		var buf bytes.Buffer
@@ -41,6 +42,9 @@ func TestStacksReadBack(t *testing.T) {
 	back, err := read(stackRun())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !back.Arms[0].Children {
+		t.Errorf("a trace that followed children reads back as one that did not")
 	}
 	if !reflect.DeepEqual(back.Stacks, want.Stacks) || !reflect.DeepEqual(back.Arms[0].Batches[0].Stacks, want.Arms[0].Batches[0].Stacks) {
 		got, _ := json.Marshal(back.Stacks)
