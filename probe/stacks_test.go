@@ -193,3 +193,40 @@ func TestNativeFsyncStacks(t *testing.T) {
 		}
 	}
 }
+
+// A child process keeps its parent's interpreter, and its layout: the
+// fork hook copies it (a lab's fork server starts the interpreter, its
+// workers run Python from their first instruction, never entering it).
+func TestForkedChildKeepsPythonLayout(t *testing.T) {
+	in, ok := pythons.Pyenv("3.12")
+	if !ok {
+		t.Fatal("no pyenv CPython 3.12")
+	}
+	p := probetest.Open(t, probe.Options{Stacks: &probe.StackOptions{All: []string{"fsync"}, Interpreters: []string{in.Path}}})
+	prog := `import os, sys
+sys.stdin.readline()
+def in_child(d):
+    fd = os.open(os.path.join(d, "c"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.fsync(fd)
+    os._exit(0)
+pid = os.fork()
+if pid == 0:
+    in_child(sys.argv[1])
+os.waitpid(pid, 0)
+`
+	follow(t, p, in.Path, "-c", prog, t.TempDir())
+	stacks, err := p.CollectStacks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.StackTable()
+	var got []string
+	for _, r := range stacks[1] {
+		if r.Class == "fsync" {
+			got = append(got, frameText(st, r.Stack))
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "in_child (<string>:5) <- <module> (<string>:9)") {
+		t.Errorf("the child's fsync stacks %q: want in_child (<string>:5) <- <module> (<string>:9)", got)
+	}
+}
