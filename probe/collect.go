@@ -111,27 +111,35 @@ func (p *Probe) openUserTime() map[uint32]uint64 {
 }
 
 func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
-	m := p.coll.Maps[tmpprobeMapStats]
 	out := map[uint32][]results.ClassRecord{}
+	err := readMap(p.coll.Maps[tmpprobeMapStats], "stats map", clear, func(key tmpprobeClassKey, percpu []tmpprobeClassStats) {
+		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
+	})
+	return out, err
+}
+
+// readMap hands each entry of m to each, then, with clear, deletes what
+// it read (what what names in errors).
+func readMap[K comparable, V any](m *ebpf.Map, what string, clear bool, each func(K, V)) error {
 	var (
-		key     tmpprobeClassKey
-		percpu  []tmpprobeClassStats
-		keys    []tmpprobeClassKey
+		key     K
+		val     V
+		keys    []K
 		entries = m.Iterate()
 	)
-	for entries.Next(&key, &percpu) {
-		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
+	for entries.Next(&key, &val) {
+		each(key, val)
 		keys = append(keys, key)
 	}
 	if err := entries.Err(); err != nil {
-		return nil, fmt.Errorf("reading stats map: %w", err)
+		return fmt.Errorf("reading %s: %w", what, err)
 	}
 	for i := 0; clear && i < len(keys); i++ {
 		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-			return nil, fmt.Errorf("clearing stats map: %w", err)
+			return fmt.Errorf("clearing %s: %w", what, err)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // ForgetThreads drops every thread state and stage start, e.g. after a

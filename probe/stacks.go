@@ -445,15 +445,8 @@ func (p *Probe) readStacks(clear bool) (map[uint32][]results.StackRecord, error)
 		return nil, nil
 	}
 	s.sync()
-	m := p.coll.Maps[tmpprobeMapStackCounts]
-	var (
-		key  tmpprobeStackCountKey
-		val  tmpprobeStackCount
-		keys []tmpprobeStackCountKey
-	)
 	out := map[uint32][]results.StackRecord{}
-	entries := m.Iterate()
-	for entries.Next(&key, &val) {
+	err := readMap(p.coll.Maps[tmpprobeMapStackCounts], "the stack counts", clear, func(key tmpprobeStackCountKey, val tmpprobeStackCount) {
 		r := results.StackRecord{Class: className(key.Class), Stack: s.index(p, key.Hash, nil), Ns: val.Ns, OffCPUNs: val.OffNs}
 		if key.Class == uint16(tmpprobePseudoClassCLASS_USER) {
 			r.Samples = val.Count
@@ -461,17 +454,8 @@ func (p *Probe) readStacks(clear bool) (map[uint32][]results.StackRecord, error)
 			r.Calls = val.Count
 		}
 		out[key.Phase] = results.MergeStackRecords(out[key.Phase], []results.StackRecord{r})
-		keys = append(keys, key)
-	}
-	if err := entries.Err(); err != nil {
-		return nil, fmt.Errorf("reading the stack counts: %w", err)
-	}
-	for i := 0; clear && i < len(keys); i++ {
-		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-			return nil, fmt.Errorf("clearing the stack counts: %w", err)
-		}
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // StackTable is how the run took its stacks and the frames and stacks

@@ -50,43 +50,36 @@ func TestPythonFsyncStacks(t *testing.T) {
 			if notes := p.StackNotes(); len(notes) > 0 {
 				t.Fatalf("stacks refused: %+v", notes)
 			}
-			cmd := exec.Command(in.Path, "testdata/persist.py", t.TempDir())
-			stdin, _ := cmd.StdinPipe()
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			tids := []int{cmd.Process.Pid}
-			if err := p.TrackThreads(tids, 1, false); err != nil {
-				t.Fatal(err)
-			}
-			stdin.Write([]byte("go\n"))
-			if err := cmd.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			recs, err := p.CollectStacks()
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := p.StackTable()
-			var calls uint64
-			for _, r := range recs[1] {
-				if r.Class != "fsync" {
-					continue
-				}
-				calls += r.Calls
-				if got, want := frameText(st, r.Stack), "persist (persist.py:9) <- main (persist.py:16) <- <module> (persist.py:19)"; got != want || r.Ns == 0 {
-					t.Errorf("fsync stack %q, %d ns: want %q and the calls' time", got, r.Ns, want)
-				}
-			}
-			if calls != 5 {
-				t.Errorf("%d fsync calls with a stack, want 5: %+v", calls, recs[1])
+			follow(t, p, in.Path, "testdata/persist.py", t.TempDir())
+			want := "persist (persist.py:9) <- main (persist.py:16) <- <module> (persist.py:19)"
+			if got := fsyncStacks(t, p); len(got) != 1 || got[want].Calls != 5 || got[want].Ns == 0 {
+				t.Errorf("fsync's stacks %+v: want 5 calls, with their time, at %s", got, want)
 			}
 		})
 	}
 }
 
-// follow starts argv waiting on its stdin, follows its threads in phase
-// 1, lets it go and waits for it.
+// fsyncStacks are the fsync records of phase 1 since the last collect,
+// by their stack's text.
+func fsyncStacks(t *testing.T, p *probe.Probe) map[string]results.StackRecord {
+	t.Helper()
+	stacks, err := p.CollectStacks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.StackTable()
+	out := map[string]results.StackRecord{}
+	for _, r := range stacks[1] {
+		if r.Class == "fsync" {
+			out[frameText(st, r.Stack)] = r
+		}
+	}
+	return out
+}
+
+// follow starts argv, which waits for a line on its stdin first (a
+// shell's read before it execs the program), follows its threads in
+// phase 1, lets it go and waits for it.
 func follow(t *testing.T, p *probe.Probe, argv ...string) {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -169,27 +162,17 @@ func TestNativeFsyncStacks(t *testing.T) {
 	} {
 		p := probetest.Open(t, probe.Options{Stacks: &probe.StackOptions{All: []string{"fsync"}}})
 		follow(t, p, "sh", "-c", "read _; exec "+bin+" "+t.TempDir())
-		stacks, err := p.CollectStacks()
-		if err != nil {
-			t.Fatal(err)
-		}
-		st := p.StackTable()
-		var calls uint64
-		for _, r := range stacks[1] {
-			if r.Class != "fsync" {
-				continue
-			}
-			calls += r.Calls
-			got := frameText(st, r.Stack)
-			t.Logf("%s: %s", filepath.Base(bin), got)
+		got := fsyncStacks(t, p)
+		for text, r := range got {
+			t.Logf("%s: %d calls at %s", filepath.Base(bin), r.Calls, text)
 			for _, w := range want {
-				if !strings.Contains(got, w) {
-					t.Errorf("%s: fsync stack %q names no %q", filepath.Base(bin), got, w)
+				if !strings.Contains(text, w) {
+					t.Errorf("%s: fsync stack %q names no %q", filepath.Base(bin), text, w)
 				}
 			}
 		}
-		if calls != 5 {
-			t.Errorf("%s: %d fsync calls with a stack, want 5", filepath.Base(bin), calls)
+		if len(got) != 1 {
+			t.Errorf("%s: %d fsync stacks, want every fsync at one", filepath.Base(bin), len(got))
 		}
 	}
 }
@@ -215,18 +198,8 @@ if pid == 0:
 os.waitpid(pid, 0)
 `
 	follow(t, p, in.Path, "-c", prog, t.TempDir())
-	stacks, err := p.CollectStacks()
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := p.StackTable()
-	var got []string
-	for _, r := range stacks[1] {
-		if r.Class == "fsync" {
-			got = append(got, frameText(st, r.Stack))
-		}
-	}
-	if len(got) != 1 || !strings.HasPrefix(got[0], "in_child (<string>:5) <- <module> (<string>:9)") {
-		t.Errorf("the child's fsync stacks %q: want in_child (<string>:5) <- <module> (<string>:9)", got)
+	want := "in_child (<string>:5) <- <module> (<string>:9)"
+	if got := fsyncStacks(t, p); len(got) != 1 || got[want].Calls != 1 {
+		t.Errorf("the child's fsync stacks %+v: want one at %s", got, want)
 	}
 }

@@ -81,19 +81,23 @@ func (s *Stacks) EveryOf(class string) uint32 {
 	return s.Every
 }
 
+// stackRecordKey is what one record of a batch is of: a class in a stack.
+type stackRecordKey struct {
+	class string
+	stack int
+}
+
+func (r StackRecord) key() stackRecordKey { return stackRecordKey{r.Class, r.Stack} }
+
 // MergeStackRecords adds recs into into, record by record of one class
 // and stack: the sum of batches, as MergeRecords is of class records.
 func MergeStackRecords(into, recs []StackRecord) []StackRecord {
-	type key struct {
-		class string
-		stack int
-	}
-	at := map[key]int{}
+	at := map[stackRecordKey]int{}
 	for i, r := range into {
-		at[key{r.Class, r.Stack}] = i
+		at[r.key()] = i
 	}
 	for _, r := range recs {
-		k := key{r.Class, r.Stack}
+		k := r.key()
 		i, ok := at[k]
 		if !ok {
 			at[k] = len(into)
@@ -113,17 +117,13 @@ func MergeStackRecords(into, recs []StackRecord) []StackRecord {
 // SubtractRecords is of class records. A record that did not grow is
 // left out.
 func SubtractStackRecords(cur, prev []StackRecord) []StackRecord {
-	type key struct {
-		class string
-		stack int
-	}
-	before := map[key]StackRecord{}
+	before := map[stackRecordKey]StackRecord{}
 	for _, r := range prev {
-		before[key{r.Class, r.Stack}] = r
+		before[r.key()] = r
 	}
 	var out []StackRecord
 	for _, r := range cur {
-		b := before[key{r.Class, r.Stack}]
+		b := before[r.key()]
 		d := StackRecord{Class: r.Class, Stack: r.Stack, Samples: sub(r.Samples, b.Samples), Calls: sub(r.Calls, b.Calls),
 			Ns: sub(r.Ns, b.Ns), OffCPUNs: sub(r.OffCPUNs, b.OffCPUNs)}
 		if d.Samples > 0 || d.Calls > 0 || d.Ns > 0 || d.OffCPUNs > 0 {

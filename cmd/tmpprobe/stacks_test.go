@@ -134,6 +134,10 @@ func TestTraceNamesFsyncCallSite(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", gobin, "../../probe/testdata/gopersist").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v: %s", err, out)
 	}
+	python3, err := pythons.Python3()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
 	py := filepath.Join(dir, "app.py")
 	if err := os.WriteFile(py, []byte(`import os, sys, tempfile
 
@@ -162,7 +166,7 @@ scratch()
 		leaf string
 		in   string
 	}{
-		{[]string{interpreterPath(t), py, t.TempDir()}, "persist (app.py:7)", "<module> (app.py:18)"},
+		{[]string{python3, py, t.TempDir()}, "persist (app.py:7)", "<module> (app.py:18)"},
 		{[]string{gobin, t.TempDir()}, "", "main.persist (main.go:19)"},
 	} {
 		out := filepath.Join(t.TempDir(), "run")
@@ -201,16 +205,6 @@ scratch()
 			t.Errorf("%s: fsync's stack %q: want it to start at %q and hold %q", name, texts[0], tc.leaf, tc.in)
 		}
 	}
-}
-
-// interpreterPath is python3's own binary: a pyenv shim forks and execs.
-func interpreterPath(t *testing.T) string {
-	t.Helper()
-	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		t.Fatalf("python3: %v", err)
-	}
-	return strings.TrimSpace(string(exe))
 }
 
 // topOf is the heaviest few of by, for a test's log.

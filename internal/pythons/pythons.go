@@ -58,3 +58,11 @@ func Pyenv(minor string) (Interp, bool) {
 	}
 	return Interp{}, false
 }
+
+// Python3 is the binary python3 on PATH runs: the interpreter itself, not
+// a wrapper such as a pyenv shim that forks and execs (a trace of it
+// would count the shim's calls too).
+func Python3() (string, error) {
+	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	return strings.TrimSpace(string(exe)), err
+}
