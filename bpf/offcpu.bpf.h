@@ -49,7 +49,7 @@ static __always_inline struct cpu_slot *cpu_slot(__u32 cpu)
 static __always_inline void slot_runs(struct cpu_slot *slot, struct task_struct *next, __u32 next_tid, __u32 phase)
 {
 	neighbour_of(&slot->running, next, phase, NEIGHBOUR_CPU);
-	slot->followed = bpf_map_lookup_elem(&threads, &next_tid) != 0;
+	slot->followed = bpf_map_lookup_elem(&threads, &next_tid) || bpf_map_lookup_elem(&exited_tids, &next_tid);
 }
 
 /* On this CPU, prev leaves and next runs at now: the task that ran while

@@ -79,9 +79,14 @@ static __always_inline int on_task_exit(void)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
 
+	__u8 one = 1;
+
 	/* Killed by a signal, a thread leaves user mode without a syscall. */
-	if (st)
+	if (st) {
 		user_time_stop(st, bpf_ktime_get_ns());
+		if (config.count_neighbours)
+			bpf_map_update_elem(&exited_tids, &tid, &one, BPF_ANY);
+	}
 	/* A worker killed inside a region must not leave its tid active for
 	 * the next task that gets the same tid. */
 	bpf_map_delete_elem(&threads, &tid);

@@ -129,6 +129,17 @@ struct {
 	__type(value, struct neighbour_rq);
 } neighbour_rqs SEC(".maps");
 
+/* Followed threads that have exited: a task runs on after
+ * sched_process_exit forgets it (exit_notify, its last switch out), and
+ * there it is still the target, not its neighbour. A tid is reused only
+ * once its task is reaped, long after. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32); /* tid */
+	__type(value, __u8);
+} exited_tids SEC(".maps");
+
 /* Interrupt nesting per CPU. BPF cannot read the preempt count portably
  * (it moved between __preempt_count and pcpu_hot across kernels, and typed
  * per-CPU ksyms need loader support), so the irq/softirq entry and exit

@@ -103,24 +103,39 @@ func TestTracePidInsideASyscall(t *testing.T) {
 // a child spinning on two CPUs preempt each other all the time).
 func TestTargetIsNoNeighbourOfItself(t *testing.T) {
 	py := interpreter(t)
-	prog := `import subprocess, sys, threading, time
+	pids := filepath.Join(t.TempDir(), "pids")
+	prog := `import os, subprocess, sys, threading, time
 def spin():
     end = time.thread_time() + 0.3
     while time.thread_time() < end:
         pass
 child = subprocess.Popen([sys.executable, "-c", "import time\nend = time.thread_time() + 0.3\nwhile time.thread_time() < end: pass"])
+with open(sys.argv[1], "w") as f:
+    f.write("%d %d" % (os.getpid(), child.pid))
 ts = [threading.Thread(target=spin) for _ in range(3)]
 for t in ts: t.start()
 for t in ts: t.join()
 child.wait()
 `
-	res, _ := traceCommand(t, &Spec{Command: []string{py, "-c", prog}, Follow: true}, nil)
+	res, _ := traceCommand(t, &Spec{Command: []string{py, "-c", prog, pids}, Follow: true}, nil)
+	b, err := os.ReadFile(pids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := map[uint32]bool{}
+	for _, f := range strings.Fields(string(b)) {
+		pid, _ := strconv.Atoi(f)
+		own[uint32(pid)] = true
+	}
 	var preemptions uint64
 	for _, n := range res.Neighbours {
-		if n.Kind == results.NeighbourCPU && (n.Comm == "python3" || strings.HasPrefix(n.Comm, "python")) {
-			t.Errorf("neighbour %+v: the target's own process", n)
+		if own[n.PID] {
+			t.Errorf("neighbour %+v: the target's own process (%q)", n, b)
 		}
 		preemptions += n.Count
+	}
+	if len(own) != 2 {
+		t.Fatalf("the target said its pids %q", b)
 	}
 	t.Logf("%d preemptions by %d neighbours", preemptions, len(res.Neighbours))
 }

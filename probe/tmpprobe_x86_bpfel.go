@@ -495,6 +495,7 @@ const (
 	tmpprobeMapCpuSlots                        = "cpu_slots"
 	tmpprobeMapDrops                           = "drops"
 	tmpprobeMapExecClocks                      = "exec_clocks"
+	tmpprobeMapExitedTids                      = "exited_tids"
 	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
 	tmpprobeMapIrqDepth                        = "irq_depth"
 	tmpprobeMapNativeStacks                    = "native_stacks"
@@ -876,6 +877,7 @@ type tmpprobeMapSpecs struct {
 	CpuSlots        *ebpf.MapSpec `ebpf:"cpu_slots"`
 	Drops           *ebpf.MapSpec `ebpf:"drops"`
 	ExecClocks      *ebpf.MapSpec `ebpf:"exec_clocks"`
+	ExitedTids      *ebpf.MapSpec `ebpf:"exited_tids"`
 	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
 	NativeStacks    *ebpf.MapSpec `ebpf:"native_stacks"`
@@ -929,6 +931,7 @@ type tmpprobeMaps struct {
 	CpuSlots        *ebpf.Map `ebpf:"cpu_slots"`
 	Drops           *ebpf.Map `ebpf:"drops"`
 	ExecClocks      *ebpf.Map `ebpf:"exec_clocks"`
+	ExitedTids      *ebpf.Map `ebpf:"exited_tids"`
 	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
 	NativeStacks    *ebpf.Map `ebpf:"native_stacks"`
@@ -956,6 +959,7 @@ func (m *tmpprobeMaps) Close() error {
 		m.CpuSlots,
 		m.Drops,
 		m.ExecClocks,
+		m.ExitedTids,
 		m.FuncStageStarts,
 		m.IrqDepth,
 		m.NativeStacks,
