@@ -29,6 +29,8 @@ type Compare struct {
 	Progress func() (update func(cmdbench.Progress), done func())
 	// Args are the command line, as run.json records it.
 	Args []string
+	// NoStacks takes no user stacks (traceStacks).
+	NoStacks bool
 }
 
 // RunCompare runs the commands in rounds, untraced and traced, then
@@ -53,7 +55,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 		}
 	}
 	p, err := openProbe(probe.Options{Attach: c.Backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true,
-		Stacks: traceStacks()}, devs, &run.Meta, false)
+		Stacks: traceStacks(c.NoStacks)}, devs, &run.Meta, false)
 	if err != nil {
 		return nil, err
 	}

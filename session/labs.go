@@ -43,6 +43,8 @@ type Labs struct {
 	Stderr   io.Writer
 	// Args are the command line, as run.json records it.
 	Args []string
+	// NoStacks takes no user stacks (labStacks).
+	NoStacks bool
 }
 
 // RunLabs runs the labs, then reports and saves the run. On an error or
@@ -85,7 +87,11 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 		run.Meta.Backend = "none"
 		l.Plan.Baseline = false
 	} else {
-		if p, err = openProbe(probe.Options{Attach: l.Backend, Stacks: labStacks(l.Plan)}, devs, &run.Meta, true); err != nil {
+		opts := probe.Options{Attach: l.Backend}
+		if !l.NoStacks {
+			opts.Stacks = labStacks(l.Plan)
+		}
+		if p, err = openProbe(opts, devs, &run.Meta, true); err != nil {
 			return nil, err
 		}
 		defer p.Close()

@@ -30,6 +30,8 @@ type Trace struct {
 	Stderr  io.Writer
 	// Args are the command line, as run.json records it.
 	Args []string
+	// NoStacks takes no user stacks (traceStacks).
+	NoStacks bool
 }
 
 // RunTrace traces until the target ends, the duration passes or a signal
@@ -42,7 +44,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	// devices (it has no work dir: a pid, a cgroup or a command may write
 	// anywhere), so no disk neighbours are counted.
 	opts := probe.Options{Attach: t.Backend, TracePhase: follow.Phase, CountErrnos: t.Errors, AnyDevice: true,
-		Stacks: traceStacks()}
+		Stacks: traceStacks(t.NoStacks)}
 	if len(spec.Command) > 0 {
 		opts.LaunchPhase = follow.LaunchPhase
 	}
@@ -104,7 +106,10 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 // the costly syscalls (follow.StackClasses), one in follow.StackEvery of
 // the others, user time sampled by function, and the frames of whatever
 // CPython the command runs.
-func traceStacks() *probe.StackOptions {
+func traceStacks(none bool) *probe.StackOptions {
+	if none {
+		return nil
+	}
 	so := &probe.StackOptions{Every: follow.StackEvery, SampleHz: StackSampleHz, AnyPython: true}
 	for _, c := range follow.StackClasses {
 		if probe.KnownClass(c) {

@@ -205,6 +205,24 @@ scratch()
 			t.Errorf("%s: fsync's stack %q: want it to start at %q and hold %q", name, texts[0], tc.leaf, tc.in)
 		}
 	}
+	// --no-stacks takes none, and counts as before.
+	out := filepath.Join(t.TempDir(), "run")
+	if code, stdout, stderr := inProcess("trace", "-q", "--no-stacks", "--out", out, "--", gobin, t.TempDir()); code != 0 {
+		t.Fatalf("--no-stacks: exit %d: %s", code, whyFailed(stdout, stderr))
+	}
+	run, err := runfile.LoadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fsyncs uint64
+	for _, r := range run.Arms[0].Batches[0].Records {
+		if r.Class == "fsync" && r.Stage == "" {
+			fsyncs = r.Calls
+		}
+	}
+	if run.Stacks != nil || len(run.Arms[0].Batches[0].Stacks) > 0 || fsyncs != 5 {
+		t.Errorf("--no-stacks: stacks %+v, %d fsyncs: want none, and 5 fsyncs", run.Stacks, fsyncs)
+	}
 }
 
 // topOf is the heaviest few of by, for a test's log.
