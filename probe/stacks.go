@@ -445,7 +445,7 @@ func (p *Probe) readStacks(clear bool) (map[uint32][]results.StackRecord, error)
 		return nil, nil
 	}
 	s.sync()
-	out := map[uint32][]results.StackRecord{}
+	read := map[uint32][]results.StackRecord{}
 	err := readMap(p.coll.Maps[tmpprobeMapStackCounts], "the stack counts", clear, func(key tmpprobeStackCountKey, val tmpprobeStackCount) {
 		r := results.StackRecord{Class: className(key.Class), Stack: s.index(p, key.Hash, nil), Ns: val.Ns, OffCPUNs: val.OffNs}
 		if key.Class == uint16(tmpprobePseudoClassCLASS_USER) {
@@ -453,8 +453,14 @@ func (p *Probe) readStacks(clear bool) (map[uint32][]results.StackRecord, error)
 		} else {
 			r.Calls = val.Count
 		}
-		out[key.Phase] = results.MergeStackRecords(out[key.Phase], []results.StackRecord{r})
+		read[key.Phase] = append(read[key.Phase], r)
 	})
+	// Stacks BPF told apart (by an instruction) can be one when named
+	// (by a line): one record each.
+	out := map[uint32][]results.StackRecord{}
+	for phase, recs := range read {
+		out[phase] = results.MergeStackRecords(nil, recs)
+	}
 	return out, err
 }
 
