@@ -5,6 +5,7 @@ package probe_test
 import (
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,23 +22,11 @@ func frameText(st *results.Stacks, idx int) string {
 		f := st.Frames[fi]
 		s := f.Function
 		if f.File != "" {
-			s += " (" + filepath.Base(f.File) + ":" + itoa(f.Line) + ")"
+			s += " (" + filepath.Base(f.File) + ":" + strconv.Itoa(f.Line) + ")"
 		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " <- ")
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	s := ""
-	for n > 0 {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-	}
-	return s
 }
 
 // Every fsync of a Python function has its stack taken at the call, in
