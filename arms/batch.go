@@ -63,7 +63,7 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Bat
 			return nil
 		}
 		r.Tracer.ForgetThreads()
-		b.Records, b.Neighbours = nil, nil
+		b.Records, b.Neighbours, b.Stacks = nil, nil, nil
 		if attempt == tracedAttempts {
 			cr.fail(fmt.Sprintf("%d traced batches in a row could not be attributed: %v", attempt, unattributed), "")
 			return nil
@@ -79,6 +79,13 @@ func (r *Runner) collect(b *results.Batch) error {
 		return fmt.Errorf("%w: %v", errTracer, err)
 	}
 	b.Records = recs[b.Phase]
+	if sc, ok := r.Tracer.(StackCollector); ok {
+		stacks, err := sc.CollectStacks()
+		if err != nil {
+			return fmt.Errorf("%w: %v", errTracer, err)
+		}
+		b.Stacks = stacks[b.Phase]
+	}
 	if nc, ok := r.Tracer.(NeighbourCollector); ok {
 		nbs, err := nc.CollectNeighbours()
 		if err != nil {

@@ -74,7 +74,7 @@ func startForkServer(rt Runtime, timeout time.Duration) (*forkServer, error) {
 	}
 	s := &forkServer{conn: c.(*net.UnixConn), stderr: &tail{max: 4096}, forked: make(chan forkReply, 1),
 		exits: map[int]chan syscall.WaitStatus{}, ready: make(chan struct{}), done: make(chan struct{}), timeout: timeout}
-	s.cmd = exec.Command(rt.Python, "-I", "-c", driverSource, "serve")
+	s.cmd = exec.Command(rt.Python, driverArgs("serve")...)
 	s.cmd.ExtraFiles = []*os.File{theirs} // fd 3
 	s.cmd.Stderr = s.stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -29,6 +29,24 @@ type NeighbourCollector interface {
 	CollectNeighbours() (map[uint32][]results.Neighbour, error)
 }
 
+// StackCollector is a Tracer that also takes user stacks: a traced
+// batch's, of its syscalls and its user time, are read with its records.
+type StackCollector interface {
+	CollectStacks() (map[uint32][]results.StackRecord, error)
+}
+
+// PythonInstaller is a Tracer that reads a Python worker's frames once it
+// is told the worker's process, where the kernel did not tell it first.
+type PythonInstaller interface {
+	InstallPython(pid int) error
+}
+
+// StackClasses are the labs' costly syscalls, whose traced calls have
+// their stacks taken (one in session.LabStackEvery, as measured): the
+// calls that make the ops differ (a create, a link, an unlink, a sync).
+var StackClasses = []string{results.ClassOpenatCreate, results.ClassOpenatTmpfile, "openat", "unlink", "unlinkat",
+	"close", "fsync", "fdatasync", "linkat", "rename", "renameat", "renameat2", "write"}
+
 // Runner runs cases, one worker process each.
 type Runner struct {
 	Tracer   Tracer // nil: throughput only

@@ -23,6 +23,13 @@ import (
 //go:embed driver.py
 var driverSource string
 
+// driverArgs run driver.py in an interpreter, with args after it. Its
+// code is compiled as driver.py, not as -c's "<string>": the stacks of
+// its frames name it so.
+func driverArgs(args ...string) []string {
+	return append([]string{"-I", "-c", `import sys; exec(compile(sys.argv.pop(1), "driver.py", "exec"))`, driverSource}, args...)
+}
+
 // Config is what a worker needs to run one arm; it is sent to the worker
 // as one JSON line. Each runtime runs what the catalogue names for it
 // (PyFunc, GoSteps); Lab and Arm only label its errors.
@@ -97,7 +104,7 @@ func Start(ctx context.Context, rt Runtime, cfg Config, timeout time.Duration) (
 	switch rt.Name {
 	case "python":
 		// -I: no user site-packages, no PYTHON* variables: the stock tempfile.
-		cmd = exec.CommandContext(ctx, rt.Python, "-I", "-c", driverSource)
+		cmd = exec.CommandContext(ctx, rt.Python, driverArgs()...)
 	case "go":
 		exe, err := os.Executable()
 		if err != nil {

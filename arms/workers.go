@@ -48,6 +48,12 @@ func (r *Runner) start(ctx context.Context, p *Plan, cr *caseRun) {
 	}
 	if w != nil {
 		r.observe(w.Pid())
+		// A worker is ready only once its interpreter runs: its layout,
+		// if the uprobe at its start (or its fork server's) did not
+		// install it, is read now, before any traced batch.
+		if pi, ok := r.Tracer.(PythonInstaller); ok && cr.Runtime.Name == "python" && err == nil {
+			pi.InstallPython(w.Pid())
+		}
 	}
 	if err != nil && ctx.Err() != nil {
 		return // interrupted: not the case's fault

@@ -18,6 +18,14 @@
 #define SYSCALL_NR_BTF(regs) ((long)(regs)->syscallno)
 #define KPROBE_ARG0(ctx) ((ctx)->regs[0])
 #define KPROBE_RET(ctx) ((ctx)->regs[0])
+/* Stacks: the user's stack pointer at a syscall; the TLS base, which is
+ * not pthread_self() on arm64 (glibc puts struct pthread below it), so
+ * CPython 3.8-3.10's thread states match no thread there; a CPU sample
+ * taken in user mode (EL0t). */
+#define USER_SP(regs) BPF_CORE_READ(regs, sp)
+#define TLS_BASE(task) BPF_CORE_READ(task, thread.uw.tp_value)
+#define UPROBE_IP(regs) BPF_CORE_READ(regs, pc)
+#define PERF_IN_USER_MODE(ctx) (((ctx)->regs.pstate & 0xf) == 0)
 /* arm64's open flags are the generic ones but for these (asm/fcntl.h). */
 #define O_DIRECTORY 040000
 #else
@@ -28,6 +36,11 @@
 #define SYSCALL_NR_BTF(regs) ((long)(regs)->orig_ax)
 #define KPROBE_ARG0(ctx) ((ctx)->di)
 #define KPROBE_RET(ctx) ((ctx)->ax)
+#define USER_SP(regs) BPF_CORE_READ(regs, sp)
+#define TLS_BASE(task) BPF_CORE_READ(task, thread.fsbase)
+#define UPROBE_IP(regs) BPF_CORE_READ(regs, ip)
+/* CPL 3 */
+#define PERF_IN_USER_MODE(ctx) (((ctx)->regs.cs & 3) == 3)
 #define O_DIRECTORY 0200000
 #endif
 

@@ -58,7 +58,7 @@ static __always_inline int on_backend_exit(__u32 nr, long ret)
 		count_drop(DROP_NR_MISMATCH);
 		return 0;
 	}
-	end_syscall(st, ret);
+	end_syscall(st, ret, bpf_ktime_get_ns());
 	return 0;
 }
 

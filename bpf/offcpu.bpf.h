@@ -44,6 +44,14 @@ static __always_inline struct cpu_slot *cpu_slot(__u32 cpu)
 	return cpu < MAX_CPU_SLOTS ? bpf_map_lookup_elem(&cpu_slots, &cpu) : 0;
 }
 
+/* next runs on a slot's CPU while its worker waits: a neighbour of the
+ * batch in phase, unless it is followed itself. */
+static __always_inline void slot_runs(struct cpu_slot *slot, struct task_struct *next, __u32 next_tid, __u32 phase)
+{
+	neighbour_of(&slot->running, next, phase, NEIGHBOUR_CPU);
+	slot->followed = bpf_map_lookup_elem(&threads, &next_tid) || bpf_map_lookup_elem(&exited_tids, &next_tid);
+}
+
 /* On this CPU, prev leaves and next runs at now: the task that ran while
  * a worker waited is charged up to now; next takes over the slot, unless
  * it is the worker itself. */
@@ -58,12 +66,13 @@ static __always_inline void cpu_slot_switch(struct cpu_slot *slot, struct task_s
 		slot->tid = 0; /* its wait ended elsewhere, and was settled there */
 		return;
 	}
-	count_neighbour(&slot->running, now - slot->since, 0);
+	if (!slot->followed)
+		count_neighbour(&slot->running, now - slot->since, 0);
 	if (next_tid == slot->tid) {
 		slot->tid = 0;
 		return;
 	}
-	neighbour_of(&slot->running, next, slot->running.phase, NEIGHBOUR_CPU);
+	slot_runs(slot, next, next_tid, slot->running.phase);
 	slot->since = now;
 }
 
@@ -123,8 +132,10 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	}
 	st = bpf_map_lookup_elem(&threads, &prev_tid);
 	if (st) {
+		if (!st->in_syscall)
+			user_time_stop(st, now);
 		st->off_since = now;
-		st->off_user = !st->in_syscall;
+		st->off_user = !st->in_syscall && !st->in_flight;
 		st->off_state = off_state_of(preempt, prev_state);
 		st->state_differs = 0;
 		if (config.compare_task_state && !preempt)
@@ -133,25 +144,33 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 			if (slot) {
 				slot->tid = prev_tid;
 				slot->off_since = slot->since = now;
-				neighbour_of(&slot->running, next, st->phase, NEIGHBOUR_CPU);
+				slot_runs(slot, next, next_tid, st->phase);
 				st->preempt_cpu = cpu;
 			}
 		}
 		st->waker = WAKER_NONE;
 	}
 	st = bpf_map_lookup_elem(&threads, &next_tid);
-	if (!st || !st->off_since)
+	if (!st)
+		return 0;
+	if (!st->in_syscall && !st->in_flight)
+		st->user_since = now;
+	if (!st->off_since)
 		return 0;
 	/* Back on a CPU other than the one it waited for: settle that one. */
 	if (config.count_neighbours && st->off_state == OFF_PREEMPTED && st->preempt_cpu != cpu) {
 		there = cpu_slot(st->preempt_cpu);
 		if (there && there->tid == next_tid && there->off_since == st->off_since) {
-			count_neighbour(&there->running, now - there->since, 0);
+			if (!there->followed)
+				count_neighbour(&there->running, now - there->since, 0);
 			there->tid = 0;
 		}
 	}
 	delta = now - st->off_since;
 	st->off_since = 0;
+	/* A call in flight when the thread was followed is no class's. */
+	if (st->in_flight)
+		return 0;
 	/* Off the CPU between syscalls (preempted, or a major page fault) is
 	 * user-space wall time that was not user-space work. */
 	class = st->off_user ? CLASS_USER : st->class;
@@ -160,6 +179,8 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 		if (s)
 			s->total_ns += delta;
 	}
+	if (!st->off_user && st->stack_hash)
+		st->call_off_ns += delta;
 	s = stats_for(st->phase, class, STAGE_SYSCALL);
 	if (!s)
 		return 0;

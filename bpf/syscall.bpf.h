@@ -36,12 +36,16 @@ static __always_inline __u16 classify(__u32 nr, struct pt_regs *regs)
  * timed the call. */
 static __always_inline void begin_syscall(struct thread_state *st, __u32 tid, __u32 nr, struct pt_regs *regs)
 {
+	__u64 now = bpf_ktime_get_ns();
+
+	user_time_stop(st, now);
 	st->nr = nr;
 	st->class = classify(nr, regs);
 	st->in_syscall = 1;
 	st->in_marker = 0; /* a marker's exit (if any) came before this enter */
+	st->in_flight = 0;
 	st->top_loop = 0;
-	st->enter_ns = bpf_ktime_get_ns();
+	st->enter_ns = now;
 	set_window(tid);
 }
 
@@ -69,11 +73,12 @@ static __always_inline void record_call(struct class_stats *s, __u64 delta, long
 		s->hist[slot]++;
 }
 
-/* A syscall ends; the caller has checked it is the one that began. */
-static __always_inline void end_syscall(struct thread_state *st, long ret)
+/* A syscall ends at now; the caller has checked it is the one that
+ * began. */
+static __always_inline void end_syscall(struct thread_state *st, long ret, __u64 now)
 {
 	struct class_stats *s;
-	__u64 delta = bpf_ktime_get_ns() - st->enter_ns;
+	__u64 delta = now - st->enter_ns;
 
 	s = stats_for(st->phase, st->class, STAGE_SYSCALL);
 	if (s)
@@ -82,7 +87,9 @@ static __always_inline void end_syscall(struct thread_state *st, long ret)
 		count_errno(st, (__u16)-ret);
 }
 
-static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
+/* stacks: the program variant that takes stacks (stacks.bpf.h), loaded
+ * only where they are asked for; the other has none of that code. */
+static __always_inline int on_sys_enter(void *ctx, struct pt_regs *regs, long id, bool stacks)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
@@ -96,19 +103,31 @@ static __always_inline int on_sys_enter(struct pt_regs *regs, long id)
 		st->enter_ns = bpf_ktime_get_ns();
 		return 0;
 	}
-	if (backend_owns(id))
+	if (backend_owns(id)) {
+		/* Timed by the backend's entry hook, which runs next. */
+		if (stacks) {
+			user_time_stop(st, bpf_ktime_get_ns());
+			stack_at_enter(ctx, st, tid, classify(id, regs), regs);
+		}
 		return 0;
+	}
 	begin_syscall(st, tid, id, regs);
+	if (stacks) {
+		stack_at_enter(ctx, st, tid, st->class, regs);
+		/* The call's time starts after the walk: that is tmpprobe's. */
+		if (st->stack_hash)
+			st->enter_ns = bpf_ktime_get_ns();
+	}
 	return 0;
 }
 
 /* btf: regs is a BTF-typed pointer (tp_btf), readable with a plain load;
  * raw_tp needs a probe-read helper call for every exit. */
-static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
+static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf, bool stacks)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st;
-	__u64 nr;
+	__u64 nr, now;
 
 	st = bpf_map_lookup_elem(&threads, &tid);
 	if (!st || config.cut == CUT_AFTER_THREAD)
@@ -117,6 +136,14 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 		st->enter_ns = bpf_ktime_get_ns() - st->enter_ns;
 		return 0;
 	}
+	/* Whichever exit this is (a call timed here or by a backend, a
+	 * marker's, the clone a new thread returns from, a call in flight
+	 * when the thread was followed), the thread is back in user mode. */
+	now = bpf_ktime_get_ns();
+	st->user_since = now;
+	st->in_flight = 0;
+	if (stacks && st->stack_hash)
+		stack_at_exit(st, now);
 	if (st->in_marker) {
 		st->in_marker = 0;
 		return 0;
@@ -135,16 +162,22 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf)
 		count_drop(DROP_NR_MISMATCH);
 		return 0;
 	}
-	end_syscall(st, ret);
+	end_syscall(st, ret, now);
 	return 0;
 }
 
 #define SYSCALL_TRACEPOINTS(kind, btf)                                         \
 SEC(#kind "/sys_enter")                                                        \
 int kind##_sys_enter(__u64 *ctx)                                               \
-{ HOOK(on_sys_enter((struct pt_regs *)ctx[0], (long)ctx[1])); }                \
+{ HOOK(on_sys_enter(ctx, (struct pt_regs *)ctx[0], (long)ctx[1], false)); }    \
 SEC(#kind "/sys_exit")                                                         \
 int kind##_sys_exit(__u64 *ctx)                                                \
-{ HOOK(on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf)); }
+{ HOOK(on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf, false)); }     \
+SEC(#kind "/sys_enter")                                                        \
+int kind##_sys_enter_stacks(__u64 *ctx)                                        \
+{ HOOK(on_sys_enter(ctx, (struct pt_regs *)ctx[0], (long)ctx[1], true)); }     \
+SEC(#kind "/sys_exit")                                                         \
+int kind##_sys_exit_stacks(__u64 *ctx)                                         \
+{ HOOK(on_sys_exit((struct pt_regs *)ctx[0], (long)ctx[1], btf, true)); }
 
 #endif

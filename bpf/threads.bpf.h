@@ -11,6 +11,7 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	struct thread_state st = {}, *cur;
 	struct class_stats *s;
 	__u32 whence;
+	__u64 now;
 
 	/* Most lseeks are real ones (Python's buffered files make four per
 	 * op): read one register to dismiss them, the rest only for a marker. */
@@ -19,18 +20,23 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 		return 0;
 	whence = SYSCALL_ARG2(regs);
 	cur = traced_thread(tid); /* a cgroup thread's first syscall may be a marker */
+	now = bpf_ktime_get_ns();
+	/* The user time up to a marker is the phase's it ends; the marker's
+	 * exit starts the next phase's (sys_exit). */
+	if (cur)
+		user_time_stop(cur, now);
 	if (cur && cur->base_phase) {
 		/* A traced program marking its own region: switch phase, and
 		 * count the region's entries and time. */
 		cur->in_marker = 1;
 		if (whence & 1) {
 			cur->phase = REGION_FLAG | (whence >> 1);
-			cur->region_start = bpf_ktime_get_ns();
+			cur->region_start = now;
 		} else if (cur->phase != cur->base_phase) {
 			s = stats_for(cur->phase, CLASS_REGION, STAGE_SYSCALL);
 			if (s && cur->region_start) {
 				s->calls++;
-				s->total_ns += bpf_ktime_get_ns() - cur->region_start;
+				s->total_ns += now - cur->region_start;
 			}
 			cur->phase = cur->base_phase;
 		}
@@ -71,7 +77,16 @@ static __always_inline int on_fork(struct task_struct *parent, struct task_struc
 static __always_inline int on_task_exit(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
 
+	__u8 one = 1;
+
+	/* Killed by a signal, a thread leaves user mode without a syscall. */
+	if (st) {
+		user_time_stop(st, bpf_ktime_get_ns());
+		if (config.count_neighbours)
+			bpf_map_update_elem(&exited_tids, &tid, &one, BPF_ANY);
+	}
 	/* A worker killed inside a region must not leave its tid active for
 	 * the next task that gets the same tid. */
 	bpf_map_delete_elem(&threads, &tid);

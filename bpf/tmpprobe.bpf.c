@@ -26,6 +26,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #include "tmpprobe.bpf.h"
 #include "neighbours.bpf.h"
+#include "pyframes.bpf.h"
+#include "stacks.bpf.h"
 #include "threads.bpf.h"
 #include "window.bpf.h"
 #include "syscall.bpf.h"
@@ -51,12 +53,19 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 	IRQ_TRACEPOINTS(kind)                                                  \
 	BLOCK_TRACEPOINTS(kind)                                                \
 	JOURNAL_TRACEPOINTS(kind)                                              \
-	EXT4_TRACEPOINTS(kind)
+	EXT4_TRACEPOINTS(kind)                                                 \
+	PYTHON_TRACEPOINTS(kind)
 
 HOOKS(tp_btf, true)
 HOOKS(raw_tp, false)
 
 JOURNAL_CLASSIC_TRACEPOINTS
+
+/* Stacks' own hooks, loaded only where stacks are asked for: the user
+ * time sampler (a perf event per CPU) and the uprobe on each prepared
+ * interpreter's entry. */
+STACK_SAMPLER
+PYTHON_UPROBES
 
 /* Never attached: Go's tests run it (BPF_PROG_TEST_RUN) to check
  * results.HistSlot against hist_slot of ctx[0]. */

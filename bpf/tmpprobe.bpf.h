@@ -23,6 +23,12 @@ const struct shared_enums {
 	enum syscall_nr syscall_nr;
 	enum neighbour_kind neighbour_kind;
 	enum cost_cut cost_cut;
+	enum stack_bounds stack_bounds;
+	enum tstate_match tstate_match;
+	enum stack_flag stack_flag;
+	enum stack_stat stack_stat;
+	struct code_rec code_rec; /* sent through the ring buffer only */
+	struct stack_key stack_key; /* ... and read from stack_frames */
 } shared_enums;
 
 struct {
@@ -123,6 +129,17 @@ struct {
 	__type(value, struct neighbour_rq);
 } neighbour_rqs SEC(".maps");
 
+/* Followed threads that have exited: a task runs on after
+ * sched_process_exit forgets it (exit_notify, its last switch out), and
+ * there it is still the target, not its neighbour. A tid is reused only
+ * once its task is reaped, long after. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32); /* tid */
+	__type(value, __u8);
+} exited_tids SEC(".maps");
+
 /* Interrupt nesting per CPU. BPF cannot read the preempt count portably
  * (it moved between __preempt_count and pcpu_hot across kernels, and typed
  * per-CPU ksyms need loader support), so the irq/softirq entry and exit
@@ -140,7 +157,9 @@ struct {
  * another CPU, which then settles the slot). */
 struct cpu_slot {
 	__u32 tid;       /* the waiting worker; 0 = none */
-	__u32 pad;
+	/* The running task is followed too (another thread of the target,
+	 * a child a trace follows): the target's own, no neighbour. */
+	__u32 followed;
 	__u64 off_since; /* its wait began (its thread_state.off_since) */
 	__u64 since;     /* the running task's share began */
 	struct neighbour_key running; /* the task on this CPU since then */
@@ -154,6 +173,98 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cpu_slot);
 } cpu_slots SEC(".maps");
+
+/* Stacks (stacks.bpf.h, pyframes.bpf.h). Go shrinks these to one entry
+ * where no stacks are asked for (config.stacks). */
+
+/* tgid -> where its CPython keeps its frames: installed by on_py_start as
+ * the process enters the interpreter, or by Go; inherited at fork. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct py_layout);
+} py_layouts SEC(".maps");
+
+/* uprobe cookie -> the layout template of the file it is attached to. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct py_template);
+} py_templates SEC(".maps");
+
+/* tid -> its PyThreadState. Checked at every use (its match field must
+ * still name this thread), so a freed or reused state is walked again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} py_tstates SEC(".maps");
+
+/* What each phase's stacks took; Go reads and clears it with stats. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 32768);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct stack_count_key);
+	__type(value, struct stack_count);
+} stack_counts SEC(".maps");
+
+/* hash -> the stack, written once, when first taken: what Go names a
+ * count by where the ring buffer's copy was not read in time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u64);
+	__type(value, struct stack_key);
+} stack_frames SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, MAX_NATIVE_FRAMES * sizeof(__u64));
+} native_stacks SEC(".maps");
+
+/* Each new stack, and each code object it is the first to hold, sent as
+ * taken: Go names them while the process, its mappings and its code
+ * objects are still there. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 21);
+} stack_events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct code_seen);
+	__type(value, __u8);
+} codes_seen SEC(".maps");
+
+/* A stack and the buffers the walk reads into: too big for the BPF stack. */
+struct stack_scratch {
+	struct stack_key key;
+	__u8 frame[FRAME_READ_MAX];
+	__u8 code[CODE_READ_MAX];
+	__u8 str[64]; /* a str object's header */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_scratch);
+} stack_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_STACK_STATS);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_stats SEC(".maps");
 
 static __always_inline void count_drop(enum drop_reason reason)
 {
@@ -211,6 +322,25 @@ static __always_inline void count_event(struct thread_state *st, enum stage stag
 	s->calls++;
 	s->total_ns += ns;
 	s->bytes += bytes;
+}
+
+/* User time is measured, not left over: a thread's time on a CPU outside
+ * syscalls runs from user_since to where it leaves user mode (a syscall's
+ * entry, a switch off the CPU, a marker, its exit) and is the user
+ * class's total_ns in its phase. Wall time minus syscall time is not
+ * that: it holds time off the CPU, a call in flight when tracing began,
+ * and is short where threads run in parallel. */
+static __always_inline void user_time_stop(struct thread_state *st, __u64 now)
+{
+	struct class_stats *s;
+	__u64 since = st->user_since;
+
+	st->user_since = 0;
+	if (!since || now <= since)
+		return;
+	s = stats_for(st->phase, CLASS_USER, STAGE_SYSCALL);
+	if (s)
+		s->total_ns += now - since;
 }
 
 static __always_inline struct thread_state *current_state(void)

@@ -143,6 +143,8 @@ enum drop_reason {
 	DROP_STATS_FULL,   /* stats map full */
 	DROP_THREADS_FULL, /* thread map full: begin marker lost */
 	DROP_NEIGHBOURS_FULL, /* neighbour map full: a neighbour's share lost */
+	DROP_STACKS_FULL,  /* stack count map full: a stack's sample or call lost */
+	DROP_STACK_RING_FULL, /* ring buffer full: a new stack or code object not sent */
 	NR_DROP_REASONS,
 };
 
@@ -191,6 +193,192 @@ enum cost_cut : __u8 {
 /* Syscall nrs below this can be handed to a function backend. */
 #define BACKEND_NR_MAX 512
 
+/* Stacks (stacks.bpf.h, pyframes.bpf.h): their bounds. */
+enum stack_bounds {
+	/* Python frames kept per stack: past this the root end is dropped
+	 * and the stack flagged truncated; the leaf, the code that ran or
+	 * made the syscall, always stays. Deep import chains at start-up
+	 * exceed 40. */
+	MAX_PY_FRAMES = 64,
+	/* Native frames of a stack map entry (bpf_get_stackid). */
+	MAX_NATIVE_FRAMES = 64,
+	/* Bytes read per Python frame in one bpf_probe_read_user: every
+	 * member the walker needs (3.8's PyFrameObject.f_lasti ends at 108),
+	 * little enough not to run past a small frame at the end of a
+	 * mapped page. */
+	FRAME_READ_MAX = 128,
+	/* Bytes of a code object read to stamp it (3.13's co_qualname ends
+	 * at 136). */
+	CODE_READ_MAX = 256,
+	/* The thread-state walk: interpreters, and threads of each. */
+	MAX_INTERPS = 4,
+	MAX_PY_THREADS = 128,
+	/* What BPF copies of a code object at first sight. */
+	CODE_NAME_MAX = 128,
+	CODE_FILE_MAX = 256,
+	CODE_TABLE_MAX = 2048,
+	/* Classes config.stack_all covers: every syscall nr and the pseudo
+	 * classes (openat[tmpfile] and openat[create] are 1024, 1025). */
+	STACK_CLASS_BITS = 1088,
+	/* A Python frame in a stack: the code object's address in its low
+	 * CODE_ADDR_BITS (x86-64 and arm64 user addresses fit in 48), the
+	 * instruction's index above. */
+	CODE_ADDR_BITS = 48,
+	/* A code record in the ring buffer starts with this, never a tgid. */
+	CODE_REC_MAGIC = 0xC0DE0039,
+};
+
+/* How a PyThreadState is matched to the thread a stack is taken on. */
+enum tstate_match {
+	/* tstate->native_thread_id == the kernel tid (3.11+) */
+	MATCH_NATIVE_TID = 0,
+	/* tstate->thread_id == pthread_self(), which on x86-64 glibc and
+	 * musl is the thread pointer, task->thread.fsbase (3.8-3.10) */
+	MATCH_PTHREAD_SELF = 1,
+};
+
+/* Where CPython keeps what the walker reads, for one process: addresses
+ * from its ELF symbols and load bias, offsets from the interpreter's
+ * headers (pyinterp/offsets) or, for 3.13, its _Py_DebugOffsets. */
+struct py_layout {
+	__u64 runtime_addr; /* &_PyRuntime in the process */
+	__u32 runtime_interpreters_head;
+	__u32 interp_next;
+	__u32 interp_threads_head;
+	__u32 tstate_next;
+	__u32 tstate_match_off;
+	__u32 tstate_match_kind; /* enum tstate_match */
+	__u32 tstate_frame;
+	__u32 cframe_current_frame;
+	__u32 frame_previous;
+	__u32 frame_code;
+	__u32 frame_instr;
+	__u32 frame_owner;
+	__u32 frame_read_size; /* <= FRAME_READ_MAX */
+	__u32 code_adaptive; /* offsetof(PyCodeObject, co_code_adaptive), 3.11+ */
+	__u64 code_type_addr; /* &PyCode_Type, to stamp a new stack's code objects */
+	__u32 code_read_size; /* <= CODE_READ_MAX */
+	__u32 object_type;
+	__u32 code_name; /* co_qualname where it exists, else co_name */
+	__u32 code_filename;
+	__u32 code_firstlineno;
+	__u32 code_linetable; /* co_lnotab (3.8, 3.9) or co_linetable */
+	__u32 varobject_size; /* PyVarObject.ob_size: a bytes' length, 3.11+ code's units */
+	__u32 bytes_sval;
+	__u32 unicode_length;
+	__u32 unicode_state;
+	__u32 unicode_ascii_size; /* where a compact ASCII str's characters start */
+	__u32 unicode_compact_size; /* ... and a compact non-ASCII one's */
+	__u8 code_size_is_units; /* 3.11+ */
+	__u8 minor; /* 3.<minor>, for user space (the line table's format) */
+	__u8 tstate_frame_is_cframe; /* 3.11, 3.12: tstate->cframe->current_frame */
+	__u8 frame_is_interp; /* 3.11+: _PyInterpreterFrame, instr is a pointer */
+	__u8 owner_cstack; /* FRAME_OWNED_BY_CSTACK (3.12+), else 255 */
+	__u8 lasti_shift; /* 3.8, 3.9: f_lasti counts bytes: >> 1 to code units */
+	__u8 pad[2];
+};
+
+/* A layout with file vaddrs where addresses go, and the vaddr of the
+ * function its uprobe is on: the uprobe's ip minus entry_vaddr, rounded
+ * down to a page, is the load bias (on_py_start). */
+struct py_template {
+	struct py_layout l;
+	__u64 entry_vaddr;
+};
+
+enum stack_flag {
+	SF_TRUNCATED = 1, /* more Python frames than MAX_PY_FRAMES */
+	SF_NO_TSTATE = 2, /* no PyThreadState for this thread (yet) */
+	SF_READ_ERR = 4,  /* a frame could not be read */
+	SF_NO_FRAME = 8,  /* thread state found, no Python frame running */
+	SF_PYTHON = 16,   /* the process has a CPython layout */
+	SF_NATIVE = 32,   /* native_id is a stack map id */
+};
+
+/* One stack as taken. frames[i] is a code object's address in the low
+ * CODE_ADDR_BITS and its instruction's index in code units (at most
+ * 0xffff) in the high 16, leaf first; entries past nframes are stale. */
+struct stack_key {
+	__u32 tgid;
+	__s32 native_id; /* stack map id of the native user stack, or -1 */
+	__u16 nframes;
+	__u16 flags; /* enum stack_flag */
+	__u32 pad;
+	__u64 leaf_ret; /* at a syscall: the leaf's caller (leaf_return) */
+	__u64 hash; /* of everything above and frames[0..nframes) */
+	__u64 frames[MAX_PY_FRAMES];
+	/* Filled when the stack is first taken, not hashed: what each code
+	 * object was then (stamp_step), 0 if it was none. */
+	__u32 stamps[MAX_PY_FRAMES];
+};
+
+/* What a phase's stacks are counted by: a 64-bit hash of the stack
+ * rather than the stack itself, whose hashing and comparing cost more
+ * than the walk of a short stack (proto39's measurements). */
+struct stack_count_key {
+	__u32 phase;
+	__u16 class; /* a syscall class, or CLASS_USER for CPU samples */
+	__u16 pad;
+	__u64 hash;
+};
+
+struct stack_count {
+	/* CPU samples, or calls whose stack was taken */
+	__u64 count;
+	/* CPU samples: the sum of the periods they stand for; syscalls:
+	 * the calls' time, and their time off the CPU */
+	__u64 ns;
+	__u64 off_ns;
+};
+
+/* What a code object was when a stack holding it was first taken,
+ * copied by BPF into the ring buffer: user space names frames from it
+ * even after the object (or the process) is gone. Strings and line
+ * tables longer than the copy are told by their full lengths. */
+struct code_rec {
+	__u32 magic; /* CODE_REC_MAGIC */
+	__u32 tgid;
+	__u64 addr;
+	__u32 stamp;
+	__s32 firstlineno;
+	__u32 units; /* 3.11+: code units (Py_SIZE), else 0 */
+	__u32 name_len; /* characters in the str */
+	__u32 file_len;
+	__u32 table_len; /* bytes in the line table */
+	__u8 name_kind; /* bytes per character: 1, 2, 4; 0: not read */
+	__u8 file_kind;
+	__u8 minor; /* 3.<minor>: the line table's format */
+	__u8 pad[5];
+	__u8 name[CODE_NAME_MAX];
+	__u8 file[CODE_FILE_MAX];
+	__u8 table[CODE_TABLE_MAX];
+};
+
+/* (tgid, address, stamp) of a code object already sent. */
+struct code_seen {
+	__u32 tgid;
+	__u32 stamp;
+	__u64 addr;
+};
+
+/* What the stack programs did, counted per CPU (probe's tests and -v). */
+enum stack_stat {
+	STACK_STAT_SAMPLES,       /* CPU samples of followed threads in user mode */
+	STACK_STAT_SYSCALLS,      /* syscall stacks taken */
+	STACK_STAT_TSTATE_CACHED, /* thread state from the per-tid cache */
+	STACK_STAT_TSTATE_WALKED, /* thread state found by walking the runtime */
+	STACK_STAT_TSTATE_MISSING,
+	STACK_STAT_READ_ERR,
+	STACK_STAT_TRUNCATED,
+	STACK_STAT_NEW_STACKS,
+	STACK_STAT_NATIVE_ERR,    /* bpf_get_stackid failed */
+	STACK_STAT_NOT_CODE,      /* a new stack's frame held no code object */
+	STACK_STAT_CODES_SENT,
+	STACK_STAT_LAYOUT_UPROBE, /* layouts installed by on_py_start */
+	STACK_STAT_LAYOUT_FORK,   /* layouts a child process inherited */
+	NR_STACK_STATS,
+};
+
 /* Set by the loader before load, as the one read-only global `config`. */
 struct config {
 	/* A random 63-bit value per run, so another process (or a second
@@ -215,6 +403,22 @@ struct config {
 	 * where it disagrees with prev_state (STAGE_TASK_STATE_*). */
 	bool compare_task_state;
 	enum cost_cut cut; /* make bench: how much of each program runs */
+	/* Stacks (stacks.bpf.h) are taken: the sys_enter/sys_exit programs
+	 * that take them are loaded, and the layouts of Python processes
+	 * are kept through fork, exec and exit. */
+	bool stacks;
+	/* Where no Python layout names the frames: 0 no native stack, 1 a
+	 * native stack where the process has no layout, 2 always. */
+	__u8 stack_native;
+	/* A syscall class's stack is taken at every call where its bit is
+	 * set in stack_all (classes are syscall nrs and enum pseudo_class),
+	 * else at one call in stack_every, drawn at random, where its bit is
+	 * set in stack_some or stack_some_any is (0: none). */
+	bool stack_some_any;
+	__u32 stack_every;
+	__u32 pad_every;
+	__u64 stack_all[STACK_CLASS_BITS / 64];
+	__u64 stack_some[STACK_CLASS_BITS / 64];
 };
 
 struct class_key {
@@ -299,10 +503,25 @@ struct thread_state {
 	__u32 base_phase;
 	__u8 follow;
 	__u8 state_differs; /* compare_task_state: this switch-out's states disagreed */
-	__u8 pad2[2];
+	/* Followed while blocked inside a syscall (trace --pid, --tid): until
+	 * that call returns, its time is neither user time nor ours to count
+	 * (Go read the call from /proc/TID/syscall and notes it). */
+	__u8 in_flight;
+	__u8 pad2;
 	__u64 region_start;
 	__u32 preempt_cpu; /* where it was last preempted (cpu_slots) */
 	__u32 pad3;
+	/* On a CPU in user mode since (bpf_ktime_get_ns); 0 = not, or not
+	 * known. Stamped where the thread returns to user space: a syscall's
+	 * exit, a switch back onto a CPU outside a syscall, being followed
+	 * while running (Go, TrackThreads). */
+	__u64 user_since;
+	/* The stack taken at this syscall's entry (0: none), whose count
+	 * gets the call's time and call_off_ns at its exit. */
+	__u64 stack_hash;
+	__u64 call_off_ns; /* this call's time off the CPU so far */
+	__u16 stack_class;
+	__u8 pad4[6];
 };
 
 #endif

@@ -268,6 +268,12 @@ func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.
 	if err != nil {
 		return 0, 0, "", err
 	}
+	var stacksBefore map[uint32][]results.StackRecord
+	if st, ok := r.o.Tracer.(follow.StackTracer); ok {
+		if stacksBefore, err = st.SnapshotStacks(); err != nil {
+			return 0, 0, "", err
+		}
+	}
 	defer r.o.Tracer.ForgetThreads()
 	t := &tailWriter{}
 	spec := &follow.Spec{Command: c.Argv, Follow: true, Stderr: t, As: r.o.As, OwnGroup: true, Clock: r.o.Tracer}
@@ -278,8 +284,11 @@ func (r *runner) traced(ctx context.Context, c Command, b *results.Batch) (time.
 	for ph, recs := range res.Records {
 		res.Records[ph] = results.SubtractRecords(recs, before[ph])
 	}
+	for ph, recs := range res.Stacks {
+		res.Stacks[ph] = results.SubtractStackRecords(recs, stacksBefore[ph])
+	}
 	whole := res.Arms(c.Name)[0].Batches[0]
-	b.Records, b.Neighbours = whole.Records, whole.Neighbours
+	b.Records, b.Neighbours, b.Stacks = whole.Records, whole.Neighbours, whole.Stacks
 	return res.Wall, res.ExitCode, t.String(), nil
 }
 

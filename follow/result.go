@@ -29,6 +29,14 @@ type Result struct {
 	// own ("": it had one): then what it started and left running when
 	// the trace ended (a double fork, a daemon) may survive it.
 	Uncontained string
+	// InFlight are the notes of the threads (of --pid, --tid) that were
+	// inside a syscall when the trace began (results.NoteInFlight).
+	InFlight []results.Note
+	// Stacks are the user stacks the probe took, by phase (nil: none),
+	// summed over the run as Records are.
+	Stacks map[uint32][]results.StackRecord
+	// Children says the target's children were followed (Spec.Follow).
+	Children bool
 }
 
 // takeNeighbours takes the neighbours the probe counted during the trace:
@@ -66,10 +74,11 @@ func (r *Result) Arms(label string) []results.ArmResult {
 	}
 	sort.Slice(regions, func(i, j int) bool { return regions[i] < regions[j] })
 	out := []results.ArmResult{{
-		CaseID: results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
-		Ops:    1,
+		CaseID:   results.CaseID{Lab: results.LabTrace, Arm: label, Runtime: "-"},
+		Children: r.Children,
+		Ops:      1,
 		Batches: []results.Batch{{Round: 1, Ops: 1, Phase: Phase, Traced: true, WallNs: r.Wall.Nanoseconds(), Records: all,
-			Neighbours: r.Neighbours}},
+			Neighbours: r.Neighbours, Stacks: r.allStacks()}},
 	}}
 	for _, ph := range regions {
 		var recs []results.ClassRecord
@@ -86,10 +95,11 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		}
 		region := ph &^ probe.RegionFlag
 		a := results.ArmResult{
-			CaseID:  results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(region), Runtime: "-"},
-			Region:  &region,
-			Ops:     int(entries),
-			Batches: r.regionRounds(ph),
+			CaseID:   results.CaseID{Lab: results.LabTrace, Arm: results.RegionArm(region), Runtime: "-"},
+			Region:   &region,
+			Children: r.Children,
+			Ops:      int(entries),
+			Batches:  r.regionRounds(ph),
 		}
 		if len(a.Batches) == 0 {
 			a.Batches = []results.Batch{{Round: 1, Ops: int(entries), Phase: ph, Traced: true, WallNs: int64(inside), Records: recs}}
@@ -97,6 +107,22 @@ func (r *Result) Arms(label string) []results.ArmResult {
 		out = append(out, a)
 	}
 	return out
+}
+
+// allStacks are the stacks of every phase, summed, in the order of the
+// run's table.
+func (r *Result) allStacks() []results.StackRecord {
+	var all []results.StackRecord
+	for _, recs := range r.Stacks {
+		all = results.MergeStackRecords(all, recs)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Stack != all[j].Stack {
+			return all[i].Stack < all[j].Stack
+		}
+		return all[i].Class < all[j].Class
+	})
+	return all
 }
 
 // regionRounds are a region's samples as rounds: each one batch of the

@@ -6,12 +6,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/tmpprobe/tmpprobe/internal/pythons"
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -36,11 +35,11 @@ func openTrace(t *testing.T) *probe.Probe {
 // and the trace would rightly count the shim's syscalls too.
 func interpreter(t *testing.T) string {
 	t.Helper()
-	exe, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	exe, err := pythons.Python3()
 	if err != nil {
 		t.Skipf("no python3: %v", err)
 	}
-	return strings.TrimSpace(string(exe))
+	return exe
 }
 
 // callsOf counts a syscall's calls among records (its own time, no stage).

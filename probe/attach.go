@@ -43,6 +43,15 @@ func (p *Probe) Attach() error {
 		}
 		p.links = append(p.links, l)
 	}
+	if s := p.stacks; s != nil && s.sampler != nil {
+		err := s.sampler.open()
+		if err == nil {
+			err = s.sampler.enable(true)
+		}
+		if err != nil {
+			p.Missing = append(p.Missing, "user-time sampler (perf events): "+Refusal(err))
+		}
+	}
 	return nil
 }
 

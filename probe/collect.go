@@ -5,6 +5,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/cilium/ebpf"
 
@@ -60,33 +61,85 @@ func (p *Probe) collectBatches() (out map[uint32][]results.ClassRecord, done boo
 
 // Snapshot returns the running totals without clearing them, for reading
 // while traced threads run (trace --interval): differences of snapshots
-// lose nothing.
+// lose nothing. A thread on a CPU in user mode now has its user time so
+// far counted: a thread that spins alone on a CPU makes no syscall and
+// is never switched out, and the map holds none of its time yet.
 func (p *Probe) Snapshot() (map[uint32][]results.ClassRecord, error) {
-	return p.read(false)
-}
-
-func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
-	m := p.coll.Maps[tmpprobeMapStats]
-	out := map[uint32][]results.ClassRecord{}
-	var (
-		key     tmpprobeClassKey
-		percpu  []tmpprobeClassStats
-		keys    []tmpprobeClassKey
-		entries = m.Iterate()
-	)
-	for entries.Next(&key, &percpu) {
-		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
-		keys = append(keys, key)
+	out, err := p.read(false)
+	if err != nil {
+		return nil, err
 	}
-	if err := entries.Err(); err != nil {
-		return nil, fmt.Errorf("reading stats map: %w", err)
+	open := p.openUserTime()
+	for phase := range p.userFloor {
+		open[phase] += 0 // held to its floor below, open or not
 	}
-	for i := 0; clear && i < len(keys); i++ {
-		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
-			return nil, fmt.Errorf("clearing stats map: %w", err)
+	for phase, ns := range open {
+		recs := out[phase]
+		i := slices.IndexFunc(recs, func(r results.ClassRecord) bool { return r.Class == results.ClassUser && r.Stage == "" })
+		if i < 0 {
+			recs = append(recs, results.ClassRecord{Class: results.ClassUser})
+			i = len(recs) - 1
+		}
+		// What was open at the last snapshot may turn out not to have
+		// been user time (a thread followed while runnable inside a
+		// syscall): a later snapshot never says less than an earlier
+		// one, so differences of snapshots stay whole.
+		total := max(recs[i].TotalNs+ns, p.userFloor[phase])
+		p.userFloor[phase] = total
+		if total > 0 {
+			recs[i].TotalNs = total
+			out[phase] = recs
 		}
 	}
 	return out, nil
+}
+
+// openUserTime is, by phase, the user time of the threads on a CPU in
+// user mode now since they got there.
+func (p *Probe) openUserTime() map[uint32]uint64 {
+	out := map[uint32]uint64{}
+	now := monotonicNs()
+	var tid uint32
+	var st tmpprobeThreadState
+	it := p.coll.Maps[tmpprobeMapThreads].Iterate()
+	for it.Next(&tid, &st) {
+		if st.UserSince != 0 && now > st.UserSince {
+			out[st.Phase] += now - st.UserSince
+		}
+	}
+	return out
+}
+
+func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
+	out := map[uint32][]results.ClassRecord{}
+	err := readMap(p.coll.Maps[tmpprobeMapStats], "stats map", clear, func(key tmpprobeClassKey, percpu []tmpprobeClassStats) {
+		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
+	})
+	return out, err
+}
+
+// readMap hands each entry of m to each, then, with clear, deletes what
+// it read (what what names in errors).
+func readMap[K comparable, V any](m *ebpf.Map, what string, clear bool, each func(K, V)) error {
+	var (
+		key     K
+		val     V
+		keys    []K
+		entries = m.Iterate()
+	)
+	for entries.Next(&key, &val) {
+		each(key, val)
+		keys = append(keys, key)
+	}
+	if err := entries.Err(); err != nil {
+		return fmt.Errorf("reading %s: %w", what, err)
+	}
+	for i := 0; clear && i < len(keys); i++ {
+		if err := m.Delete(&keys[i]); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+			return fmt.Errorf("clearing %s: %w", what, err)
+		}
+	}
+	return nil
 }
 
 // ForgetThreads drops every thread state and stage start, e.g. after a

@@ -3,6 +3,7 @@
 package probe
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cilium/ebpf"
@@ -18,33 +19,45 @@ func (p *Probe) StartExecClock() error {
 	if p.execClock != nil {
 		return nil
 	}
+	l, err := p.attachApart(execClockSuffix, "sched_process_exec")
+	if err != nil {
+		return fmt.Errorf("the exec clock: %w", err)
+	}
+	p.execClock = l
+	return nil
+}
+
+// attachApart loads and attaches a program of bpf HOOKS (kind<suffix>) to
+// tracepoint tp apart from the others: Detach leaves it. raw_tp's is
+// taken where tp_btf's does not attach, as for an optional hook.
+func (p *Probe) attachApart(suffix, tp string) (link.Link, error) {
 	families := []tpFamily{p.family}
 	if p.family == familyTpBtf {
-		families = append(families, familyRawTp) // as an optional hook falls back
+		families = append(families, familyRawTp)
 	}
 	var errs []error
 	for _, fam := range families {
-		name := execClockProg(fam)
+		name := string(fam) + suffix
 		prog, err := p.loadOne(name, "")
 		if err == nil {
 			var l link.Link
 			if fam == familyTpBtf {
 				l, err = link.AttachTracing(link.TracingOptions{Program: prog, AttachType: ebpf.AttachTraceRawTp})
 			} else {
-				l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: "sched_process_exec", Program: prog})
+				l, err = link.AttachRawTracepoint(link.RawTracepointOptions{Name: tp, Program: prog})
 			}
 			if err == nil {
-				p.execClock = l
-				return nil
+				return l, nil
 			}
 		}
 		errs = append(errs, fmt.Errorf("%s: %w", name, err))
 	}
-	return fmt.Errorf("the exec clock: %v", errs)
+	return nil, errors.Join(errs...)
 }
 
-// execClockProg is the exec clock's program in fam (bpf HOOKS' kind_exec_clock).
-func execClockProg(fam tpFamily) string { return string(fam) + "_exec_clock" }
+// execClockSuffix names the exec clock's program in a family (bpf HOOKS'
+// kind_exec_clock).
+const execClockSuffix = "_exec_clock"
 
 // ArmExecClock makes the execs-th exec in cgroup (its id) the one
 // ExecTime reads, from now.

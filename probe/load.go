@@ -18,13 +18,15 @@ type syscallSet = [len(tmpprobeConfig{}.BackendSyscalls)]uint64
 
 // newConfig is the BPF side's struct config for a run.
 func newConfig(cookie uint64, owned syscallSet, opts Options) tmpprobeConfig {
-	return tmpprobeConfig{
+	cfg := tmpprobeConfig{
 		Cookie: cookie, TargetCgroup: opts.TargetCgroup, BackendSyscalls: owned,
 		TracePhase: opts.TracePhase, LaunchPhase: opts.LaunchPhase,
 		CountErrnos: opts.CountErrnos, MatchAnyDev: opts.AnyDevice,
 		CountNeighbours: opts.countsNeighbours(), CompareTaskState: opts.CompareTaskState,
 		Cut: uint8(opts.Cut),
 	}
+	stackConfig(&cfg, opts.Stacks)
+	return cfg
 }
 
 // missingProgramError names programs the loader needs that the BPF object
@@ -90,6 +92,16 @@ func loadTracepoints(cfg tmpprobeConfig, cache *btf.Cache) (*Probe, error) {
 	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
 		p, err := loadFamily(fam, cfg, cache)
 		var missing *missingProgramError
+		if err != nil && cfg.Stacks && !errors.As(err, &missing) {
+			// The programs that take stacks need what an older kernel
+			// lacks (bpf_loop, v5.17): the probe goes on without them.
+			plain := cfg
+			plain.Stacks = false
+			if p, perr := loadFamily(fam, plain, cache); perr == nil {
+				p.stacksRefused = Refusal(err)
+				return p, nil
+			}
+		}
 		if err == nil || errors.As(err, &missing) {
 			return p, err
 		}
@@ -114,6 +126,11 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 	}
 	kernel, _ := cache.Kernel() // Open has checked it is there
 	forms := hookForms(kernel)
+	if cfg.Stacks {
+		withStackPrograms(forms)
+	} else {
+		shrinkStackMaps(spec)
+	}
 	if cfg.CompareTaskState && forms["sched_switch"].older != "" {
 		return nil, notSupported("comparing the task's state with prev_state needs sched_switch's prev_state (v5.18)")
 	}
@@ -134,7 +151,7 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 		printVerifierLog(err)
 		return nil, err
 	}
-	p := &Probe{Cookie: cfg.Cookie, family: fam, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
+	p := &Probe{Cookie: cfg.Cookie, family: fam, userFloor: map[uint32]uint64{}, coll: coll, spec: spec, cache: cache, progs: map[string]*ebpf.Program{},
 		forms: forms, rawHooks: map[string]bool{}, classicHooks: map[string]bool{}, unavailable: notes}
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 )
 
 // without is spec less the program name, as an object built from
@@ -110,12 +111,19 @@ func TestHookPrograms(t *testing.T) {
 func TestNoProgramWithoutHook(t *testing.T) {
 	known := map[string]bool{
 		tmpprobeProgKprobeMultiEntry: true, tmpprobeProgKretprobeMultiExit: true,
-		tmpprobeProgTestHistSlot: true, // run by TestHistSlotMatchesBPF
+		tmpprobeProgTestHistSlot:  true,                                  // run by TestHistSlotMatchesBPF
+		tmpprobeProgPerfCpuSample: true, tmpprobeProgUprobePyStart: true, // startStacks'
 	}
 	for _, fam := range []tpFamily{familyTpBtf, familyRawTp} {
-		known[execClockProg(fam)] = true // StartExecClock's
+		known[string(fam)+execClockSuffix] = true // StartExecClock's
+		for _, h := range pyLayoutHooks {
+			known[string(fam)+h.suffix] = true
+		}
 		for _, h := range tpHooks {
 			known[progName(fam, h, tpForm{})] = true
+			if h.Name == "sys_enter" || h.Name == "sys_exit" {
+				known[progName(fam, h, tpForm{prog: stackVariant})] = true
+			}
 			for _, f := range tpForms[h.Name] {
 				known[progName(fam, h, f)] = true
 			}
@@ -162,5 +170,29 @@ func TestAttachNeedsRequiredPrograms(t *testing.T) {
 	}
 	if !slices.Equal(names, required) {
 		t.Errorf("steps %v, want the required hooks %v", names, required)
+	}
+}
+
+// The programs every run loads are the ones a 5.10 kernel takes: bpf_loop
+// (v5.17) and the callbacks it is handed are in the programs that take
+// stacks only, which load where stacks are asked for.
+func TestOnlyStackProgramsUseBPFLoop(t *testing.T) {
+	stackProgs := map[string]bool{tmpprobeProgPerfCpuSample: true, tmpprobeProgUprobePyStart: true}
+	usesLoop := func(ps *ebpf.ProgramSpec) bool {
+		for _, ins := range ps.Instructions {
+			if ins.IsBuiltinCall() && ins.Constant == int64(asm.FnLoop) || ins.IsLoadOfFunctionPointer() {
+				return true
+			}
+		}
+		return false
+	}
+	spec := objectSpec(t)
+	for name, ps := range spec.Programs {
+		if !stackProgs[name] && !strings.HasSuffix(name, stackVariant) && usesLoop(ps) {
+			t.Errorf("%s: a program every run loads uses bpf_loop", name)
+		}
+	}
+	if !usesLoop(spec.Programs[tmpprobeProgTpBtfSysEnterStacks]) {
+		t.Errorf("%s takes no Python stack: the check finds nothing", tmpprobeProgTpBtfSysEnterStacks)
 	}
 }

@@ -111,6 +111,10 @@ type Options struct {
 	// CutAfterClock stop sys_enter and sys_exit once they have found the
 	// traced thread, and read the clock. Such a probe counts nothing.
 	Cut Cut
+	// Stacks, when set, takes user stacks (StackOptions); a kernel that
+	// refuses their programs leaves the probe without them, noted
+	// (StackNotes).
+	Stacks *StackOptions
 }
 
 // Cut is how much of every program runs (bpf/tmpprobe.h, enum cost_cut).
@@ -158,6 +162,11 @@ type Probe struct {
 	// neighboursUnread counts the batches whose neighbour map could not
 	// be read whole (CollectNeighbours).
 	neighboursUnread uint64
+	inFlight         []results.Note // TrackThreads' threads blocked in a syscall
+	stacks           *stackState    // nil: no stacks taken
+	stacksRefused    string         // why the kernel would not load the stacks' programs
+	// userFloor is, by phase, the user time the last Snapshot said.
+	userFloor map[uint32]uint64
 }
 
 // BackendError is why a backend cannot be used here.
@@ -177,6 +186,9 @@ func (e *BackendError) Unwrap() error { return e.Err }
 // Nothing is attached when it returns.
 func Open(opts Options) (*Probe, error) {
 	if err := checkKernel(btf.NewCache()); err != nil {
+		return nil, err
+	}
+	if err := checkStackOptions(opts.Stacks); err != nil {
 		return nil, err
 	}
 	if err := raiseMemlock(); err != nil {
@@ -251,6 +263,12 @@ func openBackend(b Backend, cookie uint64, opts Options) (_ *Probe, err error) {
 	if err := p.loadFuncBackend(hooks); err != nil {
 		p.Close()
 		return nil, err
+	}
+	if opts.Stacks != nil && p.stacksRefused == "" {
+		if err := p.startStacks(*opts.Stacks); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	if err := p.Attach(); err != nil {
 		p.Close()
@@ -329,6 +347,9 @@ func (p *Probe) Attached() bool { return len(p.links) > 0 }
 // loaded, so an untraced batch runs with no hook enabled and Attach can
 // follow.
 func (p *Probe) Detach() {
+	if s := p.stacks; s != nil && s.sampler != nil {
+		s.sampler.enable(false)
+	}
 	for i := len(p.links) - 1; i >= 0; i-- {
 		p.links[i].Close()
 	}
@@ -339,6 +360,10 @@ func (p *Probe) Detach() {
 // mounted it.
 func (p *Probe) Close() {
 	p.Detach()
+	if p.stacks != nil {
+		p.stacks.stop()
+		p.stacks = nil
+	}
 	if p.execClock != nil {
 		p.execClock.Close()
 		p.execClock = nil

@@ -31,6 +31,33 @@ type tmpprobeClassStats struct {
 	Hist     [192]uint32
 }
 
+type tmpprobeCodeRec struct {
+	_           structs.HostLayout
+	Magic       uint32
+	Tgid        uint32
+	Addr        uint64
+	Stamp       uint32
+	Firstlineno int32
+	Units       uint32
+	NameLen     uint32
+	FileLen     uint32
+	TableLen    uint32
+	NameKind    uint8
+	FileKind    uint8
+	Minor       uint8
+	Pad         [5]uint8
+	Name        [128]uint8
+	File        [256]uint8
+	Table       [2048]uint8
+}
+
+type tmpprobeCodeSeen struct {
+	_     structs.HostLayout
+	Tgid  uint32
+	Stamp uint32
+	Addr  uint64
+}
+
 type tmpprobeConfig struct {
 	_                structs.HostLayout
 	Cookie           uint64
@@ -43,7 +70,13 @@ type tmpprobeConfig struct {
 	CountNeighbours  bool
 	CompareTaskState bool
 	Cut              uint8
-	_                [3]byte
+	Stacks           bool
+	StackNative      uint8
+	StackSomeAny     bool
+	StackEvery       uint32
+	PadEvery         uint32
+	StackAll         [17]uint64
+	StackSome        [17]uint64
 }
 
 type tmpprobeCostCut uint8
@@ -58,7 +91,7 @@ const (
 type tmpprobeCpuSlot struct {
 	_        structs.HostLayout
 	Tid      uint32
-	Pad      uint32
+	Followed uint32
 	OffSince uint64
 	Since    uint64
 	Running  tmpprobeNeighbourKey
@@ -72,7 +105,9 @@ const (
 	tmpprobeDropReasonDROP_STATS_FULL      tmpprobeDropReason = 2
 	tmpprobeDropReasonDROP_THREADS_FULL    tmpprobeDropReason = 3
 	tmpprobeDropReasonDROP_NEIGHBOURS_FULL tmpprobeDropReason = 4
-	tmpprobeDropReasonNR_DROP_REASONS      tmpprobeDropReason = 5
+	tmpprobeDropReasonDROP_STACKS_FULL     tmpprobeDropReason = 5
+	tmpprobeDropReasonDROP_STACK_RING_FULL tmpprobeDropReason = 6
+	tmpprobeDropReasonNR_DROP_REASONS      tmpprobeDropReason = 7
 )
 
 type tmpprobeExecClock struct {
@@ -175,6 +210,51 @@ const (
 	tmpprobePseudoClassCLASS_REGION         tmpprobePseudoClass = 1101
 )
 
+type tmpprobePyLayout struct {
+	_                       structs.HostLayout
+	RuntimeAddr             uint64
+	RuntimeInterpretersHead uint32
+	InterpNext              uint32
+	InterpThreadsHead       uint32
+	TstateNext              uint32
+	TstateMatchOff          uint32
+	TstateMatchKind         uint32
+	TstateFrame             uint32
+	CframeCurrentFrame      uint32
+	FramePrevious           uint32
+	FrameCode               uint32
+	FrameInstr              uint32
+	FrameOwner              uint32
+	FrameReadSize           uint32
+	CodeAdaptive            uint32
+	CodeTypeAddr            uint64
+	CodeReadSize            uint32
+	ObjectType              uint32
+	CodeName                uint32
+	CodeFilename            uint32
+	CodeFirstlineno         uint32
+	CodeLinetable           uint32
+	VarobjectSize           uint32
+	BytesSval               uint32
+	UnicodeLength           uint32
+	UnicodeState            uint32
+	UnicodeAsciiSize        uint32
+	UnicodeCompactSize      uint32
+	CodeSizeIsUnits         uint8
+	Minor                   uint8
+	TstateFrameIsCframe     uint8
+	FrameIsInterp           uint8
+	OwnerCstack             uint8
+	LastiShift              uint8
+	Pad                     [2]uint8
+}
+
+type tmpprobePyTemplate struct {
+	_          structs.HostLayout
+	L          tmpprobePyLayout
+	EntryVaddr uint64
+}
+
 type tmpprobeRqStart struct {
 	_     structs.HostLayout
 	Ts    uint64
@@ -196,7 +276,125 @@ type tmpprobeSharedEnums struct {
 	NeighbourKind uint8
 	CostCut       uint8
 	_             [2]byte
+	StackBounds   uint32
+	TstateMatch   uint32
+	StackFlag     uint32
+	StackStat     uint32
+	CodeRec       struct {
+		_           structs.HostLayout
+		Magic       uint32
+		Tgid        uint32
+		Addr        uint64
+		Stamp       uint32
+		Firstlineno int32
+		Units       uint32
+		NameLen     uint32
+		FileLen     uint32
+		TableLen    uint32
+		NameKind    uint8
+		FileKind    uint8
+		Minor       uint8
+		Pad         [5]uint8
+		Name        [128]uint8
+		File        [256]uint8
+		Table       [2048]uint8
+	}
+	StackKey struct {
+		_        structs.HostLayout
+		Tgid     uint32
+		NativeId int32
+		Nframes  uint16
+		Flags    uint16
+		Pad      uint32
+		LeafRet  uint64
+		Hash     uint64
+		Frames   [64]uint64
+		Stamps   [64]uint32
+	}
 }
+
+type tmpprobeStackBounds uint32
+
+const (
+	tmpprobeStackBoundsMAX_PY_FRAMES     tmpprobeStackBounds = 64
+	tmpprobeStackBoundsMAX_NATIVE_FRAMES tmpprobeStackBounds = 64
+	tmpprobeStackBoundsFRAME_READ_MAX    tmpprobeStackBounds = 128
+	tmpprobeStackBoundsCODE_READ_MAX     tmpprobeStackBounds = 256
+	tmpprobeStackBoundsMAX_INTERPS       tmpprobeStackBounds = 4
+	tmpprobeStackBoundsMAX_PY_THREADS    tmpprobeStackBounds = 128
+	tmpprobeStackBoundsCODE_NAME_MAX     tmpprobeStackBounds = 128
+	tmpprobeStackBoundsCODE_FILE_MAX     tmpprobeStackBounds = 256
+	tmpprobeStackBoundsCODE_TABLE_MAX    tmpprobeStackBounds = 2048
+	tmpprobeStackBoundsSTACK_CLASS_BITS  tmpprobeStackBounds = 1088
+	tmpprobeStackBoundsCODE_ADDR_BITS    tmpprobeStackBounds = 48
+	tmpprobeStackBoundsCODE_REC_MAGIC    tmpprobeStackBounds = 3235774521
+)
+
+type tmpprobeStackCount struct {
+	_     structs.HostLayout
+	Count uint64
+	Ns    uint64
+	OffNs uint64
+}
+
+type tmpprobeStackCountKey struct {
+	_     structs.HostLayout
+	Phase uint32
+	Class uint16
+	Pad   uint16
+	Hash  uint64
+}
+
+type tmpprobeStackFlag uint32
+
+const (
+	tmpprobeStackFlagSF_TRUNCATED tmpprobeStackFlag = 1
+	tmpprobeStackFlagSF_NO_TSTATE tmpprobeStackFlag = 2
+	tmpprobeStackFlagSF_READ_ERR  tmpprobeStackFlag = 4
+	tmpprobeStackFlagSF_NO_FRAME  tmpprobeStackFlag = 8
+	tmpprobeStackFlagSF_PYTHON    tmpprobeStackFlag = 16
+	tmpprobeStackFlagSF_NATIVE    tmpprobeStackFlag = 32
+)
+
+type tmpprobeStackKey struct {
+	_        structs.HostLayout
+	Tgid     uint32
+	NativeId int32
+	Nframes  uint16
+	Flags    uint16
+	Pad      uint32
+	LeafRet  uint64
+	Hash     uint64
+	Frames   [64]uint64
+	Stamps   [64]uint32
+}
+
+type tmpprobeStackScratch struct {
+	_     structs.HostLayout
+	Key   tmpprobeStackKey
+	Frame [128]uint8
+	Code  [256]uint8
+	Str   [64]uint8
+}
+
+type tmpprobeStackStat uint32
+
+const (
+	tmpprobeStackStatSTACK_STAT_SAMPLES        tmpprobeStackStat = 0
+	tmpprobeStackStatSTACK_STAT_SYSCALLS       tmpprobeStackStat = 1
+	tmpprobeStackStatSTACK_STAT_TSTATE_CACHED  tmpprobeStackStat = 2
+	tmpprobeStackStatSTACK_STAT_TSTATE_WALKED  tmpprobeStackStat = 3
+	tmpprobeStackStatSTACK_STAT_TSTATE_MISSING tmpprobeStackStat = 4
+	tmpprobeStackStatSTACK_STAT_READ_ERR       tmpprobeStackStat = 5
+	tmpprobeStackStatSTACK_STAT_TRUNCATED      tmpprobeStackStat = 6
+	tmpprobeStackStatSTACK_STAT_NEW_STACKS     tmpprobeStackStat = 7
+	tmpprobeStackStatSTACK_STAT_NATIVE_ERR     tmpprobeStackStat = 8
+	tmpprobeStackStatSTACK_STAT_NOT_CODE       tmpprobeStackStat = 9
+	tmpprobeStackStatSTACK_STAT_CODES_SENT     tmpprobeStackStat = 10
+	tmpprobeStackStatSTACK_STAT_LAYOUT_UPROBE  tmpprobeStackStat = 11
+	tmpprobeStackStatSTACK_STAT_LAYOUT_FORK    tmpprobeStackStat = 12
+	tmpprobeStackStatNR_STACK_STATS            tmpprobeStackStat = 13
+)
 
 type tmpprobeStage uint16
 
@@ -269,25 +467,49 @@ type tmpprobeThreadState struct {
 	BasePhase    uint32
 	Follow       uint8
 	StateDiffers uint8
-	Pad2         [2]uint8
+	InFlight     uint8
+	Pad2         uint8
 	RegionStart  uint64
 	PreemptCpu   uint32
 	Pad3         uint32
+	UserSince    uint64
+	StackHash    uint64
+	CallOffNs    uint64
+	StackClass   uint16
+	Pad4         [6]uint8
 }
+
+type tmpprobeTstateMatch uint32
+
+const (
+	tmpprobeTstateMatchMATCH_NATIVE_TID   tmpprobeTstateMatch = 0
+	tmpprobeTstateMatchMATCH_PTHREAD_SELF tmpprobeTstateMatch = 1
+)
 
 // Names of all BPF objects in the ELF.
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	tmpprobeMapCodesSeen                       = "codes_seen"
 	tmpprobeMapCommitStarts                    = "commit_starts"
 	tmpprobeMapCpuSlots                        = "cpu_slots"
 	tmpprobeMapDrops                           = "drops"
 	tmpprobeMapExecClocks                      = "exec_clocks"
+	tmpprobeMapExitedTids                      = "exited_tids"
 	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
 	tmpprobeMapIrqDepth                        = "irq_depth"
+	tmpprobeMapNativeStacks                    = "native_stacks"
 	tmpprobeMapNeighbourRqs                    = "neighbour_rqs"
 	tmpprobeMapNeighbours                      = "neighbours"
+	tmpprobeMapPyLayouts                       = "py_layouts"
+	tmpprobeMapPyTemplates                     = "py_templates"
+	tmpprobeMapPyTstates                       = "py_tstates"
 	tmpprobeMapRqStarts                        = "rq_starts"
+	tmpprobeMapStackCounts                     = "stack_counts"
+	tmpprobeMapStackEvents                     = "stack_events"
+	tmpprobeMapStackFrames                     = "stack_frames"
+	tmpprobeMapStackScratch                    = "stack_scratch"
+	tmpprobeMapStackStats                      = "stack_stats"
 	tmpprobeMapStats                           = "stats"
 	tmpprobeMapThreads                         = "threads"
 	tmpprobeMapWatchedDevs                     = "watched_devs"
@@ -366,6 +588,7 @@ const (
 	tmpprobeProgKretprobeVfsLink               = "kretprobe_vfs_link"
 	tmpprobeProgKretprobeVfsRename             = "kretprobe_vfs_rename"
 	tmpprobeProgKretprobeVfsUnlink             = "kretprobe_vfs_unlink"
+	tmpprobeProgPerfCpuSample                  = "perf_cpu_sample"
 	tmpprobeProgRawTpBlockBioQueue             = "raw_tp_block_bio_queue"
 	tmpprobeProgRawTpBlockBioQueueQ            = "raw_tp_block_bio_queue_q"
 	tmpprobeProgRawTpBlockIoStart              = "raw_tp_block_io_start"
@@ -388,6 +611,9 @@ const (
 	tmpprobeProgRawTpJbd2StartCommit           = "raw_tp_jbd2_start_commit"
 	tmpprobeProgRawTpPageFaultKernel           = "raw_tp_page_fault_kernel"
 	tmpprobeProgRawTpPageFaultUser             = "raw_tp_page_fault_user"
+	tmpprobeProgRawTpPyExec                    = "raw_tp_py_exec"
+	tmpprobeProgRawTpPyExit                    = "raw_tp_py_exit"
+	tmpprobeProgRawTpPyFork                    = "raw_tp_py_fork"
 	tmpprobeProgRawTpSchedProcessExec          = "raw_tp_sched_process_exec"
 	tmpprobeProgRawTpSchedProcessExit          = "raw_tp_sched_process_exit"
 	tmpprobeProgRawTpSchedProcessFork          = "raw_tp_sched_process_fork"
@@ -397,7 +623,9 @@ const (
 	tmpprobeProgRawTpSoftirqEntry              = "raw_tp_softirq_entry"
 	tmpprobeProgRawTpSoftirqExit               = "raw_tp_softirq_exit"
 	tmpprobeProgRawTpSysEnter                  = "raw_tp_sys_enter"
+	tmpprobeProgRawTpSysEnterStacks            = "raw_tp_sys_enter_stacks"
 	tmpprobeProgRawTpSysExit                   = "raw_tp_sys_exit"
+	tmpprobeProgRawTpSysExitStacks             = "raw_tp_sys_exit_stacks"
 	tmpprobeProgTestHistSlot                   = "test_hist_slot"
 	tmpprobeProgTpBtfBlockBioQueue             = "tp_btf_block_bio_queue"
 	tmpprobeProgTpBtfBlockBioQueueQ            = "tp_btf_block_bio_queue_q"
@@ -421,6 +649,9 @@ const (
 	tmpprobeProgTpBtfJbd2StartCommit           = "tp_btf_jbd2_start_commit"
 	tmpprobeProgTpBtfPageFaultKernel           = "tp_btf_page_fault_kernel"
 	tmpprobeProgTpBtfPageFaultUser             = "tp_btf_page_fault_user"
+	tmpprobeProgTpBtfPyExec                    = "tp_btf_py_exec"
+	tmpprobeProgTpBtfPyExit                    = "tp_btf_py_exit"
+	tmpprobeProgTpBtfPyFork                    = "tp_btf_py_fork"
 	tmpprobeProgTpBtfSchedProcessExec          = "tp_btf_sched_process_exec"
 	tmpprobeProgTpBtfSchedProcessExit          = "tp_btf_sched_process_exit"
 	tmpprobeProgTpBtfSchedProcessFork          = "tp_btf_sched_process_fork"
@@ -430,9 +661,12 @@ const (
 	tmpprobeProgTpBtfSoftirqEntry              = "tp_btf_softirq_entry"
 	tmpprobeProgTpBtfSoftirqExit               = "tp_btf_softirq_exit"
 	tmpprobeProgTpBtfSysEnter                  = "tp_btf_sys_enter"
+	tmpprobeProgTpBtfSysEnterStacks            = "tp_btf_sys_enter_stacks"
 	tmpprobeProgTpBtfSysExit                   = "tp_btf_sys_exit"
+	tmpprobeProgTpBtfSysExitStacks             = "tp_btf_sys_exit_stacks"
 	tmpprobeProgTracepointJbd2EndCommit        = "tracepoint_jbd2_end_commit"
 	tmpprobeProgTracepointJbd2StartCommit      = "tracepoint_jbd2_start_commit"
+	tmpprobeProgUprobePyStart                  = "uprobe_py_start"
 	tmpprobeVarConfig                          = "config"
 	tmpprobeVarSharedEnums                     = "shared_enums"
 )
@@ -553,6 +787,7 @@ type tmpprobeProgramSpecs struct {
 	KretprobeVfsLink               *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_link"`
 	KretprobeVfsRename             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_rename"`
 	KretprobeVfsUnlink             *ebpf.ProgramSpec `ebpf:"kretprobe_vfs_unlink"`
+	PerfCpuSample                  *ebpf.ProgramSpec `ebpf:"perf_cpu_sample"`
 	RawTpBlockBioQueue             *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue"`
 	RawTpBlockBioQueueQ            *ebpf.ProgramSpec `ebpf:"raw_tp_block_bio_queue_q"`
 	RawTpBlockIoStart              *ebpf.ProgramSpec `ebpf:"raw_tp_block_io_start"`
@@ -575,6 +810,9 @@ type tmpprobeProgramSpecs struct {
 	RawTpJbd2StartCommit           *ebpf.ProgramSpec `ebpf:"raw_tp_jbd2_start_commit"`
 	RawTpPageFaultKernel           *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_kernel"`
 	RawTpPageFaultUser             *ebpf.ProgramSpec `ebpf:"raw_tp_page_fault_user"`
+	RawTpPyExec                    *ebpf.ProgramSpec `ebpf:"raw_tp_py_exec"`
+	RawTpPyExit                    *ebpf.ProgramSpec `ebpf:"raw_tp_py_exit"`
+	RawTpPyFork                    *ebpf.ProgramSpec `ebpf:"raw_tp_py_fork"`
 	RawTpSchedProcessExec          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exec"`
 	RawTpSchedProcessExit          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_exit"`
 	RawTpSchedProcessFork          *ebpf.ProgramSpec `ebpf:"raw_tp_sched_process_fork"`
@@ -584,7 +822,9 @@ type tmpprobeProgramSpecs struct {
 	RawTpSoftirqEntry              *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_entry"`
 	RawTpSoftirqExit               *ebpf.ProgramSpec `ebpf:"raw_tp_softirq_exit"`
 	RawTpSysEnter                  *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter"`
+	RawTpSysEnterStacks            *ebpf.ProgramSpec `ebpf:"raw_tp_sys_enter_stacks"`
 	RawTpSysExit                   *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit"`
+	RawTpSysExitStacks             *ebpf.ProgramSpec `ebpf:"raw_tp_sys_exit_stacks"`
 	TestHistSlot                   *ebpf.ProgramSpec `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue"`
 	TpBtfBlockBioQueueQ            *ebpf.ProgramSpec `ebpf:"tp_btf_block_bio_queue_q"`
@@ -608,6 +848,9 @@ type tmpprobeProgramSpecs struct {
 	TpBtfJbd2StartCommit           *ebpf.ProgramSpec `ebpf:"tp_btf_jbd2_start_commit"`
 	TpBtfPageFaultKernel           *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_kernel"`
 	TpBtfPageFaultUser             *ebpf.ProgramSpec `ebpf:"tp_btf_page_fault_user"`
+	TpBtfPyExec                    *ebpf.ProgramSpec `ebpf:"tp_btf_py_exec"`
+	TpBtfPyExit                    *ebpf.ProgramSpec `ebpf:"tp_btf_py_exit"`
+	TpBtfPyFork                    *ebpf.ProgramSpec `ebpf:"tp_btf_py_fork"`
 	TpBtfSchedProcessExec          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork          *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
@@ -617,24 +860,38 @@ type tmpprobeProgramSpecs struct {
 	TpBtfSoftirqEntry              *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_entry"`
 	TpBtfSoftirqExit               *ebpf.ProgramSpec `ebpf:"tp_btf_softirq_exit"`
 	TpBtfSysEnter                  *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysEnterStacks            *ebpf.ProgramSpec `ebpf:"tp_btf_sys_enter_stacks"`
 	TpBtfSysExit                   *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit"`
+	TpBtfSysExitStacks             *ebpf.ProgramSpec `ebpf:"tp_btf_sys_exit_stacks"`
 	TracepointJbd2EndCommit        *ebpf.ProgramSpec `ebpf:"tracepoint_jbd2_end_commit"`
 	TracepointJbd2StartCommit      *ebpf.ProgramSpec `ebpf:"tracepoint_jbd2_start_commit"`
+	UprobePyStart                  *ebpf.ProgramSpec `ebpf:"uprobe_py_start"`
 }
 
 // tmpprobeMapSpecs contains maps before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeMapSpecs struct {
+	CodesSeen       *ebpf.MapSpec `ebpf:"codes_seen"`
 	CommitStarts    *ebpf.MapSpec `ebpf:"commit_starts"`
 	CpuSlots        *ebpf.MapSpec `ebpf:"cpu_slots"`
 	Drops           *ebpf.MapSpec `ebpf:"drops"`
 	ExecClocks      *ebpf.MapSpec `ebpf:"exec_clocks"`
+	ExitedTids      *ebpf.MapSpec `ebpf:"exited_tids"`
 	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
+	NativeStacks    *ebpf.MapSpec `ebpf:"native_stacks"`
 	NeighbourRqs    *ebpf.MapSpec `ebpf:"neighbour_rqs"`
 	Neighbours      *ebpf.MapSpec `ebpf:"neighbours"`
+	PyLayouts       *ebpf.MapSpec `ebpf:"py_layouts"`
+	PyTemplates     *ebpf.MapSpec `ebpf:"py_templates"`
+	PyTstates       *ebpf.MapSpec `ebpf:"py_tstates"`
 	RqStarts        *ebpf.MapSpec `ebpf:"rq_starts"`
+	StackCounts     *ebpf.MapSpec `ebpf:"stack_counts"`
+	StackEvents     *ebpf.MapSpec `ebpf:"stack_events"`
+	StackFrames     *ebpf.MapSpec `ebpf:"stack_frames"`
+	StackScratch    *ebpf.MapSpec `ebpf:"stack_scratch"`
+	StackStats      *ebpf.MapSpec `ebpf:"stack_stats"`
 	Stats           *ebpf.MapSpec `ebpf:"stats"`
 	Threads         *ebpf.MapSpec `ebpf:"threads"`
 	WatchedDevs     *ebpf.MapSpec `ebpf:"watched_devs"`
@@ -669,15 +926,26 @@ func (o *tmpprobeObjects) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeMaps struct {
+	CodesSeen       *ebpf.Map `ebpf:"codes_seen"`
 	CommitStarts    *ebpf.Map `ebpf:"commit_starts"`
 	CpuSlots        *ebpf.Map `ebpf:"cpu_slots"`
 	Drops           *ebpf.Map `ebpf:"drops"`
 	ExecClocks      *ebpf.Map `ebpf:"exec_clocks"`
+	ExitedTids      *ebpf.Map `ebpf:"exited_tids"`
 	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
+	NativeStacks    *ebpf.Map `ebpf:"native_stacks"`
 	NeighbourRqs    *ebpf.Map `ebpf:"neighbour_rqs"`
 	Neighbours      *ebpf.Map `ebpf:"neighbours"`
+	PyLayouts       *ebpf.Map `ebpf:"py_layouts"`
+	PyTemplates     *ebpf.Map `ebpf:"py_templates"`
+	PyTstates       *ebpf.Map `ebpf:"py_tstates"`
 	RqStarts        *ebpf.Map `ebpf:"rq_starts"`
+	StackCounts     *ebpf.Map `ebpf:"stack_counts"`
+	StackEvents     *ebpf.Map `ebpf:"stack_events"`
+	StackFrames     *ebpf.Map `ebpf:"stack_frames"`
+	StackScratch    *ebpf.Map `ebpf:"stack_scratch"`
+	StackStats      *ebpf.Map `ebpf:"stack_stats"`
 	Stats           *ebpf.Map `ebpf:"stats"`
 	Threads         *ebpf.Map `ebpf:"threads"`
 	WatchedDevs     *ebpf.Map `ebpf:"watched_devs"`
@@ -686,15 +954,26 @@ type tmpprobeMaps struct {
 
 func (m *tmpprobeMaps) Close() error {
 	return _TmpprobeClose(
+		m.CodesSeen,
 		m.CommitStarts,
 		m.CpuSlots,
 		m.Drops,
 		m.ExecClocks,
+		m.ExitedTids,
 		m.FuncStageStarts,
 		m.IrqDepth,
+		m.NativeStacks,
 		m.NeighbourRqs,
 		m.Neighbours,
+		m.PyLayouts,
+		m.PyTemplates,
+		m.PyTstates,
 		m.RqStarts,
+		m.StackCounts,
+		m.StackEvents,
+		m.StackFrames,
+		m.StackScratch,
+		m.StackStats,
 		m.Stats,
 		m.Threads,
 		m.WatchedDevs,
@@ -788,6 +1067,7 @@ type tmpprobePrograms struct {
 	KretprobeVfsLink               *ebpf.Program `ebpf:"kretprobe_vfs_link"`
 	KretprobeVfsRename             *ebpf.Program `ebpf:"kretprobe_vfs_rename"`
 	KretprobeVfsUnlink             *ebpf.Program `ebpf:"kretprobe_vfs_unlink"`
+	PerfCpuSample                  *ebpf.Program `ebpf:"perf_cpu_sample"`
 	RawTpBlockBioQueue             *ebpf.Program `ebpf:"raw_tp_block_bio_queue"`
 	RawTpBlockBioQueueQ            *ebpf.Program `ebpf:"raw_tp_block_bio_queue_q"`
 	RawTpBlockIoStart              *ebpf.Program `ebpf:"raw_tp_block_io_start"`
@@ -810,6 +1090,9 @@ type tmpprobePrograms struct {
 	RawTpJbd2StartCommit           *ebpf.Program `ebpf:"raw_tp_jbd2_start_commit"`
 	RawTpPageFaultKernel           *ebpf.Program `ebpf:"raw_tp_page_fault_kernel"`
 	RawTpPageFaultUser             *ebpf.Program `ebpf:"raw_tp_page_fault_user"`
+	RawTpPyExec                    *ebpf.Program `ebpf:"raw_tp_py_exec"`
+	RawTpPyExit                    *ebpf.Program `ebpf:"raw_tp_py_exit"`
+	RawTpPyFork                    *ebpf.Program `ebpf:"raw_tp_py_fork"`
 	RawTpSchedProcessExec          *ebpf.Program `ebpf:"raw_tp_sched_process_exec"`
 	RawTpSchedProcessExit          *ebpf.Program `ebpf:"raw_tp_sched_process_exit"`
 	RawTpSchedProcessFork          *ebpf.Program `ebpf:"raw_tp_sched_process_fork"`
@@ -819,7 +1102,9 @@ type tmpprobePrograms struct {
 	RawTpSoftirqEntry              *ebpf.Program `ebpf:"raw_tp_softirq_entry"`
 	RawTpSoftirqExit               *ebpf.Program `ebpf:"raw_tp_softirq_exit"`
 	RawTpSysEnter                  *ebpf.Program `ebpf:"raw_tp_sys_enter"`
+	RawTpSysEnterStacks            *ebpf.Program `ebpf:"raw_tp_sys_enter_stacks"`
 	RawTpSysExit                   *ebpf.Program `ebpf:"raw_tp_sys_exit"`
+	RawTpSysExitStacks             *ebpf.Program `ebpf:"raw_tp_sys_exit_stacks"`
 	TestHistSlot                   *ebpf.Program `ebpf:"test_hist_slot"`
 	TpBtfBlockBioQueue             *ebpf.Program `ebpf:"tp_btf_block_bio_queue"`
 	TpBtfBlockBioQueueQ            *ebpf.Program `ebpf:"tp_btf_block_bio_queue_q"`
@@ -843,6 +1128,9 @@ type tmpprobePrograms struct {
 	TpBtfJbd2StartCommit           *ebpf.Program `ebpf:"tp_btf_jbd2_start_commit"`
 	TpBtfPageFaultKernel           *ebpf.Program `ebpf:"tp_btf_page_fault_kernel"`
 	TpBtfPageFaultUser             *ebpf.Program `ebpf:"tp_btf_page_fault_user"`
+	TpBtfPyExec                    *ebpf.Program `ebpf:"tp_btf_py_exec"`
+	TpBtfPyExit                    *ebpf.Program `ebpf:"tp_btf_py_exit"`
+	TpBtfPyFork                    *ebpf.Program `ebpf:"tp_btf_py_fork"`
 	TpBtfSchedProcessExec          *ebpf.Program `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit          *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork          *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
@@ -852,9 +1140,12 @@ type tmpprobePrograms struct {
 	TpBtfSoftirqEntry              *ebpf.Program `ebpf:"tp_btf_softirq_entry"`
 	TpBtfSoftirqExit               *ebpf.Program `ebpf:"tp_btf_softirq_exit"`
 	TpBtfSysEnter                  *ebpf.Program `ebpf:"tp_btf_sys_enter"`
+	TpBtfSysEnterStacks            *ebpf.Program `ebpf:"tp_btf_sys_enter_stacks"`
 	TpBtfSysExit                   *ebpf.Program `ebpf:"tp_btf_sys_exit"`
+	TpBtfSysExitStacks             *ebpf.Program `ebpf:"tp_btf_sys_exit_stacks"`
 	TracepointJbd2EndCommit        *ebpf.Program `ebpf:"tracepoint_jbd2_end_commit"`
 	TracepointJbd2StartCommit      *ebpf.Program `ebpf:"tracepoint_jbd2_start_commit"`
+	UprobePyStart                  *ebpf.Program `ebpf:"uprobe_py_start"`
 }
 
 func (p *tmpprobePrograms) Close() error {
@@ -933,6 +1224,7 @@ func (p *tmpprobePrograms) Close() error {
 		p.KretprobeVfsLink,
 		p.KretprobeVfsRename,
 		p.KretprobeVfsUnlink,
+		p.PerfCpuSample,
 		p.RawTpBlockBioQueue,
 		p.RawTpBlockBioQueueQ,
 		p.RawTpBlockIoStart,
@@ -955,6 +1247,9 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpJbd2StartCommit,
 		p.RawTpPageFaultKernel,
 		p.RawTpPageFaultUser,
+		p.RawTpPyExec,
+		p.RawTpPyExit,
+		p.RawTpPyFork,
 		p.RawTpSchedProcessExec,
 		p.RawTpSchedProcessExit,
 		p.RawTpSchedProcessFork,
@@ -964,7 +1259,9 @@ func (p *tmpprobePrograms) Close() error {
 		p.RawTpSoftirqEntry,
 		p.RawTpSoftirqExit,
 		p.RawTpSysEnter,
+		p.RawTpSysEnterStacks,
 		p.RawTpSysExit,
+		p.RawTpSysExitStacks,
 		p.TestHistSlot,
 		p.TpBtfBlockBioQueue,
 		p.TpBtfBlockBioQueueQ,
@@ -988,6 +1285,9 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfJbd2StartCommit,
 		p.TpBtfPageFaultKernel,
 		p.TpBtfPageFaultUser,
+		p.TpBtfPyExec,
+		p.TpBtfPyExit,
+		p.TpBtfPyFork,
 		p.TpBtfSchedProcessExec,
 		p.TpBtfSchedProcessExit,
 		p.TpBtfSchedProcessFork,
@@ -997,9 +1297,12 @@ func (p *tmpprobePrograms) Close() error {
 		p.TpBtfSoftirqEntry,
 		p.TpBtfSoftirqExit,
 		p.TpBtfSysEnter,
+		p.TpBtfSysEnterStacks,
 		p.TpBtfSysExit,
+		p.TpBtfSysExitStacks,
 		p.TracepointJbd2EndCommit,
 		p.TracepointJbd2StartCommit,
+		p.UprobePyStart,
 	)
 }
 

@@ -27,6 +27,16 @@ func TestWaitForChildrenInNoSum(t *testing.T) {
 	if l := Summarize(arm("modes"), ProtocolRounds); l.KernelNsPerOp != 1250 || l.Class("wait4").Overlapped {
 		t.Errorf("a lab arm: kernel %.0f, want every class (1250)", l.KernelNsPerOp)
 	}
+	// A trace that followed the command's children, as compare does;
+	// one that did not traced no child, and its waits are the command's.
+	followed := arm(LabTrace)
+	followed.Children = true
+	if tr := Summarize(followed, ProtocolRounds); tr.KernelNsPerOp != 300 || !tr.Class("wait4").Overlapped || tr.Rounds[0].Terms["wait4"] != 0 {
+		t.Errorf("trace --follow: kernel %.0f, wait4 %+v: want 300, wait4 in no sum", tr.KernelNsPerOp, tr.Class("wait4"))
+	}
+	if tr := Summarize(arm(LabTrace), ProtocolRounds); tr.KernelNsPerOp != 1250 || tr.Class("wait4").Overlapped {
+		t.Errorf("trace: kernel %.0f, want every class (1250)", tr.KernelNsPerOp)
+	}
 }
 
 // Times are throughputs inverted: the median and its interval invert

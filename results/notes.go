@@ -41,6 +41,20 @@ const (
 	// NoteRerun: traced batches that ran again (What, how many) because
 	// what the probe recorded of them could not be one thread's.
 	NoteRerun NoteKind = "batches rerun"
+	// NoteInFlight: a thread (What, "tid 4242 (sleep)") was inside a
+	// syscall (Syscall, "clock_nanosleep") when the trace began: that
+	// call is not counted, neither its time before the trace nor after,
+	// and none of it is user time.
+	NoteInFlight NoteKind = "syscall in flight"
+	// NotePythonUnread: a Python interpreter (What, its file) whose
+	// frames the stacks do not name, and why (Reason: "CPython 3.7: its
+	// frames are not read (...)", the kernel's refusal of the uprobe);
+	// its stacks are native or none.
+	NotePythonUnread NoteKind = "python not read"
+	// NoteStacksRefused: the kernel would not load or attach what takes
+	// stacks (What: "stacks", "user-time sampler", "layouts of Python
+	// processes"), with its words (Reason); the run has none of them.
+	NoteStacksRefused NoteKind = "stacks refused"
 	// NoteText: a note saved as words, by a tmpprobe before notes were
 	// typed (What).
 	NoteText NoteKind = "text"
@@ -55,6 +69,8 @@ type Note struct {
 	Reason string `json:"reason,omitempty"`
 	// What is the thing the note is about, named by what made it.
 	What string `json:"what,omitempty"`
+	// Syscall is the syscall a note is about (NoteInFlight).
+	Syscall string `json:"syscall,omitempty"`
 }
 
 // UnmarshalJSON reads a note, or a note saved as words by an earlier

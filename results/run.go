@@ -16,6 +16,11 @@ type ArmResult struct {
 	// target of a trace and for every other arm. A program may mark
 	// region 0.
 	Region *uint32 `json:"region,omitempty"`
+	// Children says the arm's processes were followed into the ones
+	// they start (trace --follow; compare always is): a process's wait
+	// for a child is the child's time, counted in the child's own calls
+	// and user time (see waitsForChildren).
+	Children bool `json:"children,omitempty"`
 }
 
 // Batch kinds. Only measured batches (kind "") enter the figures.

@@ -22,7 +22,10 @@ type Frame struct {
 	Line     int    `json:"line,omitempty"`
 	Kind     string `json:"kind"`
 	// Module is what the frame's code is part of where that says more
-	// than its file: a native frame's object ("libc.so.6").
+	// than its file: a native frame's object ("libc.so.6"). A frame
+	// named "?" could not be named: its Module says where it was (the
+	// object) or why it is unknown ("code object gone before it was
+	// read", "no Python frame").
 	Module string `json:"module,omitempty"`
 }
 
@@ -53,10 +56,13 @@ type Stacks struct {
 	// run).
 	SamplePeriodNs uint64 `json:"sample_period_ns,omitempty"`
 	// Every is 1 when every call of a class had its stack taken, N for
-	// one call in N, 0 when none had; TailNs, when set, says calls of
+	// one call in N (drawn at random), 0 when none had; EveryClass
+	// overrides it for the classes it names (a trace takes every fsync's
+	// and one in N of the other calls'). TailNs, when set, says calls of
 	// that long or longer had theirs taken besides.
-	Every  uint32 `json:"every,omitempty"`
-	TailNs uint64 `json:"tail_ns,omitempty"`
+	Every      uint32            `json:"every,omitempty"`
+	EveryClass map[string]uint32 `json:"every_class,omitempty"`
+	TailNs     uint64            `json:"tail_ns,omitempty"`
 	// Frames and Table are the run's frames and its stacks of them,
 	// which every batch's StackRecords index.
 	Frames []Frame `json:"frames,omitempty"`
@@ -66,19 +72,32 @@ type Stacks struct {
 	Unresolved map[string]uint64 `json:"unresolved,omitempty"`
 }
 
+// EveryOf is how a class's calls had their stacks taken: 1 every call,
+// N one call in N, 0 none.
+func (s *Stacks) EveryOf(class string) uint32 {
+	if n, ok := s.EveryClass[class]; ok {
+		return n
+	}
+	return s.Every
+}
+
+// stackRecordKey is what one record of a batch is of: a class in a stack.
+type stackRecordKey struct {
+	class string
+	stack int
+}
+
+func (r StackRecord) key() stackRecordKey { return stackRecordKey{r.Class, r.Stack} }
+
 // MergeStackRecords adds recs into into, record by record of one class
 // and stack: the sum of batches, as MergeRecords is of class records.
 func MergeStackRecords(into, recs []StackRecord) []StackRecord {
-	type key struct {
-		class string
-		stack int
-	}
-	at := map[key]int{}
+	at := map[stackRecordKey]int{}
 	for i, r := range into {
-		at[key{r.Class, r.Stack}] = i
+		at[r.key()] = i
 	}
 	for _, r := range recs {
-		k := key{r.Class, r.Stack}
+		k := r.key()
 		i, ok := at[k]
 		if !ok {
 			at[k] = len(into)
@@ -91,4 +110,33 @@ func MergeStackRecords(into, recs []StackRecord) []StackRecord {
 		into[i].OffCPUNs += r.OffCPUNs
 	}
 	return into
+}
+
+// SubtractStackRecords is cur less prev, record by record of one class
+// and stack: what running totals grew by between two snapshots, as
+// SubtractRecords is of class records. A record that did not grow is
+// left out.
+func SubtractStackRecords(cur, prev []StackRecord) []StackRecord {
+	before := map[stackRecordKey]StackRecord{}
+	for _, r := range prev {
+		before[r.key()] = r
+	}
+	var out []StackRecord
+	for _, r := range cur {
+		b := before[r.key()]
+		d := StackRecord{Class: r.Class, Stack: r.Stack, Samples: sub(r.Samples, b.Samples), Calls: sub(r.Calls, b.Calls),
+			Ns: sub(r.Ns, b.Ns), OffCPUNs: sub(r.OffCPUNs, b.OffCPUNs)}
+		if d.Samples > 0 || d.Calls > 0 || d.Ns > 0 || d.OffCPUNs > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sub is a - b, or 0 where a running total read less than before.
+func sub(a, b uint64) uint64 {
+	if a < b {
+		return 0
+	}
+	return a - b
 }

@@ -120,18 +120,19 @@ type ClassSummary struct {
 }
 
 // waitsForChildren are the syscalls in which a process of a compared
-// command waits for a child that compare also follows: the shell's wait4
-// while its child runs, vfork until the child execs. That time is the
-// child's, already counted in the child's own syscalls and user time, so
-// adding it too would count the child twice and leave user space (wall −
-// Σ syscalls) negative by as much.
+// command, or of a trace that follows children, waits for a child that
+// is followed too: the shell's wait4 while its child runs, vfork until
+// the child execs. That time is the child's, already counted in the
+// child's own syscalls and user time, so adding it too would count the
+// child twice and leave user space (wall − Σ syscalls) negative by as
+// much.
 var waitsForChildren = map[string]bool{"wait4": true, "waitid": true, "vfork": true}
 
 func (a *ArmResult) overlapped(class, stage string) bool {
-	return a.Lab == LabCompare && stage == "" && waitsForChildren[class]
+	return (a.Lab == LabCompare || a.Children) && stage == "" && waitsForChildren[class]
 }
 
-// foldWaits takes a compared command's waits for its children out of a
+// foldWaits takes a command's waits for its followed children out of a
 // round's terms, as out of its sums: what is left of the wall time (user
 // space, wall − Σ syscalls, or where user space is measured the
 // remainder) gets back what they had taken from it.

@@ -29,6 +29,8 @@ type Compare struct {
 	Progress func() (update func(cmdbench.Progress), done func())
 	// Args are the command line, as run.json records it.
 	Args []string
+	// NoStacks takes no user stacks (traceStacks).
+	NoStacks bool
 }
 
 // RunCompare runs the commands in rounds, untraced and traced, then
@@ -52,12 +54,13 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 			run.Derived.Warnings = preflight.Warnings(&run.Meta)
 		}
 	}
-	p, err := openProbe(probe.Options{Attach: c.Backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true},
-		devs, &run.Meta, false)
+	p, err := openProbe(probe.Options{Attach: c.Backend, TracePhase: follow.Phase, LaunchPhase: follow.LaunchPhase, AnyDevice: true,
+		Stacks: traceStacks(c.NoStacks)}, devs, &run.Meta, false)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
+	run.Meta.Notes = append(run.Meta.Notes, say(c.Stderr, run.Kind, p.StackNotes()...)...)
 	startExecClock(p, &run.Meta) // both halves' runs
 	launching(run, c.Options.As, c.Stderr)
 	opts := c.Options
@@ -73,6 +76,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
 	run.Complete = runErr == nil && interrupted == nil
 	run.Drops, _ = p.Drops()
+	run.Stacks = p.StackTable()
 	out, err := c.Outputs.conclude(run, knowledge(), stdout, c.Stderr, nil)
 	if err != nil {
 		return out, err

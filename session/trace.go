@@ -30,6 +30,8 @@ type Trace struct {
 	Stderr  io.Writer
 	// Args are the command line, as run.json records it.
 	Args []string
+	// NoStacks takes no user stacks (traceStacks).
+	NoStacks bool
 }
 
 // RunTrace traces until the target ends, the duration passes or a signal
@@ -41,7 +43,8 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	// who took the CPU from the target's threads. A trace watches no
 	// devices (it has no work dir: a pid, a cgroup or a command may write
 	// anywhere), so no disk neighbours are counted.
-	opts := probe.Options{Attach: t.Backend, TracePhase: follow.Phase, CountErrnos: t.Errors, AnyDevice: true}
+	opts := probe.Options{Attach: t.Backend, TracePhase: follow.Phase, CountErrnos: t.Errors, AnyDevice: true,
+		Stacks: traceStacks(t.NoStacks)}
 	if len(spec.Command) > 0 {
 		opts.LaunchPhase = follow.LaunchPhase
 	}
@@ -66,6 +69,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 		return nil, err
 	}
 	defer p.Close()
+	run.Meta.Notes = append(run.Meta.Notes, say(t.Stderr, run.Kind, p.StackNotes()...)...)
 	if len(spec.Command) > 0 && startExecClock(p, &run.Meta) {
 		spec.Clock = p
 	}
@@ -75,12 +79,14 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	run.Meta.Notes = append(run.Meta.Notes, say(t.Stderr, run.Kind, res.InFlight...)...)
 	if res.Uncontained != "" {
 		run.Meta.Notes = append(run.Meta.Notes, say(t.Stderr, run.Kind, results.Note{Kind: results.NoteUncontained, Reason: res.Uncontained})...)
 	}
 	run.Complete, run.Finished, run.Arms = interrupted == nil, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
 	run.Drops, _ = p.Drops()
+	run.Stacks = p.StackTable()
 	t.Outputs.Text.Trace = &t.View
 	// A target and its regions: no lab to compare them by.
 	out, err := t.Outputs.conclude(run, explain.LabKnowledge{}, stdout, t.Stderr, nil)
@@ -94,6 +100,23 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 		return out, &CommandExit{Status: res.ExitCode}
 	}
 	return out, nil
+}
+
+// traceStacks are the stacks a trace or a comparison takes: every call of
+// the costly syscalls (follow.StackClasses), one in follow.StackEvery of
+// the others, user time sampled by function, and the frames of whatever
+// CPython the command runs.
+func traceStacks(none bool) *probe.StackOptions {
+	if none {
+		return nil
+	}
+	so := &probe.StackOptions{Every: follow.StackEvery, SampleHz: StackSampleHz, AnyPython: true}
+	for _, c := range follow.StackClasses {
+		if probe.KnownClass(c) {
+			so.All = append(so.All, c)
+		}
+	}
+	return so
 }
 
 // ready is the "tracing …" line, said once the target is tracked.
@@ -118,7 +141,7 @@ func (t *Trace) everyInterval(stdout io.Writer) func(follow.Interval) {
 		w = t.Stderr
 	}
 	return func(iv follow.Interval) {
-		a := follow.Result{Wall: iv.Length, Records: iv.Records}
+		a := follow.Result{Wall: iv.Length, Records: iv.Records, Children: t.Spec.Follow}
 		arms := a.Arms(fmt.Sprintf("%s [%.1fs]", t.Spec.Label(), iv.Elapsed.Seconds()))
 		render.WriteTrace(w, results.SummarizeAll(&results.Run{Arms: arms[:1]}, nil), t.View)
 	}

@@ -27,10 +27,35 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_RINGBUF = 27,
 };
 enum { BPF_ANY = 0, BPF_NOEXIST = 1, BPF_EXIST = 2 };
 enum { BPF_F_NO_PREALLOC = 1 };
+enum { BPF_F_USER_STACK = 256 };
+
+/* The perf_event program's context is uapi, a fixed layout: no
+ * relocation. Its registers are bpf_user_pt_regs_t, the architecture's
+ * uapi pt_regs (x86-64) or user_pt_regs (arm64). */
+#if defined(__TARGET_ARCH_arm64)
+struct perf_user_regs {
+	__u64 regs[31];
+	__u64 sp;
+	__u64 pc;
+	__u64 pstate;
+};
+#else
+struct perf_user_regs {
+	unsigned long r15, r14, r13, r12, bp, bx, r11, r10, r9, r8;
+	unsigned long ax, cx, dx, si, di, orig_ax, ip, cs, flags, sp, ss;
+};
+#endif
+struct bpf_perf_event_data {
+	struct perf_user_regs regs;
+	__u64 sample_period;
+	__u64 addr;
+};
 
 #pragma clang attribute push (__attribute__((preserve_access_index)), apply_to = record)
 
@@ -47,6 +72,13 @@ struct pt_regs {
 	unsigned long orig_x0;
 	int syscallno;
 };
+
+/* The TLS base (TPIDR_EL0). */
+struct thread_struct {
+	struct {
+		unsigned long tp_value;
+	} uw;
+};
 #elif defined(__TARGET_ARCH_x86)
 struct pt_regs {
 	unsigned long r10;
@@ -56,6 +88,13 @@ struct pt_regs {
 	unsigned long di;
 	unsigned long orig_ax;
 	unsigned long ax;
+	unsigned long ip;
+	unsigned long sp;
+};
+
+/* The TLS base: glibc's and musl's pthread_self(). */
+struct thread_struct {
+	unsigned long fsbase;
 };
 #else
 #error "tmpprobe's BPF side is built for x86 or arm64 (bpf2go -target amd64,arm64)"
@@ -80,6 +119,7 @@ struct task_struct {
 	unsigned int __state; /* v5.14 on */
 	char comm[16];
 	struct css_set *cgroups;
+	struct thread_struct thread;
 };
 
 /* Before v5.14 (commit 2f064a59a11f), the state was a long named state. */

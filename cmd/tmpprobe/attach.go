@@ -46,9 +46,10 @@ func outputFlags(fs *pflag.FlagSet, o *session.Outputs) {
 // what -q silences, how the probe attaches, who the commands run as.
 type tracedFlags struct {
 	session.Outputs
-	quiet  bool
-	attach string
-	user   string // see userFlag
+	quiet    bool
+	attach   string
+	user     string // see userFlag
+	noStacks bool
 }
 
 // flags declares them, with the help that differs between the commands:
@@ -59,7 +60,11 @@ func (t *tracedFlags) flags(fs *pflag.FlagSet, outHelp, quietHelp string) {
 	fs.BoolVar(&t.Text.Hist, "hist", false, "print log2 latency histograms")
 	fs.BoolVarP(&t.quiet, "quiet", "q", false, quietHelp)
 	fs.StringVar(&t.attach, "attach", "auto", "auto, fentry, kprobe or tracepoint (see 'tmpprobe check')")
+	fs.BoolVar(&t.noStacks, "no-stacks", false, noStacksHelp)
 }
+
+// noStacksHelp is --no-stacks' help, the same for every command.
+const noStacksHelp = "take no user stacks (the call sites behind syscalls, user time by function), nor pay for them"
 
 // backend checks the outputs and reads --attach, refusing none: these
 // commands show only what the probe saw (why says so in their words).

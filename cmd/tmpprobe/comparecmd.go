@@ -98,7 +98,7 @@ func cmdCompare(in *session.Interrupts, args []string, stdout, stderr io.Writer)
 
 // session checks compare's flags and makes its session.
 func (f *compareFlags) session(fs *pflag.FlagSet) (session.Compare, error) {
-	c := session.Compare{Outputs: f.Outputs}
+	c := session.Compare{Outputs: f.Outputs, NoStacks: f.noStacks}
 	switch {
 	case fs.NArg() < 2:
 		return c, usagef("compare takes two or more commands, each one quoted argument")

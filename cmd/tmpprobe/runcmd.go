@@ -46,6 +46,7 @@ type runFlags struct {
 	attach       string
 	session.Outputs
 	noBaseline bool
+	noStacks   bool
 	freshFS    bool
 	history    string
 	armTimeout time.Duration
@@ -99,6 +100,7 @@ func newRunFlags(cmd string) (*pflag.FlagSet, *runFlags) {
 	fs.BoolVar(&f.freshFS, "fresh-fs", false, "run each --dir in a fresh file system made to match it (ext4: its features and mount options, on a loop device backed by a file in it), removed after the run")
 	fs.StringVar(&f.history, "history", "", "earlier saved runs (run dirs in `DIR`) whose spread between runs the intervals include (default: the dir --out is in; none: this run's spread only)")
 	fs.BoolVar(&f.noBaseline, "no-baseline", false, "skip the untraced batches (ops/s then come from traced batches)")
+	fs.BoolVar(&f.noStacks, "no-stacks", false, noStacksHelp)
 	fs.DurationVar(&f.armTimeout, "arm-timeout", 5*time.Minute, "kill a worker whose start-up or one batch takes longer than this")
 	fs.BoolVar(&f.Text.Hist, "hist", false, "print log2 latency histograms of each syscall class")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress on stderr")
@@ -160,7 +162,7 @@ func (f *runFlags) session(ctx context.Context, cmd string, fs *pflag.FlagSet) (
 		}
 		return session.Labs{}, usagef("'run' needs at least one arm (see 'tmpprobe list')")
 	}
-	l := session.Labs{FreshFS: f.freshFS, Outputs: f.Outputs}
+	l := session.Labs{FreshFS: f.freshFS, Outputs: f.Outputs, NoStacks: f.noStacks}
 	var err error
 	if l.Backend, err = attachFlag(f.attach); err != nil {
 		return l, err

@@ -94,7 +94,7 @@ func cmdTrace(in *session.Interrupts, args []string, stdout, stderr io.Writer) e
 
 // session checks trace's flags and makes its session.
 func (f *traceFlags) session(fs *pflag.FlagSet) (session.Trace, error) {
-	t := session.Trace{Errors: f.errors, Quiet: f.quiet, Outputs: f.Outputs,
+	t := session.Trace{Errors: f.errors, Quiet: f.quiet, Outputs: f.Outputs, NoStacks: f.noStacks,
 		View: render.TraceView{Top: f.top, Syscalls: f.syscalls, Sort: f.Sort}}
 	var err error
 	if t.Spec, err = f.spec(fs.Args(), fs.ArgsLenAtDash()); err != nil {

@@ -32,7 +32,7 @@ type rule struct {
 }
 
 // The test helpers: imported by tests only.
-var testHelpers = []string{"probe/probetest", "results/resultstest", "internal/loopext4", "internal/sudotest"}
+var testHelpers = []string{"probe/probetest", "results/resultstest", "internal/loopext4", "internal/sudotest", "internal/pythons"}
 
 var rules = []rule{
 	{
@@ -76,6 +76,18 @@ var rules = []rule{
 		says:   "probe imports no follow, preflight, arms, cmdbench or cmd, and of results only the data model",
 		from:   []string{"probe/..."},
 		forbid: []string{"follow", "preflight", "arms", "cmdbench", "cmd/...", "results/explain", "results/compare", "results/report", "results/render", "results/runfile"},
+	},
+	{
+		says:   "pyinterp knows CPython from files and /proc: of the project it imports only internal/*",
+		from:   []string{"pyinterp"},
+		forbid: []string{"..."},
+		allow:  []string{"internal/..."},
+	},
+	{
+		says:   "symbolize names stacks from files and /proc: of the project it imports only pyinterp, the data model and internal/*",
+		from:   []string{"symbolize"},
+		forbid: []string{"..."},
+		allow:  []string{"pyinterp", "results", "internal/..."},
 	},
 	{
 		says:   "arms never reaches the probe or BPF: session hands it a Tracer",
@@ -160,7 +172,7 @@ var rules = []rule{
 		direct:     true,
 	},
 	{
-		says:       "the test helpers (probe/probetest, results/resultstest, internal/loopext4, internal/sudotest) are imported by tests only",
+		says:       "the test helpers (probe/probetest, results/resultstest, internal/loopext4, internal/sudotest, internal/pythons) are imported by tests only",
 		from:       []string{"..."},
 		exceptFrom: testHelpers,
 		forbid:     testHelpers,

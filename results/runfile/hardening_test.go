@@ -236,7 +236,7 @@ func TestStacksOutOfTheirTables(t *testing.T) {
 		{"frame", func(r *results.Run) { r.Stacks.Table[0] = results.Stack{len(r.Stacks.Frames)} }, "stacks.table[0]: frame"},
 		{"stack", func(r *results.Run) { r.Arms[0].Batches[3].Stacks[0].Stack = -1 }, "stack -1 of"},
 		{"class", func(r *results.Run) { r.Arms[0].Batches[3].Stacks[0].Class = "" }, "a stack record of no class"},
-		{"no table", func(r *results.Run) { r.Stacks = nil }, "stack 0 of 0"},
+		{"no table", func(r *results.Run) { r.Stacks = nil }, "stack 0 of the run's 0 stacks"},
 	} {
 		run := resultstest.CodeRun()
 		c.mess(run)

@@ -169,7 +169,8 @@ func validate(run *results.Run) error {
 			}
 		}
 	}
-	if err := validateStacks(run); err != nil {
+	stacks, err := validateStacks(run.Stacks)
+	if err != nil {
 		return err
 	}
 	for i := range run.Arms {
@@ -186,42 +187,8 @@ func validate(run *results.Run) error {
 			return fmt.Errorf("%s: negative payload or size", where)
 		}
 		for j := range a.Batches {
-			if err := validateBatch(a, &a.Batches[j]); err != nil {
+			if err := validateBatch(a, &a.Batches[j], stacks); err != nil {
 				return fmt.Errorf("%s batch %d: %w", where, j+1, err)
-			}
-		}
-	}
-	return nil
-}
-
-// validateStacks refuses stacks no writer could look up: a frame or a
-// stack out of the run's tables, a record of no class, and counts no
-// batch can hold (a call or a sample takes a nanosecond at least).
-func validateStacks(run *results.Run) error {
-	var frames, stacks int
-	if st := run.Stacks; st != nil {
-		frames, stacks = len(st.Frames), len(st.Table)
-		for i, s := range st.Table {
-			for _, f := range s {
-				if f < 0 || f >= frames {
-					return fmt.Errorf("stacks.table[%d]: frame %d of %d", i, f, frames)
-				}
-			}
-		}
-	}
-	for i := range run.Arms {
-		for j := range run.Arms[i].Batches {
-			b := &run.Arms[i].Batches[j]
-			most := float64(b.WallNs) * maxThreads
-			for _, r := range b.Stacks {
-				switch {
-				case r.Class == "":
-					return fmt.Errorf("arm %d batch %d: a stack record of no class", i+1, j+1)
-				case r.Stack < 0 || r.Stack >= stacks:
-					return fmt.Errorf("arm %d batch %d: %s stack %d of %d", i+1, j+1, r.Class, r.Stack, stacks)
-				case float64(r.Calls) > most || float64(r.Samples) > most || float64(r.Ns) > most || float64(r.OffCPUNs) > most:
-					return fmt.Errorf("arm %d batch %d: %s stack %d: counts past a batch of wall_ns %d", i+1, j+1, r.Class, r.Stack, b.WallNs)
-				}
 			}
 		}
 	}
@@ -232,7 +199,28 @@ func validateStacks(run *results.Run) error {
 // above any memory's bandwidth (a few tens of bytes per ns per core).
 const maxBytesPerNs = 1 << 10
 
-func validateBatch(a *results.ArmResult, b *results.Batch) error {
+// validateStacks refuses a stack of frames the run does not have; it
+// returns how many stacks a batch's records can index.
+func validateStacks(st *results.Stacks) (int, error) {
+	if st == nil {
+		return 0, nil
+	}
+	for i, stack := range st.Table {
+		for _, f := range stack {
+			if f < 0 || f >= len(st.Frames) {
+				return 0, fmt.Errorf("stacks.table[%d]: frame %d of %d frames", i, f, len(st.Frames))
+			}
+		}
+	}
+	for i, f := range st.Frames {
+		if f.Line < 0 {
+			return 0, fmt.Errorf("stacks.frames[%d] (%s): line %d", i, f.Function, f.Line)
+		}
+	}
+	return len(st.Table), nil
+}
+
+func validateBatch(a *results.ArmResult, b *results.Batch, stacks int) error {
 	switch {
 	case b.Ops < 0 || b.Ops > 1e9:
 		return fmt.Errorf("ops %d: want 0..1000000000, as ops_per_batch", b.Ops)
@@ -273,6 +261,18 @@ func validateBatch(a *results.ArmResult, b *results.Batch) error {
 			return fmt.Errorf("%s %s: %d errors in %d calls", r.Class, r.Stage, r.Errors, r.Calls)
 		case float64(r.TotalNs) > wall*maxThreads || float64(r.OffCPUNs) > wall*maxThreads:
 			return fmt.Errorf("%s %s: total_ns %d, offcpu_ns %d in a batch of wall_ns %d", r.Class, r.Stage, r.TotalNs, r.OffCPUNs, b.WallNs)
+		}
+	}
+	for _, r := range b.Stacks {
+		switch {
+		case r.Class == "":
+			return fmt.Errorf("stack %d: a stack record of no class", r.Stack)
+		case r.Stack < 0 || r.Stack >= stacks:
+			return fmt.Errorf("%s stack %d of the run's %d stacks", r.Class, r.Stack, stacks)
+		case float64(r.Calls) > most || float64(r.Samples) > most:
+			return fmt.Errorf("%s stack %d: %d calls, %d samples in a batch of wall_ns %d", r.Class, r.Stack, r.Calls, r.Samples, b.WallNs)
+		case float64(r.Ns) > most || float64(r.OffCPUNs) > most:
+			return fmt.Errorf("%s stack %d: ns %d, offcpu_ns %d in a batch of wall_ns %d", r.Class, r.Stack, r.Ns, r.OffCPUNs, b.WallNs)
 		}
 	}
 	if !a.OfCommand() {

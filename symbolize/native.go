@@ -1,0 +1,182 @@
+package symbolize
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"debug/gosym"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+
+	"github.com/tmpprobe/tmpprobe/internal/procmaps"
+	"github.com/tmpprobe/tmpprobe/results"
+)
+
+// An object is one ELF file's names: its function symbols, Go's pclntab
+// where it is a Go binary, its DWARF line tables where it has them.
+type object struct {
+	progs []elf.ProgHeader
+	syms  []sym // sorted by start
+	gosym *gosym.Table
+	dwarf *dwarf.Data
+}
+
+type sym struct {
+	start, end uint64
+	name       string
+}
+
+// objects are the files read so far, by identity (device, inode, mtime):
+// processes of one program share one.
+type objects struct {
+	mu   sync.Mutex
+	byID map[string]*object // nil: unreadable
+}
+
+func (o *objects) get(path string) *object {
+	var st syscall.Stat_t
+	id := path
+	if err := syscall.Stat(path, &st); err == nil {
+		id = fmt.Sprintf("%d:%d:%d", st.Dev, st.Ino, st.Mtim.Nano())
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if obj, ok := o.byID[id]; ok {
+		return obj
+	}
+	obj, _ := openObject(path)
+	o.byID[id] = obj
+	return obj
+}
+
+func openObject(path string) (*object, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	o := &object{}
+	for _, p := range f.Progs {
+		o.progs = append(o.progs, p.ProgHeader)
+	}
+	for _, get := range []func() ([]elf.Symbol, error){f.Symbols, f.DynamicSymbols} {
+		list, _ := get()
+		for _, s := range list {
+			if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+				o.syms = append(o.syms, sym{s.Value, s.Value + s.Size, s.Name})
+			}
+		}
+	}
+	sort.Slice(o.syms, func(i, j int) bool { return o.syms[i].start < o.syms[j].start })
+	// A Go binary's .gopclntab names every function, file and line even
+	// stripped of DWARF: the runtime unwinds with it.
+	if pcl := f.Section(".gopclntab"); pcl != nil {
+		if data, err := pcl.Data(); err == nil {
+			if text := f.Section(".text"); text != nil {
+				if t, err := gosym.NewTable(nil, gosym.NewLineTable(data, text.Addr)); err == nil {
+					o.gosym = t
+				}
+			}
+		}
+	}
+	if o.gosym == nil && f.Section(".debug_line") != nil {
+		if d, err := f.DWARF(); err == nil {
+			o.dwarf = d
+		}
+	}
+	return o, nil
+}
+
+// process names one process's addresses from the mappings it had when
+// last read: read while it lives, since its names go with it.
+type process struct {
+	pid  int
+	mu   sync.Mutex
+	maps []procmaps.Mapping
+}
+
+// refresh rereads the mappings; once the process is gone the last ones
+// stay.
+func (p *process) refresh() {
+	if maps, err := procmaps.Read(p.pid); err == nil {
+		p.maps = maps
+	}
+}
+
+// frame names addr; ret says it is a return address, whose line is the
+// call's: addr-1 is looked up.
+func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, string) {
+	p.mu.Lock()
+	m, ok := procmaps.Find(p.maps, addr)
+	if !ok {
+		p.refresh()
+		m, ok = procmaps.Find(p.maps, addr)
+	}
+	p.mu.Unlock()
+	f := results.Frame{Function: "?", Kind: results.FrameNative}
+	if !ok {
+		f.Module = "no mapping"
+		return f, "address outside the process's mappings (it had exited)"
+	}
+	f.Module = filepath.Base(m.Path)
+	if m.Path == "" || m.Path[0] != '/' {
+		if m.Path == "" {
+			f.Module = "anonymous"
+		}
+		return f, "no file behind the address (JIT or anonymous code)"
+	}
+	obj := objs.get(procmaps.FilePath(p.pid, m.Path))
+	if obj == nil {
+		return f, "object unreadable"
+	}
+	look := addr
+	if ret {
+		look--
+	}
+	fileOff := look - m.Start + m.Offset
+	var vaddr uint64
+	found := false
+	for _, ph := range obj.progs {
+		if ph.Type == elf.PT_LOAD && fileOff >= ph.Off && fileOff < ph.Off+ph.Filesz {
+			vaddr, found = fileOff-ph.Off+ph.Vaddr, true
+			break
+		}
+	}
+	if !found {
+		return f, "address outside the object's segments"
+	}
+	if obj.gosym != nil {
+		if file, line, fn := obj.gosym.PCToLine(vaddr); fn != nil {
+			f.Function, f.File, f.Line = fn.Name, file, line
+			return f, ""
+		}
+	}
+	i := sort.Search(len(obj.syms), func(i int) bool { return obj.syms[i].start > vaddr }) - 1
+	if i < 0 || (vaddr >= obj.syms[i].end && obj.syms[i].end != obj.syms[i].start) {
+		return f, "no symbol"
+	}
+	f.Function = obj.syms[i].name
+	if obj.dwarf != nil {
+		f.File, f.Line = dwarfLine(obj.dwarf, vaddr)
+	}
+	return f, ""
+}
+
+// dwarfLine finds pc's row in the line table of its compile unit.
+func dwarfLine(d *dwarf.Data, pc uint64) (string, int) {
+	cu, err := d.Reader().SeekPC(pc)
+	if err != nil || cu == nil {
+		return "", 0
+	}
+	lr, err := d.LineReader(cu)
+	if err != nil || lr == nil {
+		return "", 0
+	}
+	var e dwarf.LineEntry
+	if err := lr.SeekPC(pc, &e); err != nil {
+		return "", 0
+	}
+	return e.File.Name, e.Line
+}
