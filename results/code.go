@@ -2,6 +2,7 @@ package results
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -143,28 +144,42 @@ func leafFunction(frames []Frame) (Frame, bool) {
 }
 
 // Sampled says how the run took its stacks, for a sentence: "every
-// call's stack", "the stacks of 1 call in 16 and of every call of
-// 1.00 ms or more", with the user-time sampler's period.
+// call's stack of fsync and rename, 1 call in 64 of the others", "the
+// stacks of 1 call in 16 of openat and unlink", with the slow calls'
+// and the user-time sampler's period.
 func (st *Stacks) Sampled() string {
 	if st == nil {
 		return ""
 	}
+	rate := func(n uint32) string {
+		if n == 1 {
+			return "every call's stack"
+		}
+		return "the stacks of 1 call in " + strconv.FormatUint(uint64(n), 10)
+	}
+	byRate := map[uint32][]string{}
+	for _, class := range slices.Sorted(maps.Keys(st.EveryClass)) {
+		if n := st.EveryClass[class]; n > 0 {
+			byRate[n] = append(byRate[n], class)
+		}
+	}
 	var parts []string
+	for _, n := range slices.Sorted(maps.Keys(byRate)) {
+		parts = append(parts, rate(n)+" of "+strings.Join(byRate[n], ", "))
+	}
 	switch {
-	case st.Every == 1 && st.TailNs == 0:
-		parts = append(parts, "every call's stack")
-	case st.Every > 1 && st.TailNs > 0:
-		parts = append(parts, "the stacks of 1 call in "+strconv.FormatUint(uint64(st.Every), 10)+
-			" and of every call of "+Micros(float64(st.TailNs))+" µs or more")
-	case st.Every > 1:
-		parts = append(parts, "the stacks of 1 call in "+strconv.FormatUint(uint64(st.Every), 10))
-	case st.TailNs > 0:
-		parts = append(parts, "the stacks of the calls of "+Micros(float64(st.TailNs))+" µs or more")
+	case st.Every > 0 && len(parts) > 0:
+		parts = append(parts, rate(st.Every)+" of the other syscalls")
+	case st.Every > 0:
+		parts = append(parts, rate(st.Every))
+	}
+	if st.TailNs > 0 {
+		parts = append(parts, "every call of "+Micros(float64(st.TailNs))+" µs or more")
 	}
 	if st.SamplePeriodNs > 0 {
 		parts = append(parts, "user time sampled every "+periodText(st.SamplePeriodNs)+" on the CPU")
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
 }
 
 // roundSites are one traced batch's call sites per op: each stack's

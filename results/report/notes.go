@@ -33,6 +33,12 @@ func NoteText(n results.Note, k results.RunKind) string {
 			"could not be one thread's (it ended on another thread, or held more syscall time than wall time)"
 	case results.NoteUncontained:
 		return "the command ran without a cgroup of its own (" + n.Reason + "): what it started may have outlived the trace"
+	case results.NoteInFlight:
+		return n.What + " was inside " + n.Syscall + " when the trace began: that call is not counted, before or after, nor any of it as user time"
+	case results.NotePythonUnread:
+		return "no Python frames read for " + n.What + ": " + n.Reason + " (its user time is counted, not split by function)"
+	case results.NoteStacksRefused:
+		return "no stacks taken for " + n.What + ": the kernel refused it (" + n.Reason + ")"
 	}
 	// A leftover removed, a fresh file system, a note saved as words: the
 	// words of what made it. A kind this tmpprobe does not know (a newer
