@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,11 +24,22 @@ import (
 //go:embed driver.py
 var driverSource string
 
+// driverFile is the name driver.py's code is compiled as: its frames'
+// file in the stacks.
+const driverFile = "driver.py"
+
+// Harness are what runs the labs' ops rather than being them, as
+// results.Stacks.Harness names it: driver.py's frames, and the Go
+// worker's own functions (this package's).
+func Harness() []string {
+	return []string{driverFile, reflect.TypeFor[Runner]().PkgPath() + "."}
+}
+
 // driverArgs run driver.py in an interpreter, with args after it. Its
 // code is compiled as driver.py, not as -c's "<string>": the stacks of
 // its frames name it so.
 func driverArgs(args ...string) []string {
-	return append([]string{"-I", "-c", `import sys; exec(compile(sys.argv.pop(1), "driver.py", "exec"))`, driverSource}, args...)
+	return append([]string{"-I", "-c", `import sys; exec(compile(sys.argv.pop(1), "` + driverFile + `", "exec"))`, driverSource}, args...)
 }
 
 // Config is what a worker needs to run one arm; it is sent to the worker

@@ -130,17 +130,27 @@ func (st *Stacks) FramesOf(i int) []Frame {
 }
 
 // leafFunction is the frame a user sample is given to: the innermost
-// Python frame where the stack has one, else its leaf.
-func leafFunction(frames []Frame) (Frame, bool) {
-	for _, f := range frames {
+// Python frame where the stack has one, else its leaf; a harness frame
+// is the harness (one function, its file's).
+func leafFunction(st *Stacks, frames []Frame) (Frame, bool) {
+	leaf := -1
+	for i, f := range frames {
 		if f.Kind == FramePython {
-			return f, true
+			leaf = i
+			break
 		}
 	}
-	if len(frames) == 0 {
+	if leaf < 0 && len(frames) > 0 {
+		leaf = 0
+	}
+	if leaf < 0 {
 		return Frame{}, false
 	}
-	return frames[0], true
+	f := frames[leaf]
+	if st.IsHarness(f) {
+		return Frame{Function: HarnessFunction, Kind: f.Kind}, true
+	}
+	return f, true
 }
 
 // Sampled says how the run took its stacks, for a sentence: "every
@@ -248,7 +258,7 @@ func (s *Summary) codeSummaries(st *Stacks) {
 		if r.Class != ClassUser {
 			continue
 		}
-		f, ok := leafFunction(st.FramesOf(r.Stack))
+		f, ok := leafFunction(st, st.FramesOf(r.Stack))
 		if !ok {
 			continue
 		}

@@ -1,5 +1,7 @@
 package results
 
+import "strings"
+
 // Where in the code (#39): the user stacks behind user time and behind
 // syscalls. A stack is kept as pprof keeps it (and Parca, and the
 // OpenTelemetry profiler): ids into one table of frames per run, each a
@@ -70,7 +72,27 @@ type Stacks struct {
 	// Unresolved counts what could not be named, by why ("code object
 	// gone", "no symbols"): a frame named "?" stands for each.
 	Unresolved map[string]uint64 `json:"unresolved,omitempty"`
+	// Harness names the code that runs the workload rather than being
+	// it (the labs' driver.py, the Go worker): a frame whose file is one
+	// of these, or whose function starts with one, is the harness. Each
+	// arm runs its op from a function of its own there, so by function
+	// name the harness would differ from arm to arm where it does the
+	// same work; its time is said as one part.
+	Harness []string `json:"harness,omitempty"`
 }
+
+// IsHarness says whether f is the harness's (see Stacks.Harness).
+func (s *Stacks) IsHarness(f Frame) bool {
+	for _, h := range s.Harness {
+		if f.File == h || strings.HasPrefix(f.Function, h) {
+			return true
+		}
+	}
+	return false
+}
+
+// HarnessFunction is the one function the harness's frames are said as.
+const HarnessFunction = "(the harness)"
 
 // EveryOf is how a class's calls had their stacks taken: 1 every call,
 // N one call in N, 0 none.

@@ -120,6 +120,9 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	if p != nil {
 		run.Drops, _ = p.Drops()
 		run.Stacks = p.StackTable()
+		if run.Stacks != nil {
+			run.Stacks.Harness = arms.Harness()
+		}
 	}
 	if runner.Reruns > 0 {
 		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteRerun, What: strconv.Itoa(runner.Reruns)})
