@@ -134,6 +134,7 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	if (st) {
 		if (!st->in_syscall)
 			user_time_stop(st, now);
+		user_time_flush(st);
 		st->off_since = now;
 		st->off_user = !st->in_syscall && !st->in_flight;
 		st->off_state = off_state_of(preempt, prev_state);

@@ -23,8 +23,10 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 	now = bpf_ktime_get_ns();
 	/* The user time up to a marker is the phase's it ends; the marker's
 	 * exit starts the next phase's (sys_exit). */
-	if (cur)
+	if (cur) {
 		user_time_stop(cur, now);
+		user_time_flush(cur);
+	}
 	if (cur && cur->base_phase) {
 		/* A traced program marking its own region: switch phase, and
 		 * count the region's entries and time. */
@@ -84,6 +86,7 @@ static __always_inline int on_task_exit(void)
 	/* Killed by a signal, a thread leaves user mode without a syscall. */
 	if (st) {
 		user_time_stop(st, bpf_ktime_get_ns());
+		user_time_flush(st);
 		if (config.count_neighbours)
 			bpf_map_update_elem(&exited_tids, &tid, &one, BPF_ANY);
 	}

@@ -522,6 +522,9 @@ struct thread_state {
 	__u64 call_off_ns; /* this call's time off the CPU so far */
 	__u16 stack_class;
 	__u8 pad4[6];
+	/* User time measured and not yet added to its phase's user record
+	 * (user_time_flush): a syscall's entry adds here, not to the map. */
+	__u64 user_pending;
 };
 
 #endif

@@ -475,6 +475,7 @@ type tmpprobeThreadState struct {
 	CallOffNs    uint64
 	StackClass   uint16
 	Pad4         [6]uint8
+	UserPending  uint64
 }
 
 type tmpprobeTstateMatch uint32
