@@ -138,12 +138,13 @@ var RuntimeClasses = map[string]bool{
 }
 
 // SyscallCounts maps case -> syscall -> calls per op for the syscall rows
-// (not stages or page faults) of the arm's own classes, or of the runtime's
-// when runtime is set.
+// (not stages or page faults, nor a function's or call site's rows, parts
+// of their class's) of the arm's own classes, or of the runtime's when
+// runtime is set.
 func SyscallCounts(rows []Row, runtime bool) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, r := range rows {
-		if r["stage"] != "" || r["syscall"] == "user" || r["syscall"] == "" || RuntimeClasses[r["syscall"]] != runtime {
+		if r["stage"] != "" || r["stack"] != "" || r["syscall"] == "user" || r["syscall"] == "" || RuntimeClasses[r["syscall"]] != runtime {
 			continue
 		}
 		k := r.caseKey()
@@ -208,11 +209,13 @@ var StageRules = []StageRule{
 func CheckStages(rows []Row) []string {
 	calls := map[string]string{}
 	for _, r := range rows {
-		calls[r.caseKey()+"|"+r["syscall"]+"|"+r["stage"]] = r["calls"]
+		if r["stack"] == "" {
+			calls[r.caseKey()+"|"+r["syscall"]+"|"+r["stage"]] = r["calls"]
+		}
 	}
 	var probs []string
 	for _, r := range rows {
-		if r["stage"] != "" {
+		if r["stage"] != "" || r["stack"] != "" {
 			continue
 		}
 		base, _, _ := strings.Cut(r["syscall"], "[")

@@ -319,7 +319,7 @@ func checkDisk(t *testing.T, c *Console) (block, journal string) {
 	t.Logf("the syncing arms on the disk:\n%s", c.Output["disk"])
 	stages := map[string]uint64{}
 	for _, r := range c.CSV["disk"] {
-		if r["syscall"] == "fsync" && r["stage"] != "" {
+		if r["syscall"] == "fsync" && r["stage"] != "" && r["stack"] == "" {
 			n, _ := strconv.ParseUint(r["calls"], 10, 64)
 			stages[r["stage"]] += n
 		}
