@@ -94,8 +94,10 @@ func (p *Probe) Snapshot() (map[uint32][]results.ClassRecord, error) {
 	return out, nil
 }
 
-// openUserTime is, by phase, the user time of the threads on a CPU in
-// user mode now since they got there.
+// openUserTime is, by phase, the user time the threads hold and the map
+// does not yet: since they got onto a CPU in user mode, if they are there
+// now, and what they measured and have not added to the map (a thread
+// adds it once a millisecond has gathered, user_time_flush).
 func (p *Probe) openUserTime() map[uint32]uint64 {
 	out := map[uint32]uint64{}
 	now := monotonicNs()
@@ -103,6 +105,7 @@ func (p *Probe) openUserTime() map[uint32]uint64 {
 	var st tmpprobeThreadState
 	it := p.coll.Maps[tmpprobeMapThreads].Iterate()
 	for it.Next(&tid, &st) {
+		out[st.Phase] += st.UserPending
 		if st.UserSince != 0 && now > st.UserSince {
 			out[st.Phase] += now - st.UserSince
 		}
