@@ -58,6 +58,11 @@ func (s *Server) profile(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "reading the probe: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	stacksBefore, err := s.t.SnapshotStacks()
+	if err != nil {
+		http.Error(w, "reading the probe's stacks: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
 	start := time.Now()
 	timer := time.NewTimer(length)
 	defer timer.Stop()
@@ -71,13 +76,23 @@ func (s *Server) profile(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "reading the probe: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
+	stacksAfter, err := s.t.SnapshotStacks()
+	if err != nil {
+		http.Error(w, "reading the probe's stacks: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
 	end := time.Now()
 	grew := map[uint32][]results.ClassRecord{}
 	for ph, recs := range after {
 		grew[ph] = results.SubtractRecords(recs, before[ph])
 	}
-	res := follow.Result{Records: grew, Wall: end.Sub(start)}
+	stacks := map[uint32][]results.StackRecord{}
+	for ph, recs := range stacksAfter {
+		stacks[ph] = results.SubtractStackRecords(recs, stacksBefore[ph])
+	}
+	res := follow.Result{Records: grew, Wall: end.Sub(start), Stacks: stacks}
 	run := s.run(start, end, res.Arms(s.cfg.Label))
+	run.Stacks = s.t.StackTable()
 	var buf bytes.Buffer
 	if err := render.WritePprof(&buf, run, results.SummarizeAll(run, nil)); err != nil {
 		http.Error(w, "writing the profile: "+err.Error(), http.StatusInternalServerError)

@@ -35,6 +35,11 @@ import (
 type Tracer interface {
 	Snapshot() (map[uint32][]results.ClassRecord, error)
 	Drops() (map[string]uint64, error)
+	// SnapshotStacks and StackTable are the user stacks as Snapshot has
+	// the records: running totals by phase, and the frames they index
+	// (nil when the probe takes none).
+	SnapshotStacks() (map[uint32][]results.StackRecord, error)
+	StackTable() *results.Stacks
 }
 
 // Config is what the server serves and its bounds.

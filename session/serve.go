@@ -29,7 +29,7 @@ type Serve struct {
 // duration passes or a signal comes: stopping is how a server ends, so a
 // signal ends it with no error, every connection closed.
 func RunServe(in *Interrupts, s Serve) error {
-	opts := probe.Options{Attach: s.Backend, TracePhase: follow.Phase, AnyDevice: true}
+	opts := probe.Options{Attach: s.Backend, TracePhase: follow.Phase, AnyDevice: true, Stacks: traceStacks(false)}
 	if s.Spec.Cgroup != "" {
 		id, err := follow.CgroupID(s.Spec.Cgroup)
 		if err != nil {

@@ -273,8 +273,9 @@ scrape_configs:
 }
 
 // go tool pprof reads /debug/pprof/syscalls as it reads a Go program's
-// profile: the frames of a profile are today's of --pprof (the target,
-// its syscalls, their off-CPU causes), not yet the target's own code.
+// profile: the frames of a profile are --pprof's (the target, the code
+// that made each syscall, its syscalls, their off-CPU causes), and the
+// workload's function that fsyncs is among them (#39, #41).
 func TestServePprof(t *testing.T) {
 	needRoot(t)
 	py := realPython(t)
@@ -283,8 +284,10 @@ func TestServePprof(t *testing.T) {
 	dir := t.TempDir()
 	// About 3 s of fsyncs, bounded by its count; the profile takes 2 s
 	// of them.
-	work := inCgroup(cg, py, "-c", "import time\nend = time.time() + 3\n"+
-		strings.Replace(fsyncs(3000, dir), "    os.fsync(f)\n", "    os.fsync(f)\n    if time.time() > end: break\n", 1))
+	work := inCgroup(cg, py, "-c", fmt.Sprintf("import os, time\nend = time.time() + 3\n"+
+		"def persist(f):\n    os.write(f, b'x')\n    os.fsync(f)\n"+
+		"f = os.open(%q, os.O_WRONLY | os.O_CREAT, 0o600)\nfor _ in range(3000):\n    persist(f)\n    if time.time() > end: break\n",
+		filepath.Join(dir, "f")))
 	if err := work.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,9 +313,10 @@ func TestServePprof(t *testing.T) {
 	if !strings.Contains(string(out), "trace/cgroup "+cg) {
 		t.Errorf("no frame of the target, trace/cgroup %s", cg)
 	}
-	// Hook: when render.WritePprof writes the target's own stacks (issue
-	// "where in the code"), the frames of fsyncs' caller, Python's
-	// os.fsync, are to be asserted here too.
+	// flat 0 (its calls are its syscalls'), cum all of them.
+	if !regexp.MustCompile(`(?m)^\s+\d+\s+\S+\s+\S+\s+[1-9][0-9]*\s.*\spersist$`).Match(out) {
+		t.Errorf("no frame of persist, the function that fsyncs, with calls in the profile")
+	}
 }
 
 // Bad flags are one line and exit 2, before anything loads.
