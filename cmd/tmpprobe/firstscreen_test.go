@@ -165,7 +165,10 @@ func checkTables(t *testing.T, lines []string) {
 		case strings.HasPrefix(h, "    SYSCALL "):
 			ends := columnEnds(h)
 			for _, r := range lines[i+1:] {
-				if !strings.HasPrefix(r, "    ") || strings.HasPrefix(r, "    ⋯ the device") || strings.HasPrefix(r, "    (…) waiting") {
+				// The table ends at its notes and at the bullets that
+				// say its arm's code (its functions, its call sites).
+				if !strings.HasPrefix(r, "    ") || strings.HasPrefix(r, "    ⋯ the device") || strings.HasPrefix(r, "    (…) waiting") ||
+					strings.HasPrefix(r, "    • ") {
 					break
 				}
 				if !slices.Contains(ends, len([]rune(r))) {
