@@ -54,6 +54,9 @@ func NewGap(a, b *results.Summary) Gap {
 
 // mechanism says what the measurements show about one term of the gap.
 func (g Gap) mechanism(t Term) string {
+	if w, ok := g.namedTermWords(t); ok {
+		return w.long
+	}
 	switch {
 	case t.Name == results.UserTerm:
 		m := userMechanism(g.A, g.B)
@@ -63,12 +66,6 @@ func (g Gap) mechanism(t Term) string {
 		return m
 	case t.Name == results.BetweenTerm:
 		return betweenMechanism(g.A, g.B)
-	case t.Name == results.RunQueueTerm:
-		return runQueueWords.long
-	case t.Name == results.RemainderTerm && g.A.UserMeasured:
-		return measuredRemainderWords.long
-	case t.Name == results.RemainderTerm:
-		return remainderWords.long
 	case t.oldClass != t.newClass:
 		m := classMechanism(g.A, nil, t.newClass, g.scale(), true)
 		if mb := classMechanism(g.B, nil, t.oldClass, g.scale(), true); mb != "" {
@@ -145,7 +142,7 @@ func inodeMove(a, b *results.Summary, class string) inodeMoved {
 // offWords turn the dominant off-CPU label into words: long where a
 // breakdown says it, short where a WHY bullet does. One table, so that a
 // label cannot be worded in one and missing from the other.
-var offWords = map[string]struct{ long, short string }{
+var offWords = map[string]termWords{
 	results.OffPreempted:      {"preempted (run-queue wait)", "waits for a CPU"},
 	results.OffBlockedJBD2:    {"waiting for the journal commit", "waits for the journal"},
 	results.OffBlockedIRQ:     {"waiting for the device (woken from irq)", "waits for the device"},
@@ -159,18 +156,35 @@ var offWords = map[string]struct{ long, short string }{
 	results.OffSleep:          {"sleeping", "sleeps"},
 }
 
-// runQueueWords and remainderWords say what the terms of those names
-// are, long in a full sentence and short in a WHY bullet.
+// termWords say what a term is, long in a full sentence and short in a
+// WHY bullet.
+type termWords struct{ long, short string }
+
+// runQueueWords and remainderWords say what the terms of those names are.
 var (
-	runQueueWords  = struct{ long, short string }{"runnable, waiting for a CPU another task had", "CPU neighbours"}
-	remainderWords = struct{ long, short string }{
+	runQueueWords  = termWords{"runnable, waiting for a CPU another task had", "CPU neighbours"}
+	remainderWords = termWords{
 		"what the terms' medians over the rounds leave of the gap's median", "medians of the terms"}
 	// Where user space was measured, the remainder is also the wall time
 	// no term accounts for, round by round.
-	measuredRemainderWords = struct{ long, short string }{
+	measuredRemainderWords = termWords{
 		"the wall time no term accounts for, and what the terms' medians over the rounds leave of the gap's median",
 		"wall time no term accounts for"}
 )
+
+// namedTermWords are the words of a term that is what its name says,
+// whatever the gap: the run-queue wait and the remainder.
+func (g Gap) namedTermWords(t Term) (termWords, bool) {
+	switch {
+	case t.Name == results.RunQueueTerm:
+		return runQueueWords, true
+	case t.Name == results.RemainderTerm && g.A.UserMeasured:
+		return measuredRemainderWords, true
+	case t.Name == results.RemainderTerm:
+		return remainderWords, true
+	}
+	return termWords{}, false
+}
 
 // ioStages are the stages that explain a syscall's time, in the order
 // sentences name them, with what they count.
@@ -532,6 +546,9 @@ func (g Gap) otherWay() string {
 // the I/O that changed, what it waits for, how many calls. "" when
 // nothing measured says more than the time.
 func (g Gap) Reason(t Term) string {
+	if w, ok := g.namedTermWords(t); ok {
+		return w.short
+	}
 	unit := g.A.Unit()
 	switch {
 	case t.Name == results.UserTerm:
@@ -545,12 +562,6 @@ func (g Gap) Reason(t Term) string {
 		return userReason(g.A, g.B)
 	case t.Name == results.BetweenTerm:
 		return betweenReason(g.A, g.B)
-	case t.Name == results.RunQueueTerm:
-		return runQueueWords.short
-	case t.Name == results.RemainderTerm && g.A.UserMeasured:
-		return measuredRemainderWords.short
-	case t.Name == results.RemainderTerm:
-		return remainderWords.short
 	case t.oldClass != t.newClass:
 		return waitReason(g.A, t.newClass)
 	}
