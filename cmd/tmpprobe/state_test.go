@@ -97,8 +97,11 @@ func inodeChurnRun(t *testing.T) (*explain.StateLink, string, string) {
 // checkInodeChurnLink checks what the report says of the link.
 func checkInodeChurnLink(t *testing.T, link *explain.StateLink, stdout, out string) {
 	t.Helper()
-	if link.StateHi < 10*link.StateLo || !(link.RatioAtHi < link.RatioAtLo) {
-		t.Errorf("%s: want inode allocation at least 10× dearer after the churn, and the ratio lower", link.Sentence())
+	// Quiet, the churn makes a create 50× dearer (5 → 270 µs); beside a
+	// disk writer, whose writeback ends the skipping early, 5.5× (3.8 →
+	// 21.1 µs, #37): 4× is the churn's, whatever the load.
+	if link.StateHi < 4*link.StateLo || !(link.RatioAtHi < link.RatioAtLo) {
+		t.Errorf("%s: want inode allocation at least 4× dearer after the churn, and the ratio lower", link.Sentence())
 	}
 	// The terminal warns; the link itself is a detail of the WHY, which
 	// -v says whole (#31), and report.md always.
