@@ -140,7 +140,7 @@ enum multi_cookie {
 enum drop_reason {
 	DROP_NO_START,     /* sys_exit of an active thread with no sys_enter seen */
 	DROP_NR_MISMATCH,  /* sys_exit for another nr than the recorded start */
-	DROP_STATS_FULL,   /* stats map full */
+	DROP_STATS_FULL,   /* stats and stats_spare full (or out of memory) */
 	DROP_THREADS_FULL, /* thread map full: begin marker lost */
 	DROP_NEIGHBOURS_FULL, /* neighbour map full: a neighbour's share lost */
 	DROP_STACKS_FULL,  /* stack count map full: a stack's sample or call lost */

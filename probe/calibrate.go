@@ -49,17 +49,19 @@ func (p *Probe) Calibrate(n int) (Calibration, error) {
 }
 
 func (p *Probe) forgetPhase(phase uint32) {
-	m := p.coll.Maps[tmpprobeMapStats]
-	var key tmpprobeClassKey
-	var keys []tmpprobeClassKey
-	var v []tmpprobeClassStats
-	it := m.Iterate()
-	for it.Next(&key, &v) {
-		if key.Phase == phase {
-			keys = append(keys, key)
+	for _, name := range statsMaps {
+		m := p.coll.Maps[name]
+		var key tmpprobeClassKey
+		var keys []tmpprobeClassKey
+		var v []tmpprobeClassStats
+		it := m.Iterate()
+		for it.Next(&key, &v) {
+			if key.Phase == phase {
+				keys = append(keys, key)
+			}
 		}
-	}
-	for i := range keys {
-		m.Delete(&keys[i])
+		for i := range keys {
+			m.Delete(&keys[i])
+		}
 	}
 }

@@ -17,25 +17,40 @@ import (
 // when nothing is being traced (between batches): an update that lands
 // between the read and the delete would be lost.
 func (p *Probe) Collect() (map[uint32][]results.ClassRecord, error) {
-	out, done := p.collectBatches()
-	if done {
-		return out, nil
+	out := map[uint32][]results.ClassRecord{}
+	for _, name := range statsMaps {
+		m := p.coll.Maps[name]
+		recs, done := collectBatches(m)
+		addRecords(out, recs)
+		if !done {
+			rest, err := readStats(m, true)
+			addRecords(out, rest)
+			if err != nil {
+				return out, err
+			}
+		}
 	}
-	rest, err := p.read(true)
-	for phase, recs := range rest {
-		out[phase] = append(out[phase], recs...)
-	}
-	return out, err
+	return out, nil
 }
 
-// collectBatches reads and clears the stats map a batch of keys a
-// syscall, where an Iterate and a Delete take three syscalls a key (a
-// traced batch's ~50 keys took 0.3–0.8 ms, a Python lab's 360 traced
-// batches a tenth of a second more); done false where it could not read
-// the whole map (a kernel without batch operations, before v5.6, or a
-// hash bucket longer than a batch), and what it read is returned for the
-// rest to be read one key at a time.
-func (p *Probe) collectBatches() (out map[uint32][]results.ClassRecord, done bool) {
+// statsMaps hold the class records: stats, and stats_spare for the keys
+// stats could not allocate (bpf/tmpprobe.bpf.h). A key may be in both.
+var statsMaps = []string{tmpprobeMapStats, tmpprobeMapStatsSpare}
+
+func addRecords(into, recs map[uint32][]results.ClassRecord) {
+	for phase, r := range recs {
+		into[phase] = results.MergeRecords(into[phase], r)
+	}
+}
+
+// collectBatches reads and clears m a batch of keys a syscall, where an
+// Iterate and a Delete take three syscalls a key (a traced batch's ~50
+// keys took 0.3–0.8 ms, a Python lab's 360 traced batches a tenth of a
+// second more); done false where it could not read the whole map (a
+// kernel without batch operations, before v5.6, or a hash bucket longer
+// than a batch), and what it read is returned for the rest to be read
+// one key at a time.
+func collectBatches(m *ebpf.Map) (out map[uint32][]results.ClassRecord, done bool) {
 	out = map[uint32][]results.ClassRecord{}
 	ncpu, err := ebpf.PossibleCPU()
 	if err != nil {
@@ -46,7 +61,7 @@ func (p *Probe) collectBatches() (out map[uint32][]results.ClassRecord, done boo
 	values := make([]tmpprobeClassStats, batch*ncpu)
 	var cursor ebpf.MapBatchCursor
 	for {
-		n, err := p.coll.Maps[tmpprobeMapStats].BatchLookupAndDelete(&cursor, keys, values, nil)
+		n, err := m.BatchLookupAndDelete(&cursor, keys, values, nil)
 		for i := range n {
 			out[keys[i].Phase] = append(out[keys[i].Phase], toRecord(keys[i], values[i*ncpu:(i+1)*ncpu]))
 		}
@@ -115,7 +130,19 @@ func (p *Probe) openUserTime() map[uint32]uint64 {
 
 func (p *Probe) read(clear bool) (map[uint32][]results.ClassRecord, error) {
 	out := map[uint32][]results.ClassRecord{}
-	err := readMap(p.coll.Maps[tmpprobeMapStats], "stats map", clear, func(key tmpprobeClassKey, percpu []tmpprobeClassStats) {
+	for _, name := range statsMaps {
+		recs, err := readStats(p.coll.Maps[name], clear)
+		addRecords(out, recs)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func readStats(m *ebpf.Map, clear bool) (map[uint32][]results.ClassRecord, error) {
+	out := map[uint32][]results.ClassRecord{}
+	err := readMap(m, "stats map", clear, func(key tmpprobeClassKey, percpu []tmpprobeClassStats) {
 		out[key.Phase] = append(out[key.Phase], toRecord(key, percpu))
 	})
 	return out, err

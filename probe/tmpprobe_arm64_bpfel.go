@@ -510,6 +510,7 @@ const (
 	tmpprobeMapStackScratch                    = "stack_scratch"
 	tmpprobeMapStackStats                      = "stack_stats"
 	tmpprobeMapStats                           = "stats"
+	tmpprobeMapStatsSpare                      = "stats_spare"
 	tmpprobeMapThreads                         = "threads"
 	tmpprobeMapWatchedDevs                     = "watched_devs"
 	tmpprobeMapWindow                          = "window"
@@ -876,6 +877,7 @@ type tmpprobeMapSpecs struct {
 	StackScratch    *ebpf.MapSpec `ebpf:"stack_scratch"`
 	StackStats      *ebpf.MapSpec `ebpf:"stack_stats"`
 	Stats           *ebpf.MapSpec `ebpf:"stats"`
+	StatsSpare      *ebpf.MapSpec `ebpf:"stats_spare"`
 	Threads         *ebpf.MapSpec `ebpf:"threads"`
 	WatchedDevs     *ebpf.MapSpec `ebpf:"watched_devs"`
 	Window          *ebpf.MapSpec `ebpf:"window"`
@@ -930,6 +932,7 @@ type tmpprobeMaps struct {
 	StackScratch    *ebpf.Map `ebpf:"stack_scratch"`
 	StackStats      *ebpf.Map `ebpf:"stack_stats"`
 	Stats           *ebpf.Map `ebpf:"stats"`
+	StatsSpare      *ebpf.Map `ebpf:"stats_spare"`
 	Threads         *ebpf.Map `ebpf:"threads"`
 	WatchedDevs     *ebpf.Map `ebpf:"watched_devs"`
 	Window          *ebpf.Map `ebpf:"window"`
@@ -958,6 +961,7 @@ func (m *tmpprobeMaps) Close() error {
 		m.StackScratch,
 		m.StackStats,
 		m.Stats,
+		m.StatsSpare,
 		m.Threads,
 		m.WatchedDevs,
 		m.Window,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -95,13 +96,29 @@ type process struct {
 	pid  int
 	mu   sync.Mutex
 	maps []procmaps.Mapping
+	// files are the objects of its executable mappings, by path, opened
+	// when the mappings were read: a file is reached through
+	// /proc/PID/root (the process's own mount namespace), which is gone
+	// with the process, and a stack is often named after its last
+	// syscall.
+	files map[string]*object
 }
 
-// refresh rereads the mappings; once the process is gone the last ones
-// stay.
-func (p *process) refresh() {
-	if maps, err := procmaps.Read(p.pid); err == nil {
-		p.maps = maps
+// refresh rereads the mappings and opens the files newly mapped
+// executable; once the process is gone the last ones stay.
+func (p *process) refresh(objs *objects) {
+	maps, err := procmaps.Read(p.pid)
+	if err != nil {
+		return
+	}
+	p.maps = maps
+	if p.files == nil {
+		p.files = map[string]*object{}
+	}
+	for _, m := range maps {
+		if _, ok := p.files[m.Path]; !ok && strings.Contains(m.Perms, "x") && strings.HasPrefix(m.Path, "/") {
+			p.files[m.Path] = objs.get(procmaps.FilePath(p.pid, m.Path))
+		}
 	}
 }
 
@@ -111,9 +128,10 @@ func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, st
 	p.mu.Lock()
 	m, ok := procmaps.Find(p.maps, addr)
 	if !ok {
-		p.refresh()
+		p.refresh(objs)
 		m, ok = procmaps.Find(p.maps, addr)
 	}
+	obj, opened := p.files[m.Path]
 	p.mu.Unlock()
 	f := results.Frame{Function: "?", Kind: results.FrameNative}
 	if !ok {
@@ -127,7 +145,9 @@ func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, st
 		}
 		return f, "no file behind the address (JIT or anonymous code)"
 	}
-	obj := objs.get(procmaps.FilePath(p.pid, m.Path))
+	if !opened {
+		obj = objs.get(procmaps.FilePath(p.pid, m.Path))
+	}
 	if obj == nil {
 		return f, "object unreadable"
 	}

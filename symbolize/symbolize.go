@@ -226,7 +226,7 @@ func (r *Run) native(tgid uint32) *process {
 	}
 	r.mu.Unlock()
 	p.mu.Lock()
-	p.refresh()
+	p.refresh(&r.objs)
 	p.mu.Unlock()
 	return p
 }
