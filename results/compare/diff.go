@@ -22,9 +22,17 @@ const (
 	// StatusWithBaseline is an arm whose ratio moved only because its
 	// baseline did: its own throughput did not change with it.
 	StatusWithBaseline Status = "moved with the baseline"
-	StatusOnlyOld      Status = "only in OLD"
-	StatusOnlyNew      Status = "only in NEW"
-	StatusFailed       Status = "failed"
+	// StatusWithStorage is an arm that did the same work in the same
+	// setting, whose change is mostly one time per request of the
+	// storage (a device's, ext4's inode allocation, a journal commit)
+	// that moved alike in every arm making those requests, with no
+	// neighbour named: a shared disk's speed and a file system's state
+	// move between runs on their own (#43), and counts say the workload
+	// did not.
+	StatusWithStorage Status = "moved with the storage"
+	StatusOnlyOld     Status = "only in OLD"
+	StatusOnlyNew     Status = "only in NEW"
+	StatusFailed      Status = "failed"
 )
 
 // DefaultMinEffectPct is the smallest change a diff reports, besides
@@ -237,6 +245,7 @@ func DiffWith(oldName string, prev *results.Run, newName string, cur *results.Ru
 		pairs[i].d = &rep.Arms[pairs[i].i]
 	}
 	judgeWorkOf(pairs, rep.Preflight, rep.Neighbours, cur, minEffectPct)
+	rep.Drift = withoutStorageMoves(rep.Drift)
 	rep.Gated = rep.gate(cur)
 	// The work dirs stay first (they say where each run ran); then the
 	// differences that explain a change, then the rest.

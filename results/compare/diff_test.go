@@ -508,3 +508,57 @@ func TestDiffNamesTheCode(t *testing.T) {
 		t.Errorf("work headline %q, want %q", got, want)
 	}
 }
+
+// #43: two runs of the same setting and work whose syncing arms waited
+// twice as long for each of the device's flushes, in every arm that
+// flushes: the shared disk's speed moved between the runs, not the arms.
+// They move "with the storage", said with the time per flush that moved
+// them, and --gate time passes; a neighbour on the disk or a mount option
+// that changed is a cause, and the same slowdown is then the arms'.
+func TestSameWorkSlowerStorageIsNotTheArms(t *testing.T) {
+	run := func(k uint64, options string) *results.Run {
+		r := resultstest.FixtureRun(true)
+		r.Meta.KernelRelease = "6.18.0-test"
+		r.Meta.Dirs = []results.DirFacts{{Dir: "/tmp", FSType: "ext4", Options: options, Journal: "yes", Disk: "vda", Queues: []results.BlockQueue{{Device: "vda"}}}}
+		second := r.Arms[1]
+		second.Arm = "atomic-replace"
+		second.Batches = slices.Clone(second.Batches)
+		r.Arms = append(r.Arms, second)
+		for i := range r.Arms {
+			if r.Arms[i].Arm != "mkstemp-fsync" && r.Arms[i].Arm != "atomic-replace" {
+				continue
+			}
+			for j := range r.Arms[i].Batches {
+				b := &r.Arms[i].Batches[j]
+				b.Records = slices.Clone(b.Records)
+				for n := range b.Records {
+					if b.Records[n].Stage == results.StageDevFlush {
+						b.Records[n].TotalNs *= k
+					}
+				}
+				b.WallNs += int64(k-1) * 38_000_000
+			}
+		}
+		return r
+	}
+	rep := compare.Diff("old", run(1, "rw"), "new", run(2, "rw"), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
+	doc := said(rep)
+	for _, arm := range []string{"mkstemp-fsync", "atomic-replace"} {
+		d := findArm(t, rep, arm)
+		if d.Status != compare.StatusWithStorage {
+			t.Errorf("%s: %s, want %s", arm, d.Status, compare.StatusWithStorage)
+		}
+		if s := sentenceOf(doc, d); !strings.Contains(s, "same work, slower: device time per flush 380.0 → 760.0 µs (every arm that flushes; the device vda, not the workload)") ||
+			!strings.Contains(s, "with the storage") {
+			t.Errorf("%s says %q, want the time per flush that moved it and the storage", arm, s)
+		}
+	}
+	// The fixture's mkstemp-fdatasync fails in both runs.
+	if len(doc.Gated) != 1 || !strings.Contains(doc.Gated[0], "mkstemp-fdatasync") {
+		t.Errorf("--gate time --threshold 5 gated %q, want only the arm that failed: the disk moved, not the arms", doc.Gated)
+	}
+	rep = compare.Diff("old", run(1, "rw"), "new", run(2, "rw,data=journal"), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
+	if d := findArm(t, rep, "mkstemp-fsync"); d.Status != compare.StatusRegressed {
+		t.Errorf("NEW mounted data=journal: mkstemp-fsync %s, want regressed", d.Status)
+	}
+}

@@ -125,10 +125,36 @@ func judgeWorkOf(arms []judged, env []FactChange, whole []explain.NeighbourChang
 		if w.Unit != nil && w.Unit.IsDeviceTime() {
 			w.Device = &explain.DeviceNote{EveryArm: everyArmMoved(arms, *w.Unit, minEffectPct), Device: deviceOf(cur, a.sn.Dir)}
 		}
+		if movedWithStorage(arms, a, env, minEffectPct) {
+			a.d.Status = StatusWithStorage
+		}
 		if a.rqGrew && (w.Unit == nil || w.Unit.Name != explain.RunQueueWait) {
 			a.d.RunQueue = explain.NewRunQueueGrowth(a.rq, whole)
 		}
 	}
+}
+
+// movedWithStorage says a's change is the storage's, not its own: the
+// same work in the same setting, no neighbour or other cause named, and
+// half or more of the change one time per request of the storage that
+// moved alike in every arm making those requests.
+func movedWithStorage(arms []judged, a *judged, env []FactChange, minEffectPct float64) bool {
+	w := a.d.Work
+	if !a.d.Changed() || w.Verdict != explain.WorkSame || w.Unit == nil || !w.Unit.IsStorageTime() ||
+		len(w.Culprits) > 0 || slices.ContainsFunc(env, movesNumbers) {
+		return false
+	}
+	delta := a.sn.WallNsPerOp - a.so.WallNsPerOp
+	return 2*math.Abs(w.Unit.Explains) >= math.Abs(delta) && everyArmMoved(arms, *w.Unit, minEffectPct)
+}
+
+// withoutStorageMoves leaves the arms that moved with the storage out of
+// the drift notes' arms that changed on their own.
+func withoutStorageMoves(notes []DriftNote) []DriftNote {
+	for i := range notes {
+		notes[i].Moved = slices.DeleteFunc(notes[i].Moved, func(d *ArmDiff) bool { return d.Status == StatusWithStorage })
+	}
+	return notes
 }
 
 // everyArmMoved says the time per request of u's kind moved u's way, by

@@ -50,6 +50,13 @@ func WithBaselineSentence(what, rate string, judged, rates results.Comparison) s
 		results.SignedPct(judged.DeltaPct), what, results.PValue(judged.P), rate, comparisonPhrase(rates))
 }
 
+// WithStorageSentence says an arm moved with the storage's time per
+// request, which its work headline names: not counted as its change.
+func WithStorageSentence(what string, judged results.Comparison) string {
+	return fmt.Sprintf("%s %s (p=%s), with the storage: the same work and setting, and every arm's time per request moved alike (not counted as a change)",
+		results.SignedPct(judged.DeltaPct), what, results.PValue(judged.P))
+}
+
 // comparisonPhrase says how a comparison came out: "~ (p=0.432)" or
 // "+3.1% (p=0.002)".
 func comparisonPhrase(c results.Comparison) string {

@@ -373,6 +373,12 @@ var deviceVerb = map[string]string{
 // IsDeviceTime says u is a device's time per request.
 func (u UnitTime) IsDeviceTime() bool { return deviceVerb[u.Evidence.Stage] != "" }
 
+// IsStorageTime says u is a time per request of the storage below the
+// syscalls: a device's, ext4's inode allocation's or a journal commit's.
+func (u UnitTime) IsStorageTime() bool {
+	return u.IsDeviceTime() || u.Evidence == StageSign(results.StageExt4NewInode) || u.Evidence == StageSign(results.StageJBD2Commit)
+}
+
 // RunQueueWait names the run-queue wait as a time per op.
 const RunQueueWait = results.RunQueueTerm
 

@@ -256,7 +256,7 @@ func diffArm(a *compare.ArmDiff) DiffArm {
 		for _, c := range w.Culprits {
 			out.WorkCulprits = append(out.WorkCulprits, explain.CulpritText(c))
 		}
-		if w.Headed() && (a.Changed() || w.MoreOrLess()) {
+		if w.Headed() && (a.Changed() || a.Status == compare.StatusWithStorage || w.MoreOrLess()) {
 			// The exact counts first: they hold where the timing beside
 			// them may be within noise.
 			said = out.WorkHeadline + "; " + said
@@ -296,6 +296,8 @@ func armSaid(a *compare.ArmDiff) string {
 		return explain.NoiseSentence(what, *j)
 	case a.Status == compare.StatusWithBaseline:
 		return explain.WithBaselineSentence(what, a.Rate, *j, *a.OwnRate)
+	case a.Status == compare.StatusWithStorage:
+		return explain.WithStorageSentence(what, *j)
 	}
 	return explain.ChangeSentence(explain.ChangeHeadline(*j, what), float64(a.NewWall-a.OldWall), a.Unit, a.Terms, a.Extras, a.WorkMoved())
 }
