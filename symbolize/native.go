@@ -169,7 +169,10 @@ func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, st
 	}
 	if obj.gosym != nil {
 		if file, line, fn := obj.gosym.PCToLine(vaddr); fn != nil {
-			f.Function, f.File, f.Line = fn.Name, file, line
+			// A pc the line table gives no line (Go's runtime has some,
+			// runtime.unlock2Wake's) is -1 there; a frame's line is 0
+			// for none.
+			f.Function, f.File, f.Line = fn.Name, file, max(line, 0)
 			return f, ""
 		}
 	}

@@ -282,11 +282,12 @@ func TestServePprof(t *testing.T) {
 	cg := testCgroup(t)
 	addr, _ := startServe(t, "--cgroup", cg)
 	dir := t.TempDir()
-	// About 3 s of fsyncs, bounded by its count; the profile takes 2 s
-	// of them.
-	work := inCgroup(cg, py, "-c", fmt.Sprintf("import os, time\nend = time.time() + 3\n"+
+	// 4 s of fsyncs, the profile takes 2 s of them after go tool pprof
+	// has started: bounded by a count, a fast disk's 3,000 fsyncs were
+	// over in 0.3 s, before the profile began.
+	work := inCgroup(cg, py, "-c", fmt.Sprintf("import os, time\nend = time.time() + 4\n"+
 		"def persist(f):\n    os.write(f, b'x')\n    os.fsync(f)\n"+
-		"f = os.open(%q, os.O_WRONLY | os.O_CREAT, 0o600)\nfor _ in range(3000):\n    persist(f)\n    if time.time() > end: break\n",
+		"f = os.open(%q, os.O_WRONLY | os.O_CREAT, 0o600)\nwhile time.time() < end:\n    persist(f)\n",
 		filepath.Join(dir, "f")))
 	if err := work.Start(); err != nil {
 		t.Fatal(err)
