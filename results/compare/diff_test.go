@@ -516,31 +516,7 @@ func TestDiffNamesTheCode(t *testing.T) {
 // them, and --gate time passes; a neighbour on the disk or a mount option
 // that changed is a cause, and the same slowdown is then the arms'.
 func TestSameWorkSlowerStorageIsNotTheArms(t *testing.T) {
-	run := func(k uint64, options string) *results.Run {
-		r := resultstest.FixtureRun(true)
-		r.Meta.KernelRelease = "6.18.0-test"
-		r.Meta.Dirs = []results.DirFacts{{Dir: "/tmp", FSType: "ext4", Options: options, Journal: "yes", Disk: "vda", Queues: []results.BlockQueue{{Device: "vda"}}}}
-		second := r.Arms[1]
-		second.Arm = "atomic-replace"
-		second.Batches = slices.Clone(second.Batches)
-		r.Arms = append(r.Arms, second)
-		for i := range r.Arms {
-			if r.Arms[i].Arm != "mkstemp-fsync" && r.Arms[i].Arm != "atomic-replace" {
-				continue
-			}
-			for j := range r.Arms[i].Batches {
-				b := &r.Arms[i].Batches[j]
-				b.Records = slices.Clone(b.Records)
-				for n := range b.Records {
-					if b.Records[n].Stage == results.StageDevFlush {
-						b.Records[n].TotalNs *= k
-					}
-				}
-				b.WallNs += int64(k-1) * 38_000_000
-			}
-		}
-		return r
-	}
+	run := resultstest.StorageSlower
 	rep := compare.Diff("old", run(1, "rw"), "new", run(2, "rw"), resultstest.Labs.Baselines, compare.DefaultMinEffectPct, timeGate(5))
 	doc := said(rep)
 	for _, arm := range []string{"mkstemp-fsync", "atomic-replace"} {

@@ -57,6 +57,13 @@ func WithStorageSentence(what string, judged results.Comparison) string {
 		results.SignedPct(judged.DeltaPct), what, results.PValue(judged.P))
 }
 
+// StorageLine says the arms that moved with the storage alike, with
+// the work headline that names the time per request that moved them.
+func StorageLine(arms []string, headline string) string {
+	return fmt.Sprintf("Moved with the storage, not counted as changes (the same work and setting; every arm's time per request moved alike): %s: %s.",
+		strings.Join(arms, ", "), headline)
+}
+
 // comparisonPhrase says how a comparison came out: "~ (p=0.432)" or
 // "+3.1% (p=0.002)".
 func comparisonPhrase(c results.Comparison) string {

@@ -36,6 +36,7 @@ type DiffJSON struct {
 	Changed       string   `json:"changed"`
 	TooFew        string   `json:"too_few,omitempty"`
 	Tellable      string   `json:"tellable,omitempty"`
+	Storage       []string `json:"with_storage,omitempty"`
 	WorkToo       []string `json:"work_too,omitempty"`
 	RunQueue      []string `json:"run_queue,omitempty"`
 	SameDirection string   `json:"same_direction,omitempty"`
@@ -122,7 +123,7 @@ func NewDiffJSON(d *report.DiffDocument) DiffJSON {
 	rep := d.Diff
 	out := DiffJSON{Old: d.Old, New: d.New, Problems: d.Problems, Arms: []DiffArmJSON{}, MinEffectPct: rep.MinEffectPct, Alpha: rep.Alpha,
 		Gate: compare.GateTime, BetweenRuns: d.Between, LeftOut: d.LeftOut, Gated: d.Gated,
-		Failures: d.Failures, Changed: d.ChangedHead, TooFew: d.TooFew, Tellable: d.Tellable, WorkToo: d.WorkToo, RunQueue: d.RunQueue,
+		Failures: d.Failures, Changed: d.ChangedHead, TooFew: d.TooFew, Tellable: d.Tellable, Storage: d.Storage, WorkToo: d.WorkToo, RunQueue: d.RunQueue,
 		SameDirection: d.SameDirection, Verdict: d.Gate}
 	if g := rep.Gate; g != nil {
 		pct := g.ThresholdPct

@@ -154,8 +154,11 @@ func writeChanged(w io.Writer, d *report.DiffDocument, indent, bullet string) {
 	if d.Tellable != "" {
 		fmt.Fprintln(w, wrapFor(bullet+d.Tellable, bullet, indent))
 	}
-	if len(d.WorkToo) > 0 && bullet == "" {
+	if len(d.WorkToo)+len(d.Storage) > 0 && bullet == "" {
 		fmt.Fprintln(w)
+	}
+	for _, l := range d.Storage {
+		fmt.Fprintln(w, wrapFor(bullet+l, bullet, indent))
 	}
 	for _, l := range d.WorkToo {
 		fmt.Fprintln(w, wrapFor(bullet+l, bullet, indent))

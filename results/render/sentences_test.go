@@ -266,6 +266,7 @@ func diffSentencesBut(d *report.DiffDocument) []string {
 			out = append(out, s)
 		}
 	}
+	out = append(out, d.Storage...)
 	out = append(out, d.WorkToo...)
 	out = append(out, d.RunQueue...)
 	for _, s := range []string{d.SameDirection, d.Gate} {
@@ -297,7 +298,7 @@ func jsonDiffSentences(t *testing.T, out string) []string {
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatal(err)
 	}
-	got := slices.Concat(d.Failures, d.Problems, d.Neighbours, d.WorkToo, d.RunQueue)
+	got := slices.Concat(d.Failures, d.Problems, d.Neighbours, d.Storage, d.WorkToo, d.RunQueue)
 	for _, s := range []string{d.BetweenRuns, d.LeftOut, d.Changed, d.TooFew, d.Tellable, d.SameDirection, d.Verdict} {
 		if s != "" {
 			got = append(got, s)

@@ -52,7 +52,10 @@ type DiffDocument struct {
 	// Tellable says, for arms within noise, what change one run a side
 	// can tell against the spread between runs, and what no number of
 	// runs saved beside brings below (#43).
-	Tellable      string
+	Tellable string
+	// Storage names the arms that moved with the storage, each line
+	// those whose work headline says the same.
+	Storage       []string
 	WorkToo       []string
 	RunQueue      []string
 	SameDirection string
@@ -405,12 +408,19 @@ func (d *DiffDocument) sayChanges() {
 	d.Tellable = tellable(rep)
 	// Arms that said the same are said together: one line for every arm
 	// that allocates inodes on ext4, one for the CPU neighbour.
-	var work, rq []string
-	workArms, rqArms, rqMost := map[string][]string{}, map[string][]string{}, map[string]float64{}
+	var work, rq, storage []string
+	workArms, rqArms, rqMost, storageArms := map[string][]string{}, map[string][]string{}, map[string]float64{}, map[string][]string{}
 	for i := range rep.Arms {
 		a := &rep.Arms[i]
 		if a.Changed() {
 			continue
+		}
+		if a.Status == compare.StatusWithStorage {
+			h := d.Arms[i].WorkHeadline
+			if storageArms[h] == nil {
+				storage = append(storage, h)
+			}
+			storageArms[h] = append(storageArms[h], a.Arm)
 		}
 		if a.WorkMoved() {
 			h := d.Arms[i].WorkHeadline
@@ -434,6 +444,9 @@ func (d *DiffDocument) sayChanges() {
 			names = append(names[:2:2], fmt.Sprintf("%d more", len(names)-2))
 		}
 		d.WorkToo = append(d.WorkToo, fmt.Sprintf("Work per op changed too: %s: %s", strings.Join(names, ", "), h))
+	}
+	for _, h := range storage {
+		d.Storage = append(d.Storage, explain.StorageLine(storageArms[h], h))
 	}
 	for _, who := range rq {
 		arms := fmt.Sprintf("%d arms", len(rqArms[who]))

@@ -2,6 +2,7 @@ package resultstest
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tmpprobe/tmpprobe/results"
@@ -223,6 +224,7 @@ func Diffs() []Diff {
 		return run
 	}
 	add("devslower", slowdev(1), slowdev(2), gate(5))
+	add("storage", StorageSlower(1, "rw"), StorageSlower(2, "rw"), gate(5))
 	// Where in the code (#39): a function whose user time grew, and a
 	// function that started to fsync.
 	add("code-names", CodeRun(), CodeRunSlowNames(), gate(5))
@@ -259,4 +261,35 @@ func withTemporaryFile(edit func(*results.ArmResult)) *results.Run {
 		}
 	}
 	return run
+}
+
+// StorageSlower is FixtureRun(true) with a second flushing arm
+// (atomic-replace, mkstemp-fsync's records) whose device flushes both
+// take k times as long, their wall time with them, on an ext4 mounted
+// with options: k 2 against 1 is a shared disk that got slower between
+// two runs of the same setting and work.
+func StorageSlower(k uint64, options string) *results.Run {
+	r := FixtureRun(true)
+	r.Meta.KernelRelease = "6.18.0-test"
+	r.Meta.Dirs = []results.DirFacts{{Dir: "/tmp", FSType: "ext4", Options: options, Journal: "yes", Disk: "vda", Queues: []results.BlockQueue{{Device: "vda"}}}}
+	second := r.Arms[1]
+	second.Arm = "atomic-replace"
+	second.Batches = slices.Clone(second.Batches)
+	r.Arms = append(r.Arms, second)
+	for i := range r.Arms {
+		if r.Arms[i].Arm != "mkstemp-fsync" && r.Arms[i].Arm != "atomic-replace" {
+			continue
+		}
+		for j := range r.Arms[i].Batches {
+			b := &r.Arms[i].Batches[j]
+			b.Records = slices.Clone(b.Records)
+			for n := range b.Records {
+				if b.Records[n].Stage == results.StageDevFlush {
+					b.Records[n].TotalNs *= k
+				}
+			}
+			b.WallNs += int64(k-1) * 38_000_000
+		}
+	}
+	return r
 }
