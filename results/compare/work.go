@@ -116,16 +116,18 @@ func judgeWorkOf(arms []judged, env []FactChange, whole []explain.NeighbourChang
 		w.Culprits = explain.WorkCulprits(*w, env, whole)
 		a.rq, a.rqGrew = explain.RunQueueGrew(a.so, a.sn)
 	}
+	settingChanged := slices.ContainsFunc(env, movesNumbers)
 	for i := range arms {
 		a := &arms[i]
 		w := a.d.Work
 		if w == nil {
 			continue
 		}
+		everyArm := w.Unit != nil && w.Unit.IsStorageTime() && everyArmMoved(arms, *w.Unit, minEffectPct)
 		if w.Unit != nil && w.Unit.IsDeviceTime() {
-			w.Device = &explain.DeviceNote{EveryArm: everyArmMoved(arms, *w.Unit, minEffectPct), Device: deviceOf(cur, a.sn.Dir)}
+			w.Device = &explain.DeviceNote{EveryArm: everyArm, Device: deviceOf(cur, a.sn.Dir)}
 		}
-		if movedWithStorage(arms, a, env, minEffectPct) {
+		if everyArm && !settingChanged && movedWithStorage(a) {
 			a.d.Status = StatusWithStorage
 		}
 		if a.rqGrew && (w.Unit == nil || w.Unit.Name != explain.RunQueueWait) {
@@ -134,18 +136,16 @@ func judgeWorkOf(arms []judged, env []FactChange, whole []explain.NeighbourChang
 	}
 }
 
-// movedWithStorage says a's change is the storage's, not its own: the
-// same work in the same setting, no neighbour or other cause named, and
-// half or more of the change one time per request of the storage that
-// moved alike in every arm making those requests.
-func movedWithStorage(arms []judged, a *judged, env []FactChange, minEffectPct float64) bool {
+// movedWithStorage says a's change, whose time per request of the
+// storage moved alike in every arm in a setting that did not change, is
+// the storage's, not its own: the same work, no neighbour or other cause
+// named, and half or more of the change that time per request.
+func movedWithStorage(a *judged) bool {
 	w := a.d.Work
-	if !a.d.Changed() || w.Verdict != explain.WorkSame || w.Unit == nil || !w.Unit.IsStorageTime() ||
-		len(w.Culprits) > 0 || slices.ContainsFunc(env, movesNumbers) {
+	if !a.d.Changed() || w.Verdict != explain.WorkSame || len(w.Culprits) > 0 {
 		return false
 	}
-	delta := a.sn.WallNsPerOp - a.so.WallNsPerOp
-	return 2*math.Abs(w.Unit.Explains) >= math.Abs(delta) && everyArmMoved(arms, *w.Unit, minEffectPct)
+	return 2*math.Abs(w.Unit.Explains) >= math.Abs(a.sn.WallNsPerOp-a.so.WallNsPerOp)
 }
 
 // withoutStorageMoves leaves the arms that moved with the storage out of
