@@ -96,7 +96,28 @@ static __always_inline int on_task_exit(void)
 	return 0;
 }
 
-static __always_inline int on_exec(__u32 old_tid)
+static __always_inline void send_exec(struct linux_binprm *bprm)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct exec_rec *r = bpf_ringbuf_reserve(&stack_events, sizeof(*r), 0);
+
+	if (!r) {
+		count_drop(DROP_STACK_RING_FULL);
+		return;
+	}
+	r->magic = EXEC_REC_MAGIC;
+	r->tgid = bpf_get_current_pid_tgid() >> 32;
+	r->start_code = BPF_CORE_READ(task, mm, start_code);
+	r->end_code = BPF_CORE_READ(task, mm, end_code);
+	r->ino = BPF_CORE_READ(task, mm, exe_file, f_inode, i_ino);
+	r->dev = BPF_CORE_READ(task, mm, exe_file, f_inode, i_sb, s_dev);
+	r->pad = 0;
+	if (bpf_probe_read_kernel_str(r->path, sizeof(r->path), BPF_CORE_READ(bprm, filename)) < 0)
+		r->path[0] = 0;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline int on_exec(__u32 old_tid, struct linux_binprm *bprm)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
@@ -120,6 +141,8 @@ static __always_inline int on_exec(__u32 old_tid)
 	}
 	if (st && config.launch_phase && st->base_phase == config.launch_phase)
 		st->phase = st->base_phase = config.trace_phase;
+	if (st && config.stacks)
+		send_exec(bprm);
 	return 0;
 }
 
@@ -144,7 +167,7 @@ SEC(#kind "/sched_process_fork")                                               \
 int kind##_sched_process_fork(__u64 *ctx)                                      \
 { HOOK(on_fork((struct task_struct *)ctx[0], (struct task_struct *)ctx[1])); } \
 SEC(#kind "/sched_process_exec")                                               \
-int kind##_sched_process_exec(__u64 *ctx) { HOOK(on_exec((__u32)ctx[1])); }    \
+int kind##_sched_process_exec(__u64 *ctx) { HOOK(on_exec((__u32)ctx[1], (struct linux_binprm *)ctx[2])); }    \
 SEC(#kind "/sched_process_exec")                                               \
 int kind##_exec_clock(__u64 *ctx) { return on_exec_clock(); }                  \
 SEC(#kind "/sched_process_exit")                                               \

@@ -28,6 +28,7 @@ const struct shared_enums {
 	enum stack_flag stack_flag;
 	enum stack_stat stack_stat;
 	struct code_rec code_rec; /* sent through the ring buffer only */
+	struct exec_rec exec_rec; /* likewise */
 	struct stack_key stack_key; /* ... and read from stack_frames */
 } shared_enums;
 

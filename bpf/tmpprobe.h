@@ -226,6 +226,9 @@ enum stack_bounds {
 	CODE_ADDR_BITS = 48,
 	/* A code record in the ring buffer starts with this, never a tgid. */
 	CODE_REC_MAGIC = 0xC0DE0039,
+	/* So does an exec record; EXEC_PATH_MAX bytes of its file's name. */
+	EXEC_REC_MAGIC = 0xE8EC0039,
+	EXEC_PATH_MAX = 256,
 };
 
 /* How a PyThreadState is matched to the thread a stack is taken on. */
@@ -352,6 +355,22 @@ struct code_rec {
 	__u8 name[CODE_NAME_MAX];
 	__u8 file[CODE_FILE_MAX];
 	__u8 table[CODE_TABLE_MAX];
+};
+
+/* A traced process's exec, sent where stacks are taken: the program's
+ * text (mm's start_code and end_code, load bias included) and file, by
+ * which user space names its stacks after it has exited (its mappings
+ * in /proc go with it, and a short program's stacks are often named
+ * later), and past which nothing learnt of the process still holds. */
+struct exec_rec {
+	__u32 magic; /* EXEC_REC_MAGIC */
+	__u32 tgid;
+	__u64 start_code;
+	__u64 end_code;
+	__u64 ino; /* the executable's inode and device (the kernel's dev_t) */
+	__u32 dev;
+	__u32 pad;
+	__u8 path[EXEC_PATH_MAX]; /* as exec was given it: may be relative */
 };
 
 /* (tgid, address, stamp) of a code object already sent. */

@@ -71,7 +71,7 @@ var tpForms = map[string][]tpForm{
 	},
 	"block_rq_complete":  {{args: []tpArg{{0, "struct request *", "rq", ""}, {2, "unsigned int", "nr_bytes", ""}}}},
 	"block_io_start":     {{args: []tpArg{{0, "struct request *", "rq", ""}}}},
-	"sched_process_exec": {{args: []tpArg{{1, "int", "old_pid", ""}}}},
+	"sched_process_exec": {{args: []tpArg{{1, "int", "old_pid", ""}, {2, "struct linux_binprm *", "bprm", ""}}}},
 }
 
 // tracepointForm is the form of hook's arguments this kernel has: the

@@ -352,6 +352,15 @@ func (s *stackState) sync() {
 }
 
 func (s *stackState) handle(p *Probe, raw []byte) {
+	if len(raw) >= 4 && binary.LittleEndian.Uint32(raw) == uint32(tmpprobeStackBoundsEXEC_REC_MAGIC) {
+		var r tmpprobeExecRec
+		if binary.Read(bytes.NewReader(raw), binary.LittleEndian, &r) != nil {
+			return
+		}
+		path, _, _ := bytes.Cut(r.Path[:], []byte{0})
+		s.names.Exec(r.Tgid, symbolize.Image{StartCode: r.StartCode, EndCode: r.EndCode, Dev: r.Dev, Ino: r.Ino, Path: string(path)})
+		return
+	}
 	if len(raw) >= 4 && binary.LittleEndian.Uint32(raw) == uint32(tmpprobeStackBoundsCODE_REC_MAGIC) {
 		var r tmpprobeCodeRec
 		if binary.Read(bytes.NewReader(raw), binary.LittleEndian, &r) != nil {

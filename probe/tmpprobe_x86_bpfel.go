@@ -117,6 +117,18 @@ type tmpprobeExecClock struct {
 	Execs uint32
 }
 
+type tmpprobeExecRec struct {
+	_         structs.HostLayout
+	Magic     uint32
+	Tgid      uint32
+	StartCode uint64
+	EndCode   uint64
+	Ino       uint64
+	Dev       uint32
+	Pad       uint32
+	Path      [256]uint8
+}
+
 type tmpprobeFuncStageKey struct {
 	_     structs.HostLayout
 	Tid   uint32
@@ -299,6 +311,17 @@ type tmpprobeSharedEnums struct {
 		File        [256]uint8
 		Table       [2048]uint8
 	}
+	ExecRec struct {
+		_         structs.HostLayout
+		Magic     uint32
+		Tgid      uint32
+		StartCode uint64
+		EndCode   uint64
+		Ino       uint64
+		Dev       uint32
+		Pad       uint32
+		Path      [256]uint8
+	}
 	StackKey struct {
 		_        structs.HostLayout
 		Tgid     uint32
@@ -328,6 +351,8 @@ const (
 	tmpprobeStackBoundsSTACK_CLASS_BITS  tmpprobeStackBounds = 1088
 	tmpprobeStackBoundsCODE_ADDR_BITS    tmpprobeStackBounds = 48
 	tmpprobeStackBoundsCODE_REC_MAGIC    tmpprobeStackBounds = 3235774521
+	tmpprobeStackBoundsEXEC_REC_MAGIC    tmpprobeStackBounds = 3907780665
+	tmpprobeStackBoundsEXEC_PATH_MAX     tmpprobeStackBounds = 256
 )
 
 type tmpprobeStackCount struct {

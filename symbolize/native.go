@@ -1,6 +1,7 @@
 package symbolize
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"debug/gosym"
@@ -9,7 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/internal/procmaps"
 	"github.com/tmpprobe/tmpprobe/results"
@@ -37,9 +39,9 @@ type objects struct {
 }
 
 func (o *objects) get(path string) *object {
-	var st syscall.Stat_t
+	var st unix.Stat_t
 	id := path
-	if err := syscall.Stat(path, &st); err == nil {
+	if err := unix.Stat(path, &st); err == nil {
 		id = fmt.Sprintf("%d:%d:%d", st.Dev, st.Ino, st.Mtim.Nano())
 	}
 	o.mu.Lock()
@@ -90,12 +92,44 @@ func openObject(path string) (*object, error) {
 	return o, nil
 }
 
+// Image is a program as the kernel started it at an exec (the probe's
+// exec record): its text's ends with the load bias added (mm's
+// start_code and end_code), its executable's identity (the kernel's
+// dev_t, the inode) and the path exec was given, relative or not.
+type Image struct {
+	StartCode, EndCode uint64
+	Dev                uint32
+	Ino                uint64
+	Path               string
+}
+
+// open is the object of the executable img describes, by /proc/PID/exe
+// while the process lives, else by the path exec was given where that
+// is still the same file; nil where neither is.
+func (img Image) open(objs *objects, pid int) *object {
+	for _, path := range []string{fmt.Sprintf("/proc/%d/exe", pid), img.Path} {
+		var st unix.Stat_t
+		if path == "" || unix.Stat(path, &st) != nil || st.Ino != img.Ino ||
+			unix.Major(st.Dev)<<20|unix.Minor(st.Dev) != img.Dev {
+			continue
+		}
+		if obj := objs.get(path); obj != nil {
+			return obj
+		}
+	}
+	return nil
+}
+
 // process names one process's addresses from the mappings it had when
-// last read: read while it lives, since its names go with it.
+// last read: read while it lives, since its names go with it; where
+// they were never read, its executable's text by the Image of its exec.
 type process struct {
 	pid  int
 	mu   sync.Mutex
 	maps []procmaps.Mapping
+	exe  Image
+	// exeObj is exe's object, opened at the exec: nil where unreadable.
+	exeObj *object
 	// files are the objects of its executable mappings, by path, opened
 	// when the mappings were read: a file is reached through
 	// /proc/PID/root (the process's own mount namespace), which is gone
@@ -132,8 +166,19 @@ func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, st
 		m, ok = procmaps.Find(p.maps, addr)
 	}
 	obj, opened := p.files[m.Path]
+	exe, exeObj := p.exe, p.exeObj
 	p.mu.Unlock()
+	look := addr
+	if ret {
+		look--
+	}
 	f := results.Frame{Function: "?", Kind: results.FrameNative}
+	if !ok && exeObj != nil && look >= exe.StartCode && look < exe.EndCode {
+		// Exited before its mappings were read: the text the kernel
+		// loaded, whose load bias is where its end landed.
+		f.Module = filepath.Base(cmp.Or(exe.Path, "executable"))
+		return exeObj.name(f, look-(exe.EndCode-exeObj.textEnd()))
+	}
 	if !ok {
 		f.Module = "no mapping"
 		return f, "address outside the process's mappings (it had exited)"
@@ -151,10 +196,6 @@ func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, st
 	if obj == nil {
 		return f, "object unreadable"
 	}
-	look := addr
-	if ret {
-		look--
-	}
 	fileOff := look - m.Start + m.Offset
 	var vaddr uint64
 	found := false
@@ -167,6 +208,25 @@ func (p *process) frame(objs *objects, addr uint64, ret bool) (results.Frame, st
 	if !found {
 		return f, "address outside the object's segments"
 	}
+	return obj.name(f, vaddr)
+}
+
+// textEnd is where the object's executable segments end in its own
+// addresses: the kernel's end_code less the load bias (fs/binfmt_elf.c
+// takes the highest p_vaddr+p_filesz of the PF_X segments, in every
+// kernel; start_code was taken over every segment before some).
+func (obj *object) textEnd() uint64 {
+	var end uint64
+	for _, ph := range obj.progs {
+		if ph.Type == elf.PT_LOAD && ph.Flags&elf.PF_X != 0 {
+			end = max(end, ph.Vaddr+ph.Filesz)
+		}
+	}
+	return end
+}
+
+// name fills f with what obj says of vaddr, an address in its own terms.
+func (obj *object) name(f results.Frame, vaddr uint64) (results.Frame, string) {
 	if obj.gosym != nil {
 		if file, line, fn := obj.gosym.PCToLine(vaddr); fn != nil {
 			// A pc the line table gives no line (Go's runtime has some,

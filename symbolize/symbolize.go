@@ -113,13 +113,21 @@ func (r *Run) python(tgid uint32) *pyinterp.Process {
 	return p
 }
 
-// Forget drops what was learnt of process tgid (an exec made it another
-// program, or it is gone and its pid may be reused).
-func (r *Run) Forget(tgid uint32) {
+// Exec tells that process tgid became the program img at an exec (the
+// ring buffer brings it in order: the stacks after it are the new
+// program's). What was learnt of the old one is dropped (its mappings
+// would name the new one's addresses wrongly: a Go program exec'd by a
+// Go program has its text where the first had), the new mappings are
+// read now, while a short program likely still lives, and its
+// executable is opened, which names its text once it has exited.
+func (r *Run) Exec(tgid uint32, img Image) {
+	p := &process{pid: int(tgid), exe: img}
+	p.refresh(&r.objs)
+	p.exeObj = img.open(&r.objs, p.pid)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.pythons, tgid)
-	delete(r.natives, tgid)
+	r.natives[tgid] = p
 	for k := range r.codes {
 		if k.tgid == tgid {
 			delete(r.codes, k)

@@ -119,6 +119,7 @@ struct task_struct {
 	unsigned int __state; /* v5.14 on */
 	char comm[16];
 	struct css_set *cgroups;
+	struct mm_struct *mm;
 	struct thread_struct thread;
 };
 
@@ -189,6 +190,21 @@ struct super_block {
 
 struct inode {
 	struct super_block *i_sb;
+	unsigned long i_ino;
+};
+
+struct file {
+	struct inode *f_inode;
+};
+
+struct mm_struct {
+	unsigned long start_code;
+	unsigned long end_code;
+	struct file *exe_file;
+};
+
+struct linux_binprm {
+	const char *filename;
 };
 
 /* Values are placeholders: bpf_core_enum_value() relocates them against
