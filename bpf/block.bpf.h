@@ -86,7 +86,7 @@ static __always_inline int on_rq_issue(struct request *rq)
 			return 0;
 		}
 	}
-	if (!st)
+	if (!st || bpf_map_lookup_elem(&foreign_rqs, &key))
 		return 0;
 	dev = request_dev(rq);
 	if (!watched(dev) || lower_layer(st, dev))
@@ -116,16 +116,29 @@ static __always_inline int neighbour_rq_complete(__u64 key)
 }
 
 /* A request is made from bios, in the context of the task that submitted
- * them: a neighbour's own, or a kworker's or jbd2's writeback. */
+ * them: a traced thread's, a neighbour's own, or a kworker's or jbd2's
+ * writeback. A user process's own is not a traced syscall's, even issued
+ * in its I/O window: matched by time, a trace beside `dd conv=fsync`
+ * counted dd's request on another disk as its fsync's (202 requests where
+ * the loop device it wrote to completed 201). */
 static __always_inline int on_io_start(struct request *rq)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	struct neighbour_rq n = {};
 	struct thread_state *batch;
 	__u64 key = (__u64)rq;
+	__u8 one = 1;
 	dev_t dev;
 
-	if (!config.count_neighbours || current_state())
+	if (current_state()) {
+		bpf_map_delete_elem(&foreign_rqs, &key);
+		return 0;
+	}
+	if (BPF_CORE_READ(task, flags) & PF_KTHREAD)
+		bpf_map_delete_elem(&foreign_rqs, &key);
+	else
+		bpf_map_update_elem(&foreign_rqs, &key, &one, BPF_ANY);
+	if (!config.count_neighbours)
 		return 0;
 	batch = window_batch();
 	if (!batch)

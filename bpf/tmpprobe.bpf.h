@@ -144,6 +144,18 @@ struct {
 	__type(value, struct neighbour_rq);
 } neighbour_rqs SEC(".maps");
 
+/* Requests another user process made (block_io_start, in the context of
+ * the task that submitted the bios, v6.5 on): that process's own I/O,
+ * never a traced syscall's, whichever device and whenever issued. Set or
+ * cleared each time a request is made, so a request reused keeps no mark
+ * of its last use. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64); /* struct request * */
+	__type(value, __u8);
+} foreign_rqs SEC(".maps");
+
 /* Followed threads that have exited: a task runs on after
  * sched_process_exit forgets it (exit_notify, its last switch out), and
  * there it is still the target, not its neighbour. A tid is reused only

@@ -520,6 +520,7 @@ const (
 	tmpprobeMapDrops                           = "drops"
 	tmpprobeMapExecClocks                      = "exec_clocks"
 	tmpprobeMapExitedTids                      = "exited_tids"
+	tmpprobeMapForeignRqs                      = "foreign_rqs"
 	tmpprobeMapFuncStageStarts                 = "func_stage_starts"
 	tmpprobeMapIrqDepth                        = "irq_depth"
 	tmpprobeMapNativeStacks                    = "native_stacks"
@@ -887,6 +888,7 @@ type tmpprobeMapSpecs struct {
 	Drops           *ebpf.MapSpec `ebpf:"drops"`
 	ExecClocks      *ebpf.MapSpec `ebpf:"exec_clocks"`
 	ExitedTids      *ebpf.MapSpec `ebpf:"exited_tids"`
+	ForeignRqs      *ebpf.MapSpec `ebpf:"foreign_rqs"`
 	FuncStageStarts *ebpf.MapSpec `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.MapSpec `ebpf:"irq_depth"`
 	NativeStacks    *ebpf.MapSpec `ebpf:"native_stacks"`
@@ -942,6 +944,7 @@ type tmpprobeMaps struct {
 	Drops           *ebpf.Map `ebpf:"drops"`
 	ExecClocks      *ebpf.Map `ebpf:"exec_clocks"`
 	ExitedTids      *ebpf.Map `ebpf:"exited_tids"`
+	ForeignRqs      *ebpf.Map `ebpf:"foreign_rqs"`
 	FuncStageStarts *ebpf.Map `ebpf:"func_stage_starts"`
 	IrqDepth        *ebpf.Map `ebpf:"irq_depth"`
 	NativeStacks    *ebpf.Map `ebpf:"native_stacks"`
@@ -971,6 +974,7 @@ func (m *tmpprobeMaps) Close() error {
 		m.Drops,
 		m.ExecClocks,
 		m.ExitedTids,
+		m.ForeignRqs,
 		m.FuncStageStarts,
 		m.IrqDepth,
 		m.NativeStacks,
