@@ -122,15 +122,23 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	struct cpu_slot *slot = 0, *there;
 	struct thread_state *st;
 	struct class_stats *s;
-	__u64 now = bpf_ktime_get_ns(), delta;
+	__u64 now = bpf_ktime_get_ns(), delta, runtime;
 	__u32 label;
 	__u16 class;
 
+	st = bpf_map_lookup_elem(&threads, &prev_tid);
+	if (st) {
+		/* Before the CPU's slot: a wait that had ended unseen is no
+		 * neighbour's (cpu_slot_switch finds off_since changed). */
+		runtime = BPF_CORE_READ(prev, se.sum_exec_runtime);
+		switch_unseen(st, now);
+		switch_unseen_settle(st, runtime, now);
+		st->out_runtime = runtime;
+	}
 	if (config.count_neighbours) {
 		slot = cpu_slot(cpu);
 		cpu_slot_switch(slot, next, next_tid, now);
 	}
-	st = bpf_map_lookup_elem(&threads, &prev_tid);
 	if (st) {
 		if (!st->in_syscall)
 			user_time_stop(st, now);

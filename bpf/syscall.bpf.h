@@ -38,6 +38,7 @@ static __always_inline void begin_syscall(struct thread_state *st, __u32 tid, __
 {
 	__u64 now = bpf_ktime_get_ns();
 
+	switch_unseen(st, now);
 	user_time_stop(st, now);
 	st->nr = nr;
 	st->class = classify(nr, regs);
@@ -140,6 +141,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf,
 	 * marker's, the clone a new thread returns from, a call in flight
 	 * when the thread was followed), the thread is back in user mode. */
 	now = bpf_ktime_get_ns();
+	switch_unseen(st, now);
 	st->user_since = now;
 	st->in_flight = 0;
 	if (stacks && st->stack_hash)

@@ -8,7 +8,7 @@
 /* Returns 1 when the syscall was one of our markers (and handled it). */
 static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 {
-	struct thread_state st = {}, *cur;
+	struct thread_state *cur;
 	struct class_stats *s;
 	__u32 whence;
 	__u64 now;
@@ -48,10 +48,13 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 		bpf_map_delete_elem(&threads, &tid);
 		return 1;
 	}
-	st.phase = whence >> 1;
-	st.in_marker = 1;
-	if (bpf_map_update_elem(&threads, &tid, &st, BPF_ANY))
+	cur = new_thread(tid, BPF_ANY);
+	if (!cur) {
 		count_drop(DROP_THREADS_FULL);
+		return 1;
+	}
+	cur->phase = whence >> 1;
+	cur->in_marker = 1;
 	return 1;
 }
 
@@ -60,19 +63,21 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptid = BPF_CORE_READ(parent, pid), ctid;
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &ptid);
-	struct thread_state ns = {};
+	struct thread_state *st = bpf_map_lookup_elem(&threads, &ptid), *ns;
 
 	if (!st || !st->base_phase)
 		return 0;
 	if (!st->follow && BPF_CORE_READ(child, tgid) != BPF_CORE_READ(parent, tgid))
 		return 0;
-	ns.phase = ns.base_phase = st->base_phase;
-	ns.follow = st->follow;
-	ns.in_marker = 1; /* its first event is the exit from clone, never entered */
 	ctid = BPF_CORE_READ(child, pid);
-	if (bpf_map_update_elem(&threads, &ctid, &ns, BPF_NOEXIST))
+	ns = new_thread(ctid, BPF_NOEXIST);
+	if (!ns) {
 		count_drop(DROP_THREADS_FULL);
+		return 0;
+	}
+	ns->phase = ns->base_phase = st->base_phase;
+	ns->follow = st->follow;
+	ns->in_marker = 1; /* its first event is the exit from clone, never entered */
 	return 0;
 }
 
@@ -85,7 +90,14 @@ static __always_inline int on_task_exit(void)
 
 	/* Killed by a signal, a thread leaves user mode without a syscall. */
 	if (st) {
-		user_time_stop(st, bpf_ktime_get_ns());
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+		__u64 now = bpf_ktime_get_ns();
+
+		/* Its last switch off comes after this forgets it: settled
+		 * from a run time up to a tick behind. */
+		switch_unseen(st, now);
+		switch_unseen_settle(st, BPF_CORE_READ(task, se.sum_exec_runtime), now);
+		user_time_stop(st, now);
 		user_time_flush(st);
 		if (config.count_neighbours)
 			bpf_map_update_elem(&exited_tids, &tid, &one, BPF_ANY);

@@ -544,6 +544,18 @@ struct thread_state {
 	/* User time measured and not yet added to its phase's user record
 	 * (user_time_flush): a syscall's entry adds here, not to the map. */
 	__u64 user_pending;
+	/* A switch onto a CPU the kernel did not report (switch_unseen):
+	 * the task's run time (se.sum_exec_runtime) at its last switch off,
+	 * and, from when a hook in its own context found it running while
+	 * off_since said it was not, what the switch off had left: when it
+	 * left, in which phase and class, and why (its off-CPU label). */
+	__u64 out_runtime;
+	__u64 unseen_at;
+	__u64 unseen_out;
+	__u32 unseen_phase;
+	__u16 unseen_class;
+	__u8 unseen_user;
+	__u8 unseen_label;
 };
 
 #endif

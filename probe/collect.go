@@ -227,6 +227,18 @@ func (p *Probe) Drops() (map[string]uint64, error) {
 	return out, nil
 }
 
+// UnseenSwitches counts the switches of traced threads onto a CPU that
+// the kernel did not report (bpf/tmpprobe.bpf.h, switch_unseen): nothing
+// was lost, each thread's time until a hook of its own found it running
+// was settled from the scheduler's run time.
+func (p *Probe) UnseenSwitches() (uint64, error) {
+	var n uint64
+	if err := p.coll.Variables[tmpprobeVarSwitchUnseenCount].Get(&n); err != nil {
+		return 0, fmt.Errorf("reading the unseen switches: %w", err)
+	}
+	return n, nil
+}
+
 func toRecord(key tmpprobeClassKey, percpu []tmpprobeClassStats) results.ClassRecord {
 	r := results.ClassRecord{Class: className(key.Class), Stage: stageName(key.Stage)}
 	for _, s := range percpu {

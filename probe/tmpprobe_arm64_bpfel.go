@@ -501,6 +501,13 @@ type tmpprobeThreadState struct {
 	StackClass   uint16
 	Pad4         [6]uint8
 	UserPending  uint64
+	OutRuntime   uint64
+	UnseenAt     uint64
+	UnseenOut    uint64
+	UnseenPhase  uint32
+	UnseenClass  uint16
+	UnseenUser   uint8
+	UnseenLabel  uint8
 }
 
 type tmpprobeTstateMatch uint32
@@ -687,6 +694,7 @@ const (
 	tmpprobeProgUprobePyStart                  = "uprobe_py_start"
 	tmpprobeVarConfig                          = "config"
 	tmpprobeVarSharedEnums                     = "shared_enums"
+	tmpprobeVarSwitchUnseenCount               = "switch_unseen_count"
 )
 
 // loadTmpprobe returns the embedded CollectionSpec for tmpprobe.
@@ -914,8 +922,9 @@ type tmpprobeMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type tmpprobeVariableSpecs struct {
-	Config      *ebpf.VariableSpec `ebpf:"config"`
-	SharedEnums *ebpf.VariableSpec `ebpf:"shared_enums"`
+	Config            *ebpf.VariableSpec `ebpf:"config"`
+	SharedEnums       *ebpf.VariableSpec `ebpf:"shared_enums"`
+	SwitchUnseenCount *ebpf.VariableSpec `ebpf:"switch_unseen_count"`
 }
 
 // tmpprobeObjects contains all objects after they have been loaded into the kernel.
@@ -1001,8 +1010,9 @@ func (m *tmpprobeMaps) Close() error {
 //
 // It can be passed to loadTmpprobeObjects or ebpf.CollectionSpec.LoadAndAssign.
 type tmpprobeVariables struct {
-	Config      *ebpf.Variable `ebpf:"config"`
-	SharedEnums *ebpf.Variable `ebpf:"shared_enums"`
+	Config            *ebpf.Variable `ebpf:"config"`
+	SharedEnums       *ebpf.Variable `ebpf:"shared_enums"`
+	SwitchUnseenCount *ebpf.Variable `ebpf:"switch_unseen_count"`
 }
 
 // tmpprobePrograms contains all programs after they have been loaded into the kernel.

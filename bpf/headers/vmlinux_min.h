@@ -112,7 +112,12 @@ struct css_set {
 	struct cgroup *dfl_cgrp;
 };
 
+struct sched_entity {
+	__u64 sum_exec_runtime;
+};
+
 struct task_struct {
+	struct sched_entity se;
 	int pid;
 	int tgid;
 	unsigned int flags;
