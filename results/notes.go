@@ -55,6 +55,11 @@ const (
 	// stacks (What: "stacks", "user-time sampler", "layouts of Python
 	// processes"), with its words (Reason); the run has none of them.
 	NoteStacksRefused NoteKind = "stacks refused"
+	// NoteUnseenSwitches: how many times (What) a traced thread got a
+	// CPU back with no sched_switch saying so (on Firecracker guests,
+	// after a thread of pid 1 ran); its time until a hook of its own
+	// found it running is the scheduler's count (docs/measuring.md).
+	NoteUnseenSwitches NoteKind = "switches unseen"
 	// NoteText: a note saved as words, by a tmpprobe before notes were
 	// typed (What).
 	NoteText NoteKind = "text"

@@ -75,8 +75,7 @@ func RunCompare(in *Interrupts, c Compare, stdout io.Writer) (*Outcome, error) {
 	measured()
 	run.Arms, run.Protocol, run.Finished = ran, proto, time.Now().UTC()
 	run.Complete = runErr == nil && interrupted == nil
-	run.Drops, _ = p.Drops()
-	run.Stacks = p.StackTable()
+	takeProbeResults(run, p)
 	out, err := c.Outputs.conclude(run, knowledge(), stdout, c.Stderr, nil)
 	if err != nil {
 		return out, err

@@ -118,8 +118,7 @@ func RunLabs(in *Interrupts, l Labs, stdout io.Writer) (out *Outcome, err error)
 	}
 	run.Complete = runErr == nil && interrupted == nil
 	if p != nil {
-		run.Drops, _ = p.Drops()
-		run.Stacks = p.StackTable()
+		takeProbeResults(run, p)
 		if run.Stacks != nil {
 			run.Stacks.Harness = arms.Harness()
 		}

@@ -3,6 +3,8 @@
 package session
 
 import (
+	"strconv"
+
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/results"
 )
@@ -47,4 +49,15 @@ func startExecClock(p *probe.Probe, meta *results.Meta) bool {
 		return false
 	}
 	return true
+}
+
+// takeProbeResults puts in run what the probe holds at its end besides
+// the records: its drop counters, its stacks, and a note of the switches
+// the kernel did not report, whose time the probe settled itself.
+func takeProbeResults(run *results.Run, p *probe.Probe) {
+	run.Drops, _ = p.Drops()
+	run.Stacks = p.StackTable()
+	if n, err := p.UnseenSwitches(); err == nil && n > 0 {
+		run.Meta.Notes = append(run.Meta.Notes, results.Note{Kind: results.NoteUnseenSwitches, What: strconv.FormatUint(n, 10)})
+	}
 }

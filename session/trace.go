@@ -85,8 +85,7 @@ func RunTrace(in *Interrupts, t Trace, stdout io.Writer) (*Outcome, error) {
 	}
 	run.Complete, run.Finished, run.Arms = interrupted == nil, time.Now().UTC(), res.Arms(spec.Label())
 	run.Started = run.Finished.Add(-res.Wall)
-	run.Drops, _ = p.Drops()
-	run.Stacks = p.StackTable()
+	takeProbeResults(run, p)
 	t.Outputs.Text.Trace = &t.View
 	// A target and its regions: no lab to compare them by.
 	out, err := t.Outputs.conclude(run, explain.LabKnowledge{}, stdout, t.Stderr, nil)

@@ -37,6 +37,9 @@ func NoteText(n results.Note, k results.RunKind) string {
 		return n.What + " was inside " + n.Syscall + " when the trace began: that call is not counted, before or after, nor any of it as user time"
 	case results.NotePythonUnread:
 		return "no Python frames read for " + n.What + ": " + n.Reason + " (its user time is counted, not split by function)"
+	case results.NoteUnseenSwitches:
+		return n.What + " times a traced thread got a CPU back and the kernel's sched_switch did not say so: " +
+			"the time it ran before a hook of its own found it is the scheduler's count of its run time"
 	case results.NoteStacksRefused:
 		return "no stacks taken for " + n.What + ": the kernel refused it (" + n.Reason + ")"
 	}
