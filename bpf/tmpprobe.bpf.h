@@ -418,10 +418,10 @@ static __always_inline void user_time_stop(struct thread_state *st, __u64 now)
  * run of 70). A hook in the thread's own context that finds off_since
  * still set knows it is back: it closes the wait there (switch_unseen),
  * and the thread's next switch off, where the scheduler's run time is
- * exact, settles the stretch before it (switch_unseen_settle). */
-/* Switches found unseen, read by Go (Probe.UnseenSwitches). A global,
- * not a map: a helper call here made the stacks' sys_enter spill past
- * the verifier's 512 bytes of stack with take_stack's loop callback. */
+ * exact, settles the stretch before it (switch_unseen_settle). The count
+ * of them, read by Go (Probe.UnseenSwitches), is a global, not a map: a
+ * helper call here made the stacks' sys_enter spill past the verifier's
+ * 512 bytes of stack with take_stack's loop callback. */
 __u64 switch_unseen_count;
 
 static __always_inline void switch_unseen(struct thread_state *st, __u64 now)
@@ -432,8 +432,6 @@ static __always_inline void switch_unseen(struct thread_state *st, __u64 now)
 	st->unseen_out = st->off_since;
 	st->unseen_phase = st->phase;
 	st->unseen_class = st->class;
-	st->unseen_user = st->off_user;
-	st->unseen_label = (st->off_state * NR_OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
 	st->off_since = 0;
 	if (st->off_user && !st->in_syscall && !st->in_flight)
 		st->user_since = now;
@@ -448,8 +446,8 @@ static __always_inline void switch_unseen(struct thread_state *st, __u64 now)
 static __always_inline void switch_unseen_settle(struct thread_state *st, __u64 runtime, __u64 now)
 {
 	__u64 at = st->unseen_at, ran, since_found, gap, before = 0;
-	__u16 class = st->unseen_user ? CLASS_USER : st->unseen_class;
 	struct class_stats *s;
+	__u32 label;
 
 	if (!at)
 		return;
@@ -461,13 +459,14 @@ static __always_inline void switch_unseen_settle(struct thread_state *st, __u64 
 		before = ran - since_found;
 	if (before > gap)
 		before = gap;
-	s = stats_for(st->unseen_phase, class, STAGE_SYSCALL);
+	s = stats_for(st->unseen_phase, st->off_user ? CLASS_USER : st->unseen_class, STAGE_SYSCALL);
 	if (!s)
 		return;
-	if (st->unseen_user)
+	if (st->off_user)
 		s->total_ns += before;
+	label = (st->off_state * NR_OFF_WAKERS + st->waker) & (OFF_LABELS - 1);
 	s->offcpu_ns += gap - before;
-	s->off_ns[st->unseen_label & (OFF_LABELS - 1)] += gap - before;
+	s->off_ns[label] += gap - before;
 }
 
 static __always_inline struct thread_state *current_state(void)

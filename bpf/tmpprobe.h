@@ -547,15 +547,15 @@ struct thread_state {
 	/* A switch onto a CPU the kernel did not report (switch_unseen):
 	 * the task's run time (se.sum_exec_runtime) at its last switch off,
 	 * and, from when a hook in its own context found it running while
-	 * off_since said it was not, what the switch off had left: when it
-	 * left, in which phase and class, and why (its off-CPU label). */
+	 * off_since said it was not, when it had left and in which phase
+	 * and class (a syscall or a marker since may change them; off_user,
+	 * off_state and waker hold until its next switch off). */
 	__u64 out_runtime;
 	__u64 unseen_at;
 	__u64 unseen_out;
 	__u32 unseen_phase;
 	__u16 unseen_class;
-	__u8 unseen_user;
-	__u8 unseen_label;
+	__u8 pad5[2];
 };
 
 #endif

@@ -506,8 +506,7 @@ type tmpprobeThreadState struct {
 	UnseenOut    uint64
 	UnseenPhase  uint32
 	UnseenClass  uint16
-	UnseenUser   uint8
-	UnseenLabel  uint8
+	Pad5         [2]uint8
 }
 
 type tmpprobeTstateMatch uint32
