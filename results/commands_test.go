@@ -67,32 +67,43 @@ func TestInverseAndDiffers(t *testing.T) {
 
 // #43: a "no different" says what it stands on: the change its interval
 // already rules out, or about how many units (rounds, worker generations)
-// would tell a change of the size measured (at least the minimum effect)
-// from none four times in five, from the units' spread measured robustly.
+// would tell a change of the minimum effect from none nine times in ten,
+// from the units' spread measured robustly, each kind of ratio about its
+// own median.
 func TestSettle(t *testing.T) {
 	// Ten units around 0.9, one of them a round a CPU hog took whole
 	// (×4.5): their logs' deviations from the median are 0, 0, 0.02,
 	// 0.05, 0.05, 0.1, 0.1, 0.2, 0.2 and 1.5, whose median is 0.075, so
-	// σ = 1.4826 × 0.075 = 0.111; against ln(1/0.9) = 0.105 the median
-	// needs (2.8 × 1.2533 × 0.111 / 0.105)² = 13.7 units. The interval's
-	// half-width would have asked 114 (the outlier makes it [0.7–1.15]).
-	var spread []float64
-	for _, d := range []float64{-0.2, -0.1, -0.05, 0, 0, 0.05, 0.1, 0.2, 1.5, -0.02} {
-		spread = append(spread, 0.9*math.Exp(d))
+	// σ = 1.4826 × 0.075 = 0.111; against ln 1.05 = 0.0488 the median
+	// needs (3.24 × 1.2533 × 0.111 / 0.0488)² = 85.6 units. The interval's
+	// half-width would have asked far more (the outlier makes it
+	// [0.7–1.15]).
+	devs := []float64{-0.2, -0.1, -0.05, 0, 0, 0.05, 0.1, 0.2, 1.5, -0.02}
+	around := func(center, k float64) []float64 {
+		var v []float64
+		for _, d := range devs {
+			v = append(v, center*math.Exp(k*d))
+		}
+		return v
 	}
+	spread := around(0.9, 1)
 	for _, c := range []struct {
 		ratio Estimate
-		units []float64
+		units [][]float64
 		want  Settling
 	}{
-		{Estimate{Center: 0.98, Lo: 0.97, Hi: 1.01, N: 30}, spread, Settling{Within: 3}},
-		{Estimate{Center: 0.9, Lo: 0.7, Hi: 1.15, N: 10}, spread, Settling{Units: 14}},
-		// A change under the minimum effect is asked of at least it:
-		// ln 1.05 = 0.0488, (3.509 × 0.111 / 0.0488)² = 63.9.
-		{Estimate{Center: 1.01, Lo: 0.9, Hi: 1.1, N: 10}, spread, Settling{Units: 64}},
-		{Estimate{Center: 1, N: 3}, spread[:3], Settling{}}, // no interval yet
+		{Estimate{Center: 0.98, Lo: 0.97, Hi: 1.01, N: 30}, [][]float64{spread}, Settling{Within: 3}},
+		{Estimate{Center: 0.9, Lo: 0.7, Hi: 1.15, N: 10}, [][]float64{spread}, Settling{Units: 86}},
+		// Asked of the minimum effect, whatever the change measured.
+		{Estimate{Center: 1.01, Lo: 0.9, Hi: 1.1, N: 10}, [][]float64{spread}, Settling{Units: 86}},
+		// The traced ratios, centred elsewhere, spread alike: the same.
+		{Estimate{Center: 0.9, Lo: 0.7, Hi: 1.15, N: 10}, [][]float64{spread, around(0.8, 1)}, Settling{Units: 86}},
+		// Half as spread: the twenty deviations' median is 0.05,
+		// (3.24 × 1.2533 × 1.4826 × 0.05 / 0.0488)² = 38.1.
+		{Estimate{Center: 0.9, Lo: 0.7, Hi: 1.15, N: 10}, [][]float64{spread, around(0.8, 0.5)}, Settling{Units: 39}},
+		{Estimate{Center: 1, N: 3}, [][]float64{spread[:3]}, Settling{}}, // no interval yet
 	} {
-		got := Settle(c.ratio, c.units, MinEffectPct)
+		got := Settle(c.ratio, MinEffectPct, c.units...)
 		if got.Units != c.want.Units || math.Abs(got.Within-c.want.Within) > 1e-9 {
 			t.Errorf("Settle(%+v) = %+v, want %+v", c.ratio, got, c.want)
 		}

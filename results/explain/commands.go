@@ -45,7 +45,7 @@ func settled(a, b *results.Summary, minEffectPct float64) string {
 	if a.RatioTo != b.Arm || !r.Known() {
 		r = results.PairedRatio(a, b, untraced)
 	}
-	s := results.Settle(r, units, minEffectPct)
+	s := results.Settle(r, minEffectPct, units, results.PairedRatioUnits(a, b, traced))
 	switch {
 	case s.Within > 0:
 		return fmt.Sprintf(": no change beyond ±%.0f%%", math.Ceil(s.Within))
@@ -54,7 +54,7 @@ func settled(a, b *results.Summary, minEffectPct float64) string {
 		// the rounds say it as the user sets them.
 		rounds := s.Units * max(1, a.RoundCount/max(1, len(units)))
 		return fmt.Sprintf(": needs ≈%d rounds to tell a change of %s from none (--rounds, or --until %.0f%%)",
-			rounds, results.Share(math.Max(math.Abs(r.Center-1), minEffectPct/100)), 2*minEffectPct)
+			rounds, results.Share(minEffectPct/100), 2*minEffectPct)
 	}
 	return ""
 }

@@ -39,6 +39,10 @@ const shortFunctions = 2
 // round that ran only traced has nothing to add to it.
 func untraced(r *results.RoundSample) float64 { return r.OpsPerS }
 
+// traced is a round's traced ops/s: another sample of the spread between
+// rounds (Settle).
+func traced(r *results.RoundSample) float64 { return r.TracedOpsPerS }
+
 // NewGap builds the gap A − B. Against A's baseline the untraced ratio is
 // the one the table prints, A's Ratio, with the spread between runs its
 // interval includes (#29), or as a syscalls.csv recorded it: one figure,

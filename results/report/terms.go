@@ -36,7 +36,7 @@ var Terms = []Term{
 	{"wbt", "the block layer's writeback throttling, with its target latency in µs (/sys/block/*/queue/wbt_lat_usec)."},
 	{"PSI", "pressure stall information (/proc/pressure): the share of the run some task stalled waiting for CPU, I/O or memory."},
 	{"spread between runs", "how far the medians of runs like this one, saved side by side (--out runs/NAME), move from run to run, pooled over the arms of a group whose spreads an F test cannot tell apart (the degrees of freedom: the pooled arms' runs less one each, summed); the intervals include it once two earlier runs are there, and diff tests a change against it."},
-	{"needs ≈N rounds", "a \"no different\" that cannot rule out a change of the minimum effect: about how many rounds would tell a change of the size measured (5% at least) from none four times in five, from the rounds' spread (the median absolute deviation of their ratios)."},
+	{"needs ≈N rounds", "a \"no different\" that cannot rule out a change of the minimum effect: about how many rounds would tell a change of the minimum effect (5%) from none nine times in ten, from the rounds' spread (the median absolute deviation of their ratios, untraced and traced)."},
 }
 
 // termsLine is the footer's pointer to the key.
