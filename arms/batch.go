@@ -33,7 +33,7 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Bat
 			r.phase++
 			b.Phase = r.phase
 		}
-		wall, err := cr.w.Batch(b.Phase, b.Traced, b.Ops, p.BatchTimeout)
+		wall, wait, err := cr.w.Batch(b.Phase, b.Traced, b.Ops, p.BatchTimeout)
 		var unattributed error // why a traced batch's records are not one thread's
 		if errors.Is(err, ErrMovedThread) {
 			unattributed, err = err, nil
@@ -49,7 +49,7 @@ func (r *Runner) batch(ctx context.Context, p *Plan, cr *caseRun, b *results.Bat
 			}
 			return nil
 		}
-		b.WallNs = wall
+		b.WallNs, b.RunQueueWaitNs = wall, max(wait, 0)
 		if b.Traced {
 			if err := r.collect(b); err != nil {
 				return err

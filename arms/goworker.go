@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -97,8 +98,11 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 		// them, tells a batch the scheduler moved to another M midway
 		// (its syscalls since then untraced) from one it did not.
 		began, _, _ := unix.RawSyscall(unix.SYS_GETTID, 0, 0, 0)
+		wait0 := int64(-1)
 		if traced {
 			marker.Begin(cfg.Cookie, uint32(phase))
+		} else {
+			wait0 = runDelay(began)
 		}
 		t0 := time.Now()
 		for i := 0; i < ops; i++ {
@@ -114,10 +118,33 @@ func RunGoWorker(in io.Reader, out io.Writer) error {
 		if ended, _, _ := unix.RawSyscall(unix.SYS_GETTID, 0, 0, 0); ended != began {
 			reply = replyMoved
 		}
-		fmt.Fprintf(out, "%s %d\n", reply, wall.Nanoseconds())
+		if wait1 := runDelay(began); reply == "done" && wait0 >= 0 && wait1 >= wait0 {
+			fmt.Fprintf(out, "%s %d %d\n", reply, wall.Nanoseconds(), wait1-wait0)
+		} else {
+			fmt.Fprintf(out, "%s %d\n", reply, wall.Nanoseconds())
+		}
 	}
 	unix.Unlink(string(w.dest[:len(w.dest)-1]))
 	return nil
+}
+
+// runDelay is thread tid's run-queue wait so far, in ns (the kernel's
+// sched_info run_delay), or -1 when unreadable: read around an untraced
+// batch, on the thread that began it, as driver.py's run_delay.
+func runDelay(tid uintptr) int64 {
+	b, err := os.ReadFile("/proc/self/task/" + strconv.FormatUint(uint64(tid), 10) + "/schedstat")
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return -1
+	}
+	v, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
 }
 
 func newGoWorker(cfg Config) (*goWorker, error) {

@@ -30,7 +30,7 @@ func TestPythonMarksAsGo(t *testing.T) {
 		t.Fatalf("%v: %s", err, w.Stderr())
 	}
 	defer w.Close()
-	if _, err := w.Batch(pyPhase, true, 1, 0); err != nil {
+	if _, _, err := w.Batch(pyPhase, true, 1, 0); err != nil {
 		t.Fatalf("%v: %s", err, w.Stderr())
 	}
 	func() {

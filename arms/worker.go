@@ -178,9 +178,11 @@ func (w *Worker) handshake(cfg Config, timeout time.Duration) error {
 }
 
 // Batch runs one batch of ops ops; with traced set the worker wraps it in
-// markers for phase. It returns the wall time the worker measured. A batch
-// still running after timeout (0: none) is killed.
-func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration) (int64, error) {
+// markers for phase. It returns the wall time the worker measured and, of
+// an untraced batch, its thread's run-queue wait (-1 when the worker
+// could not read it). A batch still running after timeout (0: none) is
+// killed.
+func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration) (wall, wait int64, err error) {
 	t := 0
 	if traced {
 		t = 1
@@ -193,24 +195,31 @@ func (w *Worker) Batch(phase uint32, traced bool, ops int, timeout time.Duration
 		defer timer.Stop()
 	}
 	if _, err := fmt.Fprintf(w.in, "batch %d %d %d\n", phase, t, ops); err != nil {
-		return 0, w.fail(errors.New("worker exited")) // EPIPE: nobody reads the pipe any more
+		return 0, 0, w.fail(errors.New("worker exited")) // EPIPE: nobody reads the pipe any more
 	}
 	reply, err := w.reply()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	word, ns, _ := strings.Cut(reply, " ")
-	if word != "done" && word != replyMoved {
-		return 0, w.fail(fmt.Errorf("unexpected reply %q", reply))
+	// "done WALL" or, untraced, "done WALL WAIT".
+	words := strings.Fields(reply)
+	if len(words) < 2 || len(words) > 3 || words[0] != "done" && words[0] != replyMoved {
+		return 0, 0, w.fail(fmt.Errorf("unexpected reply %q", reply))
 	}
-	v, err := strconv.ParseInt(ns, 10, 64)
-	if err != nil || v <= 0 {
-		return 0, w.fail(fmt.Errorf("bad wall time %q", reply))
+	wall, err = strconv.ParseInt(words[1], 10, 64)
+	if err != nil || wall <= 0 {
+		return 0, 0, w.fail(fmt.Errorf("bad wall time %q", reply))
 	}
-	if word == replyMoved {
-		return v, ErrMovedThread
+	wait = -1
+	if len(words) == 3 {
+		if wait, err = strconv.ParseInt(words[2], 10, 64); err != nil || wait < 0 {
+			return 0, 0, w.fail(fmt.Errorf("bad run-queue wait %q", reply))
+		}
 	}
-	return v, nil
+	if words[0] == replyMoved {
+		return wall, -1, ErrMovedThread
+	}
+	return wall, wait, nil
 }
 
 // replyMoved is a Go worker's "done" for a batch that ended on another

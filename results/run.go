@@ -38,14 +38,19 @@ const (
 // arms.Plan.WorkerRounds. Runs saved before it was recorded carry 0, and
 // readers count generations by their warm-up batches instead.
 type Batch struct {
-	Kind       string        `json:"kind,omitempty"`
-	Round      int           `json:"round,omitempty"`
-	Generation int           `json:"generation,omitempty"`
-	Ops        int           `json:"ops"`
-	Phase      uint32        `json:"phase,omitempty"`
-	Traced     bool          `json:"traced"`
-	WallNs     int64         `json:"wall_ns"`
-	Records    []ClassRecord `json:"records,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Round      int    `json:"round,omitempty"`
+	Generation int    `json:"generation,omitempty"`
+	Ops        int    `json:"ops"`
+	Phase      uint32 `json:"phase,omitempty"`
+	Traced     bool   `json:"traced"`
+	WallNs     int64  `json:"wall_ns"`
+	// RunQueueWaitNs is an untraced batch's run-queue wait: how long its
+	// worker's thread, ready to run, waited for a CPU (the kernel's
+	// sched_info run_delay, read by the worker around the batch); 0 when
+	// not read. A traced batch's is in its records (RunQueueNs).
+	RunQueueWaitNs int64         `json:"run_queue_wait_ns,omitempty"`
+	Records        []ClassRecord `json:"records,omitempty"`
 	// Neighbours are the other tasks that took the CPU from the batch's
 	// worker or used its work dir's devices while it ran (traced only).
 	Neighbours []Neighbour `json:"neighbours,omitempty"`

@@ -72,6 +72,36 @@ func TestPairedRatio(t *testing.T) {
 	}
 }
 
+// Beside CPU hogs each worker gets its own share of a CPU: here the
+// baseline's waits for one half of every batch and the other arm's for
+// none in odd rounds (its ops/s then 0.9× the baseline's) and half in
+// even ones (0.45×). The ratio pairs the time each ran, 0.45 in every
+// round, while the ops/s stay the wall time's; a batch whose wait was
+// not read (0) keeps its ops/s.
+func TestRatioLeavesOutRunQueueWait(t *testing.T) {
+	base := armRounds("TemporaryFile", []float64{1000, 1000, 1000, 1000, 1000, 1000})
+	other := armRounds("NamedTemporaryFile", []float64{900, 450, 900, 450, 900, 450})
+	for i := range base.Batches {
+		if b := &base.Batches[i]; !b.Traced {
+			b.RunQueueWaitNs = b.WallNs / 2
+		}
+		if b := &other.Batches[i]; !b.Traced && b.Round%2 == 0 {
+			b.RunQueueWaitNs = b.WallNs / 2
+		}
+	}
+	run := &results.Run{Protocol: results.Protocol{Name: results.ProtocolRounds}, Arms: []results.ArmResult{base, other}}
+	sums := results.SummarizeAll(run, resultstest.Labs.Baselines)
+	if r := sums[1].Ratio; math.Abs(r.Lo-0.45) > 1e-6 || math.Abs(r.Hi-0.45) > 1e-6 {
+		t.Errorf("ratio %+v, want 0.45 [0.45–0.45]: the time each worker ran", r)
+	}
+	if o := sums[1].OpsPerS; o.Lo > 450+1e-3 || o.Hi < 900-1e-3 {
+		t.Errorf("ops/s %+v: want the wall time's, holding 450 and 900", o)
+	}
+	if r := sums[1].Rounds[0]; math.Abs(r.OpsPerS-900) > 1e-6 || math.Abs(r.OwnCPUOpsPerS-900) > 1e-6 {
+		t.Errorf("round 1 (no wait read): ops/s %v, on its own CPU %v; want 900 both", r.OpsPerS, r.OwnCPUOpsPerS)
+	}
+}
+
 // Rounds of one worker generation share its state, so they are one
 // sample, not five. Eight generations whose states put the figure at 1
 // to 8 (in no order: see the drift below), five rounds each: per round,

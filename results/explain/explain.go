@@ -36,8 +36,15 @@ const shortFunctions = 2
 
 // untraced is a round's untraced ops/s, not its headline: the ratio stands
 // beside a gap measured traced to show what the probe's cost hides, so a
-// round that ran only traced has nothing to add to it.
-func untraced(r *results.RoundSample) float64 { return r.OpsPerS }
+// round that ran only traced has nothing to add to it. Of the time its
+// worker was not waiting for a CPU, as the table's ratios (see
+// RoundSample.Ratio).
+func untraced(r *results.RoundSample) float64 {
+	if r.OpsPerS == 0 {
+		return 0
+	}
+	return r.OwnCPUOpsPerS
+}
 
 // traced is a round's traced ops/s: another sample of the spread between
 // rounds (Settle).

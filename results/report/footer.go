@@ -56,6 +56,9 @@ func footer(run *results.Run) []FooterLine {
 	if env := envLine(m); env != "" {
 		add(FooterFact, "%s", env)
 	}
+	if line := untracedWaitLine(run); line != "" {
+		add(FooterFact, "%s", line)
+	}
 	for _, l := range neighbourLines(run) {
 		add(FooterFact, "%s", l)
 	}
@@ -287,6 +290,35 @@ func envLine(m results.Meta) string {
 		parts = append(parts, "stalled (PSI some) over the run: "+strings.Join(psi, ", "))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// untracedWaitLine says how much of the untraced batches' time their
+// workers waited for a CPU, when an arm's wait was 5% of its time or
+// more: the ops/s carry it, the ratios leave it out (see
+// results.RoundSample.Ratio).
+func untracedWaitLine(run *results.Run) string {
+	lo, hi := math.Inf(1), 0.0
+	for i := range run.Arms {
+		var wall, wait int64
+		for _, b := range run.Arms[i].Batches {
+			if !b.Traced && b.Measured() {
+				wall += b.WallNs
+				wait += b.RunQueueWaitNs
+			}
+		}
+		if wall > 0 {
+			f := float64(wait) / float64(wall)
+			lo, hi = math.Min(lo, f), math.Max(hi, f)
+		}
+	}
+	if hi < 0.05 {
+		return ""
+	}
+	span := results.Share(hi)
+	if results.Share(lo) != span {
+		span = results.Share(lo) + "–" + span
+	}
+	return "run-queue wait of the untraced batches: " + span + " of each arm's time (its worker ready, waiting for a CPU): ops/s hold the share of a CPU each worker got, which moves between arms and runs; ratios pair the time each ran"
 }
 
 // neighbourLines name the other tasks that mattered during the traced
