@@ -80,9 +80,9 @@ const medianSE = 1.2533
 
 // Settle says how ratio would be settled (see Settling) from samples of
 // its spread between units: each set the units' ratios of one kind
-// (untraced, traced), taken about its own median, so that a compare's ten rounds give twenty
-// deviations of one spread. The rounds needed are for a change of
-// minEffectPct, not of the size measured: a first estimate of a change is
+// (untraced, traced), taken about its own median, so that a compare's
+// ten rounds give twenty deviations of one spread. The rounds needed are
+// for a change of minEffectPct, not of the size measured: a first estimate of a change is
 // as noisy as its interval says, and one that came out large asked too
 // few rounds (a measured 11% asked 19; the change was 8%, and 19 rounds
 // told it 2 times in 5). σ is measured robustly, from the deviations'
