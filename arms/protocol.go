@@ -160,10 +160,12 @@ func (r *Runner) runSeed(ctx context.Context, p *Plan, runs []*caseRun) error {
 				if ctx.Err() != nil {
 					return ErrInterrupted
 				}
-				if err := sw.Set(traced); err != nil {
+				stacks, err := sw.Set(traced, rounds.StacksRound(round))
+				if err != nil {
 					return err
 				}
-				if err := r.batch(ctx, p, cr, &results.Batch{Round: round, Ops: cr.res.Ops, Traced: traced}); err != nil {
+				b := results.Batch{Round: round, Ops: cr.res.Ops, Traced: traced, StacksTaken: stacks}
+				if err := r.batch(ctx, p, cr, &b); err != nil {
 					return err
 				}
 			}

@@ -5,7 +5,12 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
+	"strings"
 	"testing"
+
+	"github.com/tmpprobe/tmpprobe/arms"
+	"github.com/tmpprobe/tmpprobe/session"
 
 	"github.com/tmpprobe/tmpprobe/probe"
 	"github.com/tmpprobe/tmpprobe/probe/probetest"
@@ -41,6 +46,25 @@ for line in sys.stdin:
     sys.stdout.write("%d\n" % t); sys.stdout.flush()
 `
 
+// labStacks are the stacks a lab takes (session's labStacks) of the
+// interpreter python3 runs: its call sites at one call in
+// session.LabStackEvery of the costly classes and its user time sampled
+// at session.StackSampleHz, in the traced batches that take stacks.
+func labStacks(b *testing.B) *probe.StackOptions {
+	out, err := exec.Command("python3", "-I", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	so := &probe.StackOptions{SampleHz: session.StackSampleHz, Every: session.LabStackEvery,
+		Interpreters: []string{strings.TrimSpace(string(out))}}
+	for _, c := range arms.StackClasses {
+		if probe.KnownClass(c) {
+			so.Sampled = append(so.Sampled, c)
+		}
+	}
+	return so
+}
+
 // familyOps are the ops the families are priced on, with ops a chunk: a
 // chunk lasts 20–60 ms here.
 var familyOps = []struct {
@@ -63,19 +87,26 @@ func BenchmarkHookFamilies(b *testing.B) {
 	type config struct {
 		name     string
 		families []probe.HookFamily // nil: the whole probe
+		stacks   bool
 		none     bool
 	}
 	configs := []config{{name: "plain (no probe)", none: true}, {name: "syscalls alone", families: []probe.HookFamily{}}}
 	for _, f := range probe.HookFamilies {
 		configs = append(configs, config{name: "syscalls + " + string(f), families: []probe.HookFamily{f}})
 	}
-	configs = append(configs, config{name: "the whole probe"})
+	configs = append(configs, config{name: "syscalls + stacks", families: []probe.HookFamily{}, stacks: true},
+		config{name: "the whole probe"})
 	probes := make([]*probe.Probe, len(configs))
 	for i, c := range configs {
-		if !c.none {
-			probes[i] = probetest.Open(b, probe.Options{Families: c.families})
-			probes[i].Detach()
+		if c.none {
+			continue
 		}
+		opts := probe.Options{Families: c.families}
+		if c.stacks {
+			opts.Stacks = labStacks(b)
+		}
+		probes[i] = probetest.Open(b, opts)
+		probes[i].Detach()
 	}
 	dir := b.TempDir()
 	loop := startLoop(b, labOpsLoop, dir)

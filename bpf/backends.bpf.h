@@ -39,7 +39,7 @@ static __always_inline int on_backend_enter(__u32 nr, struct pt_regs *regs)
 static __always_inline int on_backend_exit(__u32 nr, long ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st = thread_of(tid);
 
 	if (!st)
 		return 0;
@@ -65,7 +65,7 @@ static __always_inline int on_backend_exit(__u32 nr, long ret)
 static __always_inline int on_func_stage_enter(enum stage stage)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st = thread_of(tid);
 	struct func_stage_key key = { .tid = tid, .stage = stage };
 	__u64 now;
 
@@ -92,7 +92,7 @@ static __always_inline int on_func_stage_exit(enum stage stage)
 		return 0;
 	delta = bpf_ktime_get_ns() - *start;
 	bpf_map_delete_elem(&func_stage_starts, &key);
-	st = bpf_map_lookup_elem(&threads, &tid);
+	st = thread_of(tid);
 	if (!st || !st->in_syscall)
 		return 0;
 	s = stats_for(st->phase, st->class, stage);

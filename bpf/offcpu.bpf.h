@@ -49,7 +49,7 @@ static __always_inline struct cpu_slot *cpu_slot(__u32 cpu)
 static __always_inline void slot_runs(struct cpu_slot *slot, struct task_struct *next, __u32 next_tid, __u32 phase)
 {
 	neighbour_of(&slot->running, next, phase, NEIGHBOUR_CPU);
-	slot->followed = bpf_map_lookup_elem(&threads, &next_tid) || bpf_map_lookup_elem(&exited_tids, &next_tid);
+	slot->followed = thread_of(next_tid) || bpf_map_lookup_elem(&exited_tids, &next_tid);
 }
 
 /* On this CPU, prev leaves and next runs at now: the task that ran while
@@ -61,7 +61,7 @@ static __always_inline void cpu_slot_switch(struct cpu_slot *slot, struct task_s
 
 	if (!slot || !slot->tid)
 		return;
-	w = bpf_map_lookup_elem(&threads, &slot->tid);
+	w = thread_of(slot->tid);
 	if (!w || w->off_since != slot->off_since) {
 		slot->tid = 0; /* its wait ended elsewhere, and was settled there */
 		return;
@@ -126,7 +126,7 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	__u32 label;
 	__u16 class;
 
-	st = bpf_map_lookup_elem(&threads, &prev_tid);
+	st = thread_of(prev_tid);
 	if (st) {
 		/* Before the CPU's slot: a wait that had ended unseen is no
 		 * neighbour's (cpu_slot_switch finds off_since changed). */
@@ -159,7 +159,7 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 		}
 		st->waker = WAKER_NONE;
 	}
-	st = bpf_map_lookup_elem(&threads, &next_tid);
+	st = thread_of(next_tid);
 	if (!st)
 		return 0;
 	if (!st->in_syscall && !st->in_flight)
@@ -204,7 +204,7 @@ static __always_inline int on_sched_waking(struct task_struct *p)
 	__u32 tid = BPF_CORE_READ(p, pid);
 	struct thread_state *st;
 
-	st = bpf_map_lookup_elem(&threads, &tid);
+	st = thread_of(tid);
 	if (!st || !st->off_since || st->waker)
 		return 0;
 	/* Hard and soft IRQ handlers run on whatever task they interrupted,
@@ -219,7 +219,7 @@ static __always_inline int on_page_fault(void)
 	struct thread_state *st;
 	struct class_stats *s;
 
-	st = bpf_map_lookup_elem(&threads, &tid);
+	st = thread_of(tid);
 	if (!st)
 		return 0;
 	s = stats_for(st->phase, st->in_syscall ? st->class : CLASS_USER, STAGE_PAGE_FAULT);

@@ -194,7 +194,7 @@ static __always_inline int on_cpu_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)id;
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st = thread_of(tid);
 	struct stack_count_key key = { .class = CLASS_USER };
 	struct stack_key *k;
 

@@ -130,7 +130,7 @@ static __always_inline int on_sys_exit(struct pt_regs *regs, long ret, bool btf,
 	struct thread_state *st;
 	__u64 nr, now;
 
-	st = bpf_map_lookup_elem(&threads, &tid);
+	st = thread_of(tid);
 	if (!st || config.cut == CUT_AFTER_THREAD)
 		return 0;
 	if (config.cut == CUT_AFTER_CLOCK) {

@@ -45,7 +45,7 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 		return 1;
 	}
 	if (!(whence & 1)) {
-		bpf_map_delete_elem(&threads, &tid);
+		forget_thread(tid);
 		return 1;
 	}
 	cur = new_thread(tid, BPF_ANY);
@@ -63,7 +63,7 @@ static __always_inline int handle_marker(__u32 tid, struct pt_regs *regs)
 static __always_inline int on_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptid = BPF_CORE_READ(parent, pid), ctid;
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &ptid), *ns;
+	struct thread_state *st = thread_of(ptid), *ns;
 
 	if (!st || !st->base_phase)
 		return 0;
@@ -84,7 +84,7 @@ static __always_inline int on_fork(struct task_struct *parent, struct task_struc
 static __always_inline int on_task_exit(void)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st = thread_of(tid);
 
 	__u8 one = 1;
 
@@ -104,7 +104,7 @@ static __always_inline int on_task_exit(void)
 	}
 	/* A worker killed inside a region must not leave its tid active for
 	 * the next task that gets the same tid. */
-	bpf_map_delete_elem(&threads, &tid);
+	forget_thread(tid);
 	return 0;
 }
 
@@ -132,7 +132,7 @@ static __always_inline void send_exec(struct linux_binprm *bprm)
 static __always_inline int on_exec(__u32 old_tid, struct linux_binprm *bprm)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct thread_state *st = bpf_map_lookup_elem(&threads, &tid);
+	struct thread_state *st = thread_of(tid);
 
 	/* A thread other than the leader exec'd: de_thread() killed the
 	 * leader (whose exit removed the leader's tid here) and gave this
@@ -141,15 +141,18 @@ static __always_inline int on_exec(__u32 old_tid, struct linux_binprm *bprm)
 	 * that reuses the old tid inherits it. A Go launcher execs from
 	 * whichever thread its main goroutine was last scheduled on. */
 	if (!st && old_tid != tid) {
-		st = bpf_map_lookup_elem(&threads, &old_tid);
-		if (!st)
+		struct thread_state *old = thread_of(old_tid);
+
+		if (!old)
 			return 0;
-		if (bpf_map_update_elem(&threads, &tid, st, BPF_NOEXIST)) {
+		st = new_thread(tid, BPF_NOEXIST);
+		if (!st) {
 			count_drop(DROP_THREADS_FULL);
 			return 0;
 		}
-		bpf_map_delete_elem(&threads, &old_tid);
-		st = bpf_map_lookup_elem(&threads, &tid);
+		__builtin_memcpy(st, old, sizeof(*st));
+		st->tid = tid;
+		forget_thread(old_tid);
 	}
 	if (st && config.launch_phase && st->base_phase == config.launch_phase)
 		st->phase = st->base_phase = config.trace_phase;

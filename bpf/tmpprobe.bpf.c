@@ -6,7 +6,8 @@
  * A worker marks each timed batch with lseek(-1, cookie, phase<<1 | begin),
  * which fails with EBADF before the kernel looks at the offset. Only the
  * thread that issued a begin marker is traced until its end marker, so the
- * fast path of every hook is one hash lookup on the current tid.
+ * fast path of every hook is one array lookup on the current tid
+ * (thread_of).
  *
  * One object, one file per hook family around one shared header (as
  * libbpf-tools keeps its tools): tmpprobe.bpf.h holds the settings, the

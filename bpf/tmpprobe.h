@@ -529,7 +529,7 @@ struct thread_state {
 	__u8 pad2;
 	__u64 region_start;
 	__u32 preempt_cpu; /* where it was last preempted (cpu_slots) */
-	__u32 pad3;
+	__u32 tid;         /* whose state this is (thread_of checks it) */
 	/* On a CPU in user mode since (bpf_ktime_get_ns); 0 = not, or not
 	 * known. Stamped where the thread returns to user space: a syscall's
 	 * exit, a switch back onto a CPU outside a syscall, being followed

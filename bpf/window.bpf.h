@@ -23,7 +23,7 @@ static __always_inline struct thread_state *window_thread(void)
 
 	if (!tid || !*tid)
 		return 0;
-	st = bpf_map_lookup_elem(&threads, tid);
+	st = thread_of(*tid);
 	return st && st->in_syscall ? st : 0;
 }
 
@@ -36,7 +36,7 @@ static __always_inline struct thread_state *window_batch(void)
 
 	if (!tid || !*tid)
 		return 0;
-	return bpf_map_lookup_elem(&threads, tid);
+	return thread_of(*tid);
 }
 
 static __always_inline bool watched(dev_t dev)

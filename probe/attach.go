@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/link"
@@ -43,7 +44,7 @@ func (p *Probe) Attach() error {
 		}
 		p.links = append(p.links, l)
 	}
-	if s := p.stacks; s != nil && s.sampler != nil {
+	if s := p.stacks; s != nil && s.sampler != nil && !p.stacksOff {
 		err := s.sampler.open()
 		if err == nil {
 			err = s.sampler.enable(true)
@@ -68,6 +69,9 @@ func (p *Probe) attachSteps() []attachStep {
 			continue
 		}
 		name := progName(p.family, h, p.forms[h.Name])
+		if p.stacksOff {
+			name = strings.TrimSuffix(name, stackVariant)
+		}
 		switch {
 		case p.rawHooks[h.Name]:
 			name = progName(familyRawTp, h, p.forms[h.Name])
@@ -179,7 +183,7 @@ func (p *Probe) attachFuncProg(f *funcProgs, kind string, side int) (link.Link, 
 	}
 	fresh, lerr := p.loadOne(f.hook.progs(p.Backend)[side], f.hook.target)
 	if lerr != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w; loading it again: %w", err, lerr)
 	}
 	if side == 0 {
 		f.entry = fresh

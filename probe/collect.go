@@ -116,15 +116,12 @@ func (p *Probe) Snapshot() (map[uint32][]results.ClassRecord, error) {
 func (p *Probe) openUserTime() map[uint32]uint64 {
 	out := map[uint32]uint64{}
 	now := monotonicNs()
-	var tid uint32
-	var st tmpprobeThreadState
-	it := p.coll.Maps[tmpprobeMapThreads].Iterate()
-	for it.Next(&tid, &st) {
+	p.eachThread(func(st *tmpprobeThreadState) {
 		out[st.Phase] += st.UserPending
 		if st.UserSince != 0 && now > st.UserSince {
 			out[st.Phase] += now - st.UserSince
 		}
-	}
+	})
 	return out
 }
 
@@ -175,9 +172,7 @@ func readMap[K comparable, V any](m *ebpf.Map, what string, clear bool, each fun
 // ForgetThreads drops every thread state and stage start, e.g. after a
 // worker died inside a region.
 func (p *Probe) ForgetThreads() {
-	var tid uint32
-	var st tmpprobeThreadState
-	clearMap(p.coll.Maps[tmpprobeMapThreads], &tid, &st)
+	p.forgetThreads()
 	var sk tmpprobeFuncStageKey
 	var ns uint64
 	clearMap(p.coll.Maps[tmpprobeMapFuncStageStarts], &sk, &ns)

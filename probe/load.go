@@ -156,6 +156,12 @@ func loadFamily(fam tpFamily, cfg tmpprobeConfig, cache *btf.Cache) (*Probe, err
 	for name, prog := range coll.Programs {
 		p.progs[name] = prog
 	}
+	if cfg.Stacks {
+		if err := p.loadPlainSyscallPrograms(); err != nil {
+			coll.Close()
+			return nil, err
+		}
+	}
 	for _, h := range optional {
 		name := progName(fam, h, forms[h.Name])
 		// Open has checked the required hooks' arguments (checkKernel).
@@ -217,6 +223,15 @@ func (p *Probe) loadOne(name, target string) (*ebpf.Program, error) {
 	if err != nil {
 		printVerifierLog(err)
 		return nil, err
+	}
+	// The program holds the maps it uses; the collection's clones of
+	// their fds would only pile up: before v5.11 a fentry program is
+	// loaded again at every traced batch (attachFuncProg), 36 of them
+	// with 31 clones each, and on 5.10 the first traced batch's reload
+	// ran out of fds.
+	for m, mp := range c.Maps {
+		mp.Close()
+		delete(c.Maps, m)
 	}
 	p.colls = append(p.colls, c)
 	return c.Programs[name], nil

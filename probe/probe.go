@@ -164,7 +164,10 @@ type Probe struct {
 	neighboursUnread uint64
 	inFlight         []results.Note // TrackThreads' threads blocked in a syscall
 	stacks           *stackState    // nil: no stacks taken
-	stacksRefused    string         // why the kernel would not load the stacks' programs
+	// stacksOff: the next Attach takes no stacks (TakeStacks), though
+	// the probe can.
+	stacksOff     bool
+	stacksRefused string // why the kernel would not load the stacks' programs
 	// userFloor is, by phase, the user time the last Snapshot said.
 	userFloor map[uint32]uint64
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cilium/ebpf"
@@ -127,6 +128,31 @@ func withStackPrograms(forms map[string]tpForm) {
 		f.prog += stackVariant
 		forms[hook] = f
 	}
+}
+
+// loadPlainSyscallPrograms loads the sys_enter and sys_exit programs that
+// take no stacks beside the ones that do, for the traced batches that
+// take none (TakeStacks).
+func (p *Probe) loadPlainSyscallPrograms() error {
+	for _, hook := range []string{"sys_enter", "sys_exit"} {
+		name := strings.TrimSuffix(progName(p.family, tpHook{Name: hook}, p.forms[hook]), stackVariant)
+		prog, err := p.loadOne(name, "")
+		if err != nil {
+			return fmt.Errorf("loading %s: %w", name, err)
+		}
+		p.progs[name] = prog
+	}
+	return nil
+}
+
+// TakeStacks says whether the traced batches from the next Attach on take
+// stacks, where the probe takes them at all (it reports whether it does).
+// A lab takes them in traced batches of their own: the call-site walks
+// and the sampler's ticks cost its cheapest arms 6% of their throughput
+// here, which the batches the syscall terms come from then do not pay.
+func (p *Probe) TakeStacks(on bool) bool {
+	p.stacksOff = !on
+	return p.stacks != nil
 }
 
 // stackMaps are the maps only stacks use: one entry each where no stacks

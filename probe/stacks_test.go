@@ -215,3 +215,43 @@ os.waitpid(pid, 0)
 		t.Errorf("the child's fsync stacks %+v: want one at %s", got, want)
 	}
 }
+
+// A probe that takes stacks takes none from an Attach after
+// TakeStacks(false): the plain sys_enter and sys_exit programs count
+// every fsync and walk no stack; after TakeStacks(true) it takes them
+// again. A probe opened without stacks says it takes none.
+func TestTakeStacksSwitches(t *testing.T) {
+	in := pythons.List()[0]
+	p := probetest.Open(t, probe.Options{Stacks: &probe.StackOptions{All: []string{"fsync"}, Interpreters: []string{in.Path}}})
+	want := "persist (persist.py:9) <- main (persist.py:16) <- <module> (persist.py:19)"
+	for _, stacks := range []bool{false, true} {
+		p.Detach()
+		if !p.TakeStacks(stacks) {
+			t.Fatal("a probe opened with stacks says it takes none")
+		}
+		if err := p.Attach(); err != nil {
+			t.Fatal(err)
+		}
+		follow(t, p, in.Path, "testdata/persist.py", t.TempDir())
+		got := fsyncStacks(t, p)
+		recs, err := p.Collect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := uint64(0)
+		for _, r := range recs[1] {
+			if r.Class == "fsync" && r.Stage == "" {
+				calls = r.Calls
+			}
+		}
+		if calls != 5 {
+			t.Errorf("stacks %v: %d fsync calls counted, want 5", stacks, calls)
+		}
+		if stacks && (len(got) != 1 || got[want].Calls != 5) || !stacks && len(got) != 0 {
+			t.Errorf("stacks %v: fsync's stacks %+v", stacks, got)
+		}
+	}
+	if plain := probetest.Open(t, probe.Options{}); plain.TakeStacks(true) {
+		t.Error("a probe opened without stacks says it takes them")
+	}
+}

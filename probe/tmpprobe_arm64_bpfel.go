@@ -494,7 +494,7 @@ type tmpprobeThreadState struct {
 	Pad2         uint8
 	RegionStart  uint64
 	PreemptCpu   uint32
-	Pad3         uint32
+	Tid          uint32
 	UserSince    uint64
 	StackHash    uint64
 	CallOffNs    uint64
@@ -536,6 +536,8 @@ const (
 	tmpprobeMapPyTemplates                     = "py_templates"
 	tmpprobeMapPyTstates                       = "py_tstates"
 	tmpprobeMapRqStarts                        = "rq_starts"
+	tmpprobeMapSlotOwners                      = "slot_owners"
+	tmpprobeMapSlotsSpilled                    = "slots_spilled"
 	tmpprobeMapStackCounts                     = "stack_counts"
 	tmpprobeMapStackEvents                     = "stack_events"
 	tmpprobeMapStackFrames                     = "stack_frames"
@@ -543,6 +545,7 @@ const (
 	tmpprobeMapStackStats                      = "stack_stats"
 	tmpprobeMapStats                           = "stats"
 	tmpprobeMapStatsSpare                      = "stats_spare"
+	tmpprobeMapThreadSlots                     = "thread_slots"
 	tmpprobeMapThreads                         = "threads"
 	tmpprobeMapWatchedDevs                     = "watched_devs"
 	tmpprobeMapWindow                          = "window"
@@ -905,6 +908,8 @@ type tmpprobeMapSpecs struct {
 	PyTemplates     *ebpf.MapSpec `ebpf:"py_templates"`
 	PyTstates       *ebpf.MapSpec `ebpf:"py_tstates"`
 	RqStarts        *ebpf.MapSpec `ebpf:"rq_starts"`
+	SlotOwners      *ebpf.MapSpec `ebpf:"slot_owners"`
+	SlotsSpilled    *ebpf.MapSpec `ebpf:"slots_spilled"`
 	StackCounts     *ebpf.MapSpec `ebpf:"stack_counts"`
 	StackEvents     *ebpf.MapSpec `ebpf:"stack_events"`
 	StackFrames     *ebpf.MapSpec `ebpf:"stack_frames"`
@@ -912,6 +917,7 @@ type tmpprobeMapSpecs struct {
 	StackStats      *ebpf.MapSpec `ebpf:"stack_stats"`
 	Stats           *ebpf.MapSpec `ebpf:"stats"`
 	StatsSpare      *ebpf.MapSpec `ebpf:"stats_spare"`
+	ThreadSlots     *ebpf.MapSpec `ebpf:"thread_slots"`
 	Threads         *ebpf.MapSpec `ebpf:"threads"`
 	WatchedDevs     *ebpf.MapSpec `ebpf:"watched_devs"`
 	Window          *ebpf.MapSpec `ebpf:"window"`
@@ -962,6 +968,8 @@ type tmpprobeMaps struct {
 	PyTemplates     *ebpf.Map `ebpf:"py_templates"`
 	PyTstates       *ebpf.Map `ebpf:"py_tstates"`
 	RqStarts        *ebpf.Map `ebpf:"rq_starts"`
+	SlotOwners      *ebpf.Map `ebpf:"slot_owners"`
+	SlotsSpilled    *ebpf.Map `ebpf:"slots_spilled"`
 	StackCounts     *ebpf.Map `ebpf:"stack_counts"`
 	StackEvents     *ebpf.Map `ebpf:"stack_events"`
 	StackFrames     *ebpf.Map `ebpf:"stack_frames"`
@@ -969,6 +977,7 @@ type tmpprobeMaps struct {
 	StackStats      *ebpf.Map `ebpf:"stack_stats"`
 	Stats           *ebpf.Map `ebpf:"stats"`
 	StatsSpare      *ebpf.Map `ebpf:"stats_spare"`
+	ThreadSlots     *ebpf.Map `ebpf:"thread_slots"`
 	Threads         *ebpf.Map `ebpf:"threads"`
 	WatchedDevs     *ebpf.Map `ebpf:"watched_devs"`
 	Window          *ebpf.Map `ebpf:"window"`
@@ -992,6 +1001,8 @@ func (m *tmpprobeMaps) Close() error {
 		m.PyTemplates,
 		m.PyTstates,
 		m.RqStarts,
+		m.SlotOwners,
+		m.SlotsSpilled,
 		m.StackCounts,
 		m.StackEvents,
 		m.StackFrames,
@@ -999,6 +1010,7 @@ func (m *tmpprobeMaps) Close() error {
 		m.StackStats,
 		m.Stats,
 		m.StatsSpare,
+		m.ThreadSlots,
 		m.Threads,
 		m.WatchedDevs,
 		m.Window,

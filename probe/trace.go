@@ -44,7 +44,7 @@ func (p *Probe) TrackThreads(tids []int, phase uint32, follow bool) error {
 			p.inFlight = append(p.inFlight, results.Note{Kind: results.NoteInFlight,
 				What: fmt.Sprintf("tid %d (%s)", tid, commOf(tid)), Syscall: className(nr)})
 		}
-		if err := p.coll.Maps[tmpprobeMapThreads].Put(uint32(tid), &st); err != nil {
+		if err := p.putThread(uint32(tid), &st); err != nil {
 			return fmt.Errorf("tracking thread %d: %w", tid, err)
 		}
 	}

@@ -317,13 +317,42 @@ func (s *Summary) codeSummaries(st *Stacks) {
 		x := &s.Sites[i]
 		x.Calls, x.Ns, x.OffNs = x.Calls+r.Calls, x.Ns+r.Ns, x.OffNs+r.OffCPUNs
 	}
-	for i := range s.Sites {
-		x := &s.Sites[i]
-		x.CallsPerOp = s.codeEstimate(func(r *RoundSample) float64 { return r.Sites[x.Key].Calls }).Center
-		x.NsPerOp = s.codeEstimate(func(r *RoundSample) float64 { return r.Sites[x.Key].Ns }).Center
-		x.OffNsPerOp = s.codeEstimate(func(r *RoundSample) float64 { return r.Sites[x.Key].OffNs }).Center
+	if s.StacksApart {
+		s.sitesByShare()
+	} else {
+		for i := range s.Sites {
+			x := &s.Sites[i]
+			x.CallsPerOp = s.codeEstimate(func(r *RoundSample) float64 { return r.Sites[x.Key].Calls }).Center
+			x.NsPerOp = s.codeEstimate(func(r *RoundSample) float64 { return r.Sites[x.Key].Ns }).Center
+			x.OffNsPerOp = s.codeEstimate(func(r *RoundSample) float64 { return r.Sites[x.Key].OffNs }).Center
+		}
 	}
 	s.codeShares()
+}
+
+// sitesByShare apportions each class's row to its sites by their shares
+// of the calls sampled, their time and off-CPU time over the batches that
+// took stacks, as a function's user time is its share of the samples:
+// where those batches are not the ones the rows come from, a site's time
+// per op there, against a row of other batches, could exceed the row.
+func (s *Summary) sitesByShare() {
+	type sums struct{ calls, ns, off uint64 }
+	byClass := map[string]sums{}
+	for _, x := range s.Sites {
+		t := byClass[x.Key.Class]
+		byClass[x.Key.Class] = sums{t.calls + x.Calls, t.ns + x.Ns, t.off + x.OffNs}
+	}
+	part := func(row float64, site, all uint64) float64 {
+		if all == 0 {
+			return 0
+		}
+		return row * float64(site) / float64(all)
+	}
+	for i := range s.Sites {
+		x := &s.Sites[i]
+		row, t := s.Class(x.Key.Class), byClass[x.Key.Class]
+		x.CallsPerOp, x.NsPerOp, x.OffNsPerOp = part(row.CallsPerOp, x.Calls, t.calls), part(row.NsPerOp, x.Ns, t.ns), part(row.OffNsPerOp, x.OffNs, t.off)
+	}
 }
 
 // recordedCode makes the code figures a syscalls.csv recorded the
@@ -387,11 +416,18 @@ func (s *Summary) codeShares() {
 	})
 }
 
-// codeEstimate is a code figure's median over the traced rounds, zeros
+// codeEstimate is a code figure's median over the rounds that took stacks, zeros
 // included (a round that sampled no time in a function spent none there
 // that the sampler saw), with its interval.
 func (s *Summary) codeEstimate(f func(*RoundSample) float64) Estimate {
-	u := s.tracedUnits(f)
+	var u []Unit
+	for i := range s.Rounds {
+		if r := &s.Rounds[i]; r.CodeRound {
+			if v := f(r); finite(v) {
+				u = append(u, Unit{Unit: s.UnitOf(r), Value: v})
+			}
+		}
+	}
 	if len(u) == 0 {
 		return Point(0)
 	}

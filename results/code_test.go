@@ -96,3 +96,29 @@ func TestSitesSplitTheirClassBySampledShares(t *testing.T) {
 		t.Errorf("persist's shares %.2f, %.2f, %.2f: want 0.6 of calls, 0.9 of time, all of the off-CPU time", p.CallShare, p.TimeShare, p.OffShare)
 	}
 }
+
+// Where the stacks were taken in traced batches of their own, a site's
+// part of its class's row is its share there of the row the other
+// batches measured: the stack batch's fsync took twice the time, which
+// per round would put persist at 180% of its row.
+func TestSitesOfStackBatchesApart(t *testing.T) {
+	st := &results.Stacks{Every: 4, Frames: []results.Frame{
+		{Function: "persist", File: "app.py", Line: 4, Kind: results.FramePython},
+		{Function: "flush", File: "app.py", Line: 20, Kind: results.FramePython},
+	}, Table: []results.Stack{{0}, {1}}}
+	run := &results.Run{Stacks: st, Arms: []results.ArmResult{{CaseID: results.CaseID{Lab: results.LabTrace, Arm: "app"}, Ops: 1,
+		Batches: []results.Batch{{Round: 1, Ops: 1, Traced: true, StacksTaken: true, WallNs: 2e9,
+			Records: []results.ClassRecord{{Class: "fsync", Calls: 40, TotalNs: 8e8, OffCPUNs: 6e8}},
+			Stacks: []results.StackRecord{{Class: "fsync", Stack: 0, Calls: 6, Ns: 9e7, OffCPUNs: 6e7},
+				{Class: "fsync", Stack: 1, Calls: 4, Ns: 1e7, OffCPUNs: 0}}},
+			{Round: 2, Ops: 1, Traced: true, WallNs: 1e9,
+				Records: []results.ClassRecord{{Class: "fsync", Calls: 40, TotalNs: 4e8, OffCPUNs: 3e8}}}}}}}
+	s := results.SummarizeAll(run, nil)[0]
+	sites := s.SitesOf("fsync")
+	if len(sites) != 2 || sites[0].Stack[0].Function != "persist" {
+		t.Fatalf("sites %+v, want persist's first", sites)
+	}
+	if p := sites[0]; p.CallsPerOp != 24 || p.NsPerOp != 3.6e8 || p.TimeShare != 0.9 || p.OffShare != 1 {
+		t.Errorf("persist: %.1f calls, %.0f ns (%.2f of the row), off-CPU share %.2f: want 24, 3.6e8 (0.9), 1", p.CallsPerOp, p.NsPerOp, p.TimeShare, p.OffShare)
+	}
+}

@@ -60,6 +60,11 @@ type Batch struct {
 	// Stacks are the user stacks behind the batch's user time and its
 	// syscalls (traced only; see Run.Stacks).
 	Stacks []StackRecord `json:"stacks,omitempty"`
+	// StacksTaken: a traced batch that took stacks, where the run's other
+	// traced batches took none (rounds.StacksRound); its records are not
+	// the syscall terms' (Summarize). Runs saved before took stacks in
+	// every traced batch, and say false.
+	StacksTaken bool `json:"stacks_taken,omitempty"`
 }
 
 // Measured reports whether the batch enters the figures.

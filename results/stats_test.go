@@ -259,3 +259,56 @@ func TestCountChanged(t *testing.T) {
 		}
 	}
 }
+
+// Where the traced batches took stacks in some rounds and none in the
+// others, the syscall terms and TRACED come from the ones that took none
+// and the stacks from the ones that did, whose own cost is
+// StacksObserver; a run whose traced batches all took stacks (or all
+// none, as runs saved before say) pools them all, as before.
+func TestStacksBatchesApart(t *testing.T) {
+	split := armRounds("TemporaryFile", []float64{1000, 1000, 1000, 1000, 1000, 1000})
+	for i := range split.Batches {
+		b := &split.Batches[i]
+		if !b.Traced {
+			continue
+		}
+		calls := uint64(2000) // 2 an op where no stacks are taken
+		if b.StacksTaken = b.Round%2 == 1; b.StacksTaken {
+			b.WallNs = b.WallNs * 9 / 8 // 0.8 of the untraced batch's ops/s
+			calls = 3000
+			b.Stacks = []results.StackRecord{{Class: results.ClassUser, Samples: 4, Ns: 4000}}
+		}
+		b.Records = []results.ClassRecord{{Class: "getppid", Calls: calls, TotalNs: calls * 300}}
+	}
+	s := results.Summarize(&split, results.ProtocolRounds)
+	if o := s.Observer; math.Abs(o.Center-0.9) > 1e-3 || o.N != 3 {
+		t.Errorf("TRACED %+v, want 0.9 over the 3 rounds without stacks", o)
+	}
+	if o := s.StacksObserver; math.Abs(o.Center-0.8) > 1e-3 || o.N != 3 {
+		t.Errorf("TRACED with stacks %+v, want 0.8 over the 3 rounds with them", o)
+	}
+	if len(s.Classes) != 1 || s.Classes[0].CallsPerOp != 2 || s.Traced.Ops != 3000 {
+		t.Errorf("classes %+v over %d traced ops: want getppid at 2 an op, from the 3 batches without stacks", s.Classes, s.Traced.Ops)
+	}
+	if len(s.Traced.Stacks) != 1 || s.Traced.Stacks[0].Samples != 12 {
+		t.Errorf("stacks %+v, want the 3 stack batches' 12 samples", s.Traced.Stacks)
+	}
+	// Counts are exact in every traced batch: the work is every round's.
+	for _, r := range s.Rounds {
+		want := 2.0
+		if r.Round%2 == 1 {
+			want = 3
+		}
+		if got := r.Work["getppid calls"]; got != want {
+			t.Errorf("round %d: work %v, want getppid/op %v", r.Round, r.Work, want)
+		}
+	}
+
+	for i := range split.Batches {
+		split.Batches[i].StacksTaken = false
+	}
+	s = results.Summarize(&split, results.ProtocolRounds)
+	if o := s.Observer; o.N != 6 || s.StacksObserver.Known() || s.Traced.Ops != 6000 {
+		t.Errorf("unsplit: TRACED %+v with stacks %+v over %d ops, want 6 rounds pooled and none apart", o, s.StacksObserver, s.Traced.Ops)
+	}
+}

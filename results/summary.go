@@ -19,6 +19,14 @@ type Summary struct {
 	// RatioTo is the arm Ratio is taken against: the lab's baseline.
 	RatioTo  string
 	Observer Estimate // traced ÷ untraced ops/s, paired by round
+	// StacksObserver is Observer of the traced batches that took stacks,
+	// where the others took none (Batch.StacksTaken): what the stacks
+	// cost on top of the syscall hooks; zero where the run did not
+	// split them.
+	StacksObserver Estimate
+	// StacksApart: the traced batches that took stacks were not the
+	// ones the traced figures come from (splitsStacks).
+	StacksApart bool
 	// Traced pools the measured traced batches: Ops and WallNs are sums,
 	// Records are merged (the counts, and the histograms of single
 	// calls). nil when nothing was traced.
@@ -90,6 +98,14 @@ type RoundSample struct {
 	// Sites are each call site's part of its class's row per op
 	// (code.go).
 	Sites map[SiteKey]SiteTime
+	// StacksOpsPerS is the ops/s of a traced batch that took stacks
+	// where the run's others took none; Sites are that batch's, and the
+	// round's other traced figures (TracedOpsPerS, Terms, ...) are of
+	// none.
+	StacksOpsPerS float64
+	// CodeRound: the round's traced batch took stacks (every traced
+	// round of a run that did not split them).
+	CodeRound bool
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -230,6 +246,8 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 	s := &Summary{ArmResult: a, Protocol: protocol, UserMeasured: measured}
 	byRound := map[int]*RoundSample{}
 	pooled := Batch{Traced: true}
+	split := splitsStacks(a)
+	s.StacksApart = split
 	// Every generation starts with a warm-up batch of each case (the first
 	// after calibration), so runs saved before generations were recorded
 	// still tell them apart.
@@ -255,6 +273,17 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 			r.OwnCPUOpsPerS = a.ownCPUOpsPerS(b, b.RunQueueWaitNs)
 			continue
 		}
+		r.CodeRound = !split || b.StacksTaken
+		if split && b.StacksTaken {
+			// Its counts are exact as every traced batch's: the work an
+			// op did is judged from every traced round (a diff's work
+			// gate needs four a side), its times from the others.
+			r.StacksOpsPerS = a.opsPerS(b)
+			r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
+			r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
+			pooled.Stacks = MergeStackRecords(pooled.Stacks, b.Stacks)
+			continue
+		}
 		r.TracedOpsPerS = a.opsPerS(b)
 		if r.OpsPerS == 0 {
 			// A traced batch of compare sums the waits of a process
@@ -265,7 +294,9 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 		r.Rows = roundRows(b, float64(a.batchOps(b)))
 		r.State = roundState(b, float64(a.batchOps(b)))
 		r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
-		r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
+		if !split {
+			r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
+		}
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
@@ -283,6 +314,14 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 		}
 		return 0
 	}))
+	if split {
+		s.StacksObserver = ClusteredMedian(s.Units(func(r *RoundSample) float64 {
+			if r.OpsPerS > 0 && r.StacksOpsPerS > 0 {
+				return r.StacksOpsPerS / r.OpsPerS
+			}
+			return 0
+		}))
+	}
 	s.RoundCount = len(s.Rounds)
 	if pooled.Ops == 0 {
 		return s
@@ -321,6 +360,20 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 	sortClasses(s.Classes)
 	s.codeSummaries(stacks)
 	return s
+}
+
+// splitsStacks says whether a's traced batches took stacks in some and
+// none in others: then the syscall terms, TRACED and every traced figure
+// come from the ones that took none, and the code (functions, call
+// sites) from the ones that took them.
+func splitsStacks(a *ArmResult) bool {
+	var with, without bool
+	for i := range a.Batches {
+		if b := &a.Batches[i]; b.Traced && b.Measured() {
+			with, without = with || b.StacksTaken, without || !b.StacksTaken
+		}
+	}
+	return with && without
 }
 
 // Units are a figure's positive per-round samples, each with the unit it

@@ -30,6 +30,21 @@ type Tracer interface {
 	Detach()
 }
 
+// StackTracer is a Tracer that can take user stacks in some traced
+// batches and not in others (probe.Probe.TakeStacks): from the next
+// Attach on, as on says; it reports whether it takes stacks at all.
+type StackTracer interface {
+	Tracer
+	TakeStacks(on bool) bool
+}
+
+// StacksRound says whether a round's traced batches take stacks, where
+// the tracer takes them: the odd rounds (the first, so a run of one round
+// has them). The even rounds' traced batches take none, and a run's
+// syscall terms and TRACED come from those (results.Summarize), its code
+// from the odd ones.
+func StacksRound(round int) bool { return round%2 == 1 }
+
 // Switch attaches the tracer for traced batches and detaches it for
 // untraced ones, so those run with no hook enabled at all. Its first Set
 // acts whatever it is asked: the probe comes attached from whoever opened
@@ -38,22 +53,38 @@ type Switch struct {
 	Tracer   Tracer // nil: every batch untraced, nothing to switch
 	known    bool
 	attached bool
+	stacks   bool
 }
 
-// Set attaches (traced) or detaches the tracer, if it is not already so.
-func (s *Switch) Set(traced bool) error {
-	if s.Tracer == nil || s.known && s.attached == traced {
-		return nil
+// Set attaches (traced) or detaches the tracer, if it is not already so;
+// a traced batch takes stacks where stacks says so and the tracer can.
+// It reports whether the batch takes stacks.
+func (s *Switch) Set(traced, stacks bool) (bool, error) {
+	if s.Tracer == nil {
+		return false, nil
+	}
+	// What the batch takes: a tracer that takes no stacks at all (none
+	// asked, or refused by the kernel) is never re-attached for them.
+	want := false
+	if st, ok := s.Tracer.(StackTracer); ok && traced {
+		want = st.TakeStacks(stacks) && stacks
+	}
+	if s.known && s.attached == traced && s.stacks == want {
+		return want, nil
 	}
 	if traced {
+		if s.known && s.attached {
+			s.Tracer.Detach() // to attach the other programs
+		}
 		if err := s.Tracer.Attach(); err != nil {
-			return fmt.Errorf("attaching the probe: %w", err)
+			s.known = false
+			return false, fmt.Errorf("attaching the probe: %w", err)
 		}
 	} else {
 		s.Tracer.Detach()
 	}
-	s.known, s.attached = true, traced
-	return nil
+	s.known, s.attached, s.stacks = true, traced, want
+	return want, nil
 }
 
 // Workload is what runs in rounds: cases, numbered as in Plan.Groups, each
@@ -286,7 +317,7 @@ func (e *engine) generation(round int) int {
 // case sized (calibrated, or given Plan.Ops) and warmed up in the first
 // warm-up pass, then the other passes.
 func (e *engine) first(ctx context.Context) error {
-	if err := e.set(false); err != nil {
+	if _, err := e.set(false, false); err != nil {
 		return err
 	}
 	if e.workers != nil {
@@ -341,7 +372,7 @@ func (e *engine) renew(ctx context.Context, gen int) error {
 	t0 := e.now()
 	e.workers.Renew(gen)
 	e.out.Time.Start += e.now().Sub(t0)
-	if err := e.set(false); err != nil {
+	if _, err := e.set(false, false); err != nil {
 		return err
 	}
 	var cases []int
@@ -424,20 +455,22 @@ func (e *engine) live() []int {
 // it; it returns how long the batch took on the engine's clock, the
 // switch of the probe left out (Times.Switch).
 func (e *engine) batch(ctx context.Context, c int, b *results.Batch) (time.Duration, error) {
-	if err := e.set(b.Traced); err != nil {
+	stacks, err := e.set(b.Traced, StacksRound(b.Round))
+	if err != nil {
 		return 0, err
 	}
+	b.StacksTaken = stacks
 	t := e.now()
-	err := e.w.Batch(ctx, c, b)
+	err = e.w.Batch(ctx, c, b)
 	return e.now().Sub(t), err
 }
 
 // set attaches or detaches the probe, on the clock of Times.Switch.
-func (e *engine) set(traced bool) error {
+func (e *engine) set(traced, stacks bool) (bool, error) {
 	t := e.now()
-	err := e.sw.Set(traced)
+	stacks, err := e.sw.Set(traced, stacks)
 	e.out.Time.Switch += e.now().Sub(t)
-	return err
+	return stacks, err
 }
 
 func (e *engine) report(p Progress) {

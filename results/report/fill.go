@@ -123,25 +123,41 @@ func newGroup(kind results.RunKind, g []*results.Summary, arms map[*results.Summ
 
 // observerLine says what tracing cost the group's arms, as one range:
 // traced ÷ untraced throughput, the median of the rounds' (TRACED in
-// 'tmpprobe help terms').
+// 'tmpprobe help terms'), and where stacks were taken in traced batches
+// of their own, what those cost.
 func observerLine(g []*results.Summary, ratio string, kind results.RunKind) string {
-	lo, hi, n := math.Inf(1), math.Inf(-1), 0
-	for _, s := range g {
-		if s.Observer.Known() {
-			lo, hi, n = min(lo, s.Observer.Center), max(hi, s.Observer.Center), n+1
-		}
-	}
 	what := "arms"
 	if kind == results.KindCompare {
 		what = "commands"
 	}
-	switch {
-	case n == 0:
+	span, n := ratioSpan(g, func(s *results.Summary) results.Estimate { return s.Observer })
+	if n == 0 {
 		return ""
-	case n == 1 || results.Ratio(lo) == results.Ratio(hi):
-		return fmt.Sprintf("TRACED: traced ÷ untraced %s %s: what tracing cost", ratio, results.Ratio(lo))
 	}
-	return fmt.Sprintf("TRACED: traced ÷ untraced %s %s–%s over the %s: what tracing cost", ratio, results.Ratio(lo), results.Ratio(hi), what)
+	line := fmt.Sprintf("TRACED: traced ÷ untraced %s %s", ratio, span)
+	if strings.Contains(span, "–") {
+		line += " over the " + what
+	}
+	line += ": what tracing cost"
+	if stacks, n := ratioSpan(g, func(s *results.Summary) results.Estimate { return s.StacksObserver }); n > 0 {
+		line += "; with stacks (traced batches of their own): " + stacks
+	}
+	return line
+}
+
+// ratioSpan is the range of the known figures of g, "0.88" or
+// "0.82–0.88", and how many there are.
+func ratioSpan(g []*results.Summary, figure func(*results.Summary) results.Estimate) (string, int) {
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, s := range g {
+		if e := figure(s); e.Known() {
+			lo, hi, n = min(lo, e.Center), max(hi, e.Center), n+1
+		}
+	}
+	if n == 0 || results.Ratio(lo) == results.Ratio(hi) {
+		return results.Ratio(lo), n
+	}
+	return results.Ratio(lo) + "–" + results.Ratio(hi), n
 }
 
 // armRow is a lab arm's (or a trace's) row: its throughput (MiB/s for
