@@ -3,11 +3,9 @@
 package probe
 
 import (
-	"os"
 	"runtime"
 	"testing"
 
-	"github.com/cilium/ebpf/btf"
 	"golang.org/x/sys/unix"
 
 	"github.com/tmpprobe/tmpprobe/internal/marker"
@@ -32,14 +30,7 @@ func byClass(recs []results.ClassRecord) map[string]results.ClassRecord {
 // The raw_tp family (kernels without BTF for tracepoints) loads, passes
 // the verifier and counts the same, though tp_btf wins here.
 func TestRawTpFamily(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF")
-	}
-	p, err := loadFamily(familyRawTp, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p := loadForTest(t, familyRawTp)
 	if err := p.Attach(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// loadForTest loads fam's probe (maps and required programs, detached)
+// for a test run as root, closed when the test ends.
+func loadForTest(t *testing.T, fam tpFamily) *Probe {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to load BPF")
+	}
+	p, err := loadFamily(fam, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
 // A thread whose slot another thread holds is kept in the threads hash
 // and counted exactly as in a slot of its own, whether its marker made
 // its state (new_thread) or Go did (TrackThreads); its end forgets it
@@ -18,14 +33,7 @@ import (
 // both. The holder's tid has bit 30 set: in the same slot, and never a
 // real thread's (pid_max is at most 2^22).
 func TestThreadSlotHeld(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF")
-	}
-	p, err := loadFamily(familyTpBtf, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p := loadForTest(t, familyTpBtf)
 	if err := p.Attach(); err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +98,7 @@ func TestThreadSlotHeld(t *testing.T) {
 // fentry backend reloading its 36 programs at every traced batch (before
 // v5.11) piled up until the process had none left.
 func TestLoadOneKeepsTwoFds(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to load BPF")
-	}
-	p, err := loadFamily(familyTpBtf, newConfig(12345, syscallSet{}, Options{}), btf.NewCache())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p := loadForTest(t, familyTpBtf)
 	fds := func() int {
 		ents, err := os.ReadDir("/proc/self/fd")
 		if err != nil {
