@@ -416,18 +416,13 @@ func (s *Summary) codeShares() {
 	})
 }
 
-// codeEstimate is a code figure's median over the rounds that took stacks, zeros
+// codeEstimate is a code figure's median over the traced rounds, zeros
 // included (a round that sampled no time in a function spent none there
-// that the sampler saw), with its interval.
+// that the sampler saw), with its interval. A run that took its stacks
+// in batches of their own apportions its sites by share instead
+// (sitesByShare).
 func (s *Summary) codeEstimate(f func(*RoundSample) float64) Estimate {
-	var u []Unit
-	for i := range s.Rounds {
-		if r := &s.Rounds[i]; r.CodeRound {
-			if v := f(r); finite(v) {
-				u = append(u, Unit{Unit: s.UnitOf(r), Value: v})
-			}
-		}
-	}
+	u := s.tracedUnits(f)
 	if len(u) == 0 {
 		return Point(0)
 	}

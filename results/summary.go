@@ -99,13 +99,9 @@ type RoundSample struct {
 	// (code.go).
 	Sites map[SiteKey]SiteTime
 	// StacksOpsPerS is the ops/s of a traced batch that took stacks
-	// where the run's others took none; Sites are that batch's, and the
-	// round's other traced figures (TracedOpsPerS, Terms, ...) are of
-	// none.
+	// where the run's others took none; the round's other traced figures
+	// (TracedOpsPerS, Terms, ...) are of none.
 	StacksOpsPerS float64
-	// CodeRound: the round's traced batch took stacks (every traced
-	// round of a run that did not split them).
-	CodeRound bool
 }
 
 // Headline is the round's sample of the headline figure: its untraced
@@ -273,14 +269,12 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 			r.OwnCPUOpsPerS = a.ownCPUOpsPerS(b, b.RunQueueWaitNs)
 			continue
 		}
-		r.CodeRound = !split || b.StacksTaken
 		if split && b.StacksTaken {
 			// Its counts are exact as every traced batch's: the work an
 			// op did is judged from every traced round (a diff's work
 			// gate needs four a side), its times from the others.
 			r.StacksOpsPerS = a.opsPerS(b)
 			r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
-			r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
 			pooled.Stacks = MergeStackRecords(pooled.Stacks, b.Stacks)
 			continue
 		}
@@ -294,9 +288,7 @@ func summarize(a *ArmResult, protocol string, measured bool, stacks *Stacks) *Su
 		r.Rows = roundRows(b, float64(a.batchOps(b)))
 		r.State = roundState(b, float64(a.batchOps(b)))
 		r.Work = WorkPerOp(b.Records, float64(a.batchOps(b)))
-		if !split {
-			r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
-		}
+		r.Sites = roundSites(b, float64(a.batchOps(b)), stacks)
 		pooled.Ops += a.batchOps(b)
 		pooled.WallNs += b.WallNs
 		pooled.Records = MergeRecords(pooled.Records, b.Records)
