@@ -4,7 +4,6 @@ package bench
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"os/exec"
 	"strings"
 	"testing"
@@ -116,28 +115,7 @@ func BenchmarkHookFamilies(b *testing.B) {
 	}
 	fmt.Printf("\nwhat each family of hooks adds to a lab op, from Python, %d cycles of a chunk each, interleaved: wall ns per op added to plain (median of the cycles [95%% CI]) and its share of the plain op\n", cycles)
 	for _, op := range familyOps {
-		added := make([][]float64, len(configs))
-		var plain []float64
-		for range cycles {
-			cyc := make([]float64, len(configs))
-			for _, i := range rand.Perm(len(configs)) {
-				var cookie uint64
-				if p := probes[i]; p != nil {
-					if err := p.Attach(); err != nil {
-						b.Fatal(err)
-					}
-					cookie = p.Cookie
-				}
-				cyc[i] = loop.run(op.n, cookie, op.name)
-				if p := probes[i]; p != nil {
-					p.Detach()
-				}
-			}
-			plain = append(plain, cyc[0])
-			for i := range configs {
-				added[i] = append(added[i], cyc[i]-cyc[0])
-			}
-		}
+		plain, added := interleaved(b, probes, cycles, func(cookie uint64) float64 { return loop.run(op.n, cookie, op.name) })
 		base := results.Median(plain).Center
 		fmt.Printf("  %s: plain %.0f ns\n", op.name, base)
 		syscalls := results.Median(added[1])

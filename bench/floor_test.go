@@ -79,28 +79,7 @@ func BenchmarkTracingFloor(b *testing.B) {
 	loop := startLoop(b, getppidLoop)
 	defer loop.close()
 	loop.run(chunk, 0) // the interpreter's first chunk warms it
-	added := make([][]float64, len(floorStates))
-	var plain []float64
-	for range cycles {
-		cyc := make([]float64, len(floorStates))
-		for _, i := range rand.Perm(len(floorStates)) {
-			var cookie uint64
-			if p := probes[i]; p != nil {
-				if err := p.Attach(); err != nil {
-					b.Fatal(err)
-				}
-				cookie = p.Cookie
-			}
-			cyc[i] = loop.run(chunk, cookie)
-			if p := probes[i]; p != nil {
-				p.Detach()
-			}
-		}
-		plain = append(plain, cyc[0])
-		for i := range floorStates {
-			added[i] = append(added[i], cyc[i]-cyc[0])
-		}
-	}
+	plain, added := interleaved(b, probes, cycles, func(cookie uint64) float64 { return loop.run(chunk, cookie) })
 	fmt.Printf("\n%dk getppid per state from Python, %d chunks each, interleaved: thread CPU ns per call, added to plain (median of the cycles [95%% CI])\n",
 		chunk*cycles/1000, cycles)
 	fmt.Printf("  %-36s %7.0f ns\n", floorStates[0].name, results.Median(plain).Center)
@@ -119,6 +98,36 @@ func BenchmarkTracingFloor(b *testing.B) {
 	} else {
 		fmt.Printf("  bpftrace raw_syscalls latency map    %+7.0f ns (its %d chunks beside %d plain ones; ÷ floor %.2f)\n", bt, bpftraceChunks, 2*bpftraceChunks, bt/floor.Center)
 	}
+}
+
+// interleaved runs cycles of one chunk under each probe of probes, in a
+// fresh random order every cycle, the probe attached for its chunk only;
+// probes[0] is nil, the plain chunk. It returns the plain chunks and each
+// state's chunk less the same cycle's plain one: a pair inside one cycle
+// sees the same load on a noisy machine, a pair across cycles may not.
+func interleaved(b *testing.B, probes []*probe.Probe, cycles int, run func(cookie uint64) float64) (plain []float64, added [][]float64) {
+	added = make([][]float64, len(probes))
+	for range cycles {
+		cyc := make([]float64, len(probes))
+		for _, i := range rand.Perm(len(probes)) {
+			var cookie uint64
+			if p := probes[i]; p != nil {
+				if err := p.Attach(); err != nil {
+					b.Fatal(err)
+				}
+				cookie = p.Cookie
+			}
+			cyc[i] = run(cookie)
+			if p := probes[i]; p != nil {
+				p.Detach()
+			}
+		}
+		plain = append(plain, cyc[0])
+		for i := range probes {
+			added[i] = append(added[i], cyc[i]-cyc[0])
+		}
+	}
+	return plain, added
 }
 
 // pyLoop is a running Python loop (getppidLoop, labOpsLoop): it reads a
